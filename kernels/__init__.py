@@ -1,0 +1,1 @@
+"""Numba kernels: array state, legal moves, strategies and drivers for each game."""

@@ -1,0 +1,1 @@
+"""原子 (yuanzi) kernel: encoding, rules, strategies and the parallel driver."""
