@@ -1,0 +1,1 @@
+"""ATLAS kernel: encoding, rules, strategies and the parallel driver."""

@@ -1,0 +1,162 @@
+"""ATLAS card and decision encoding, shared by the reference rules and the kernel.
+
+Card types (64). Matching species ``s = continent * 12 + cls * 3 + i`` (AT-02), so the
+(continent, class) cell is ``s // 3`` = ``continent * 4 + cls``:
+
+=====  ===========================  =====  ======================
+id     card                         copies  hand value (AT-05)
+=====  ===========================  =====  ======================
+0..59  matching species               3      1
+60     ATLAS (wild, AT-11)            6      3
+61     SKIP (action, AT-17)           6      2
+62     REVERSE (action, AT-18)        6      2
+63     TRADE (action, AT-19)          6      2
+=====  ===========================  =====  ======================
+
+Continents 0..4 = Africa, America, Asia, Australia & New Zealand, Europe; classes 0..3 = Land,
+Water, Bird, Plant. A hand is ``uint8[64]`` counts. Deck before shuffling: ``canonical_deck()``.
+
+Decision codes (int32), see docs/atlas-protocol.md:
+
+==========  ===========================================================
+NONE = 0    decline a claim / stop self-melding / play TRADE on nobody
+meld        ``kind | loc << 2 | wild << 7`` (< 4096): kind 1 triple, 2 quad, 3 five
+PAIR        4096: the last-card pair claim (AT-21)
+DISCARD+t   8192 + card type
+TARGET+s    16384 + seat (TRADE target)
+TAKE+t      24576 + card type (TRADE with ``trade_pick=seen``)
+GIVE+t      32768 + card type (TRADE: the card given back)
+==========  ===========================================================
+"""
+
+import numpy as np
+
+from kernels.jit import kernel
+
+N_SPECIES = 60
+N_TYPES = 64
+ATLAS = 60
+SKIP = 61
+REVERSE = 62
+TRADE = 63
+N_CARDS = 204
+HAND_SIZE = 13
+N_CONTINENTS = 5
+N_CLASSES = 4
+N_CELLS = 20
+
+CONTINENTS = ("Africa", "America", "Asia", "Australia & New Zealand", "Europe")
+CLASSES = ("Land", "Water", "Bird", "Plant")
+#: Species names in id order (AT-02). The rule text does not name the European species:
+#: they are placeholders, marked as such.
+SPECIES = (
+    # Africa
+    "Elephant", "Giraffe", "Lion",
+    "Crocodile", "Needlefish", "Teardrop Butterflyfish",
+    "Flamingo", "Ibis", "Ostrich",
+    "Acacia", "Bird of Paradise", "Dragon Blood Tree",
+    # America
+    "Alpaca", "Bison", "Squirrel",
+    "Silver Salmon", "Bluefin Tuna", "Whale",
+    "Albatross", "Bald Eagle", "Toucan",
+    "Maple", "Passion Flower", "Jacaranda",
+    # Asia
+    "Orangutan", "Giant Panda", "Tiger",
+    "Pearl Gourami", "Seahorse", "Sea Turtle",
+    "Laughing Thrush", "Parrot", "Peacock",
+    "Cherry Blossom", "Lotus", "Persian Ironwood",
+    # Australia & New Zealand
+    "Red Kangaroo", "Koala", "Tasmanian Devil",
+    "Clownfish", "Great White Shark", "Stingray",
+    "Kingfisher", "Kiwi Bird", "Kookaburra",
+    "Coolabah Tree", "Kangaroo Paw Flower", "Kauri Tree",
+    # Europe: placeholders (the rule text omits them, AT-02)
+    "Europe Land 1", "Europe Land 2", "Europe Land 3",
+    "Europe Water 1", "Europe Water 2", "Europe Water 3",
+    "Europe Bird 1", "Europe Bird 2", "Europe Bird 3",
+    "Europe Plant 1", "Europe Plant 2", "Europe Plant 3",
+)  # fmt: skip
+CARD_NAMES = SPECIES + ("ATLAS", "SKIP", "REVERSE", "TRADE")
+
+NONE = 0
+TRIPLE, QUAD, FIVE = 1, 2, 3
+MELD_NAMES = ("none", "triple", "quad", "five")
+PAIR = 4096
+DISCARD = 8192
+TARGET = 16384
+TAKE = 24576
+GIVE = 32768
+#: Capacity of a decision buffer (far above the most options any decision can have).
+MAX_OPTIONS = 512
+
+#: AT-05 hand values per card type.
+HAND_VALUE = np.array([1] * 60 + [3, 2, 2, 2], dtype=np.int64)
+
+
+@kernel
+def pack_meld(kind, loc, wild):
+    """Meld code: ``kind`` 1..3, ``loc`` (cell / continent / class), ``wild`` (count or mask)."""
+    return np.int32(kind | (loc << 2) | (wild << 7))
+
+
+@kernel
+def meld_kind_of(code):
+    return code & 3
+
+
+@kernel
+def meld_loc(code):
+    return (code >> 2) & 31
+
+
+@kernel
+def meld_wild(code):
+    return (code >> 7) & 31
+
+
+@kernel
+def continent_of(species):
+    return species // 12
+
+
+@kernel
+def class_of(species):
+    return (species % 12) // 3
+
+
+@kernel
+def cell_of(species):
+    return species // 3
+
+
+@kernel
+def _mix64(x):
+    z = np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel
+def option_set_hash(codes, n):
+    """Order-independent hash of the decision codes ``codes[:n]`` (sum of mixed codes mod 2**64)."""
+    h = np.uint64(0)
+    for i in range(n):
+        h += _mix64(codes[i] + 1)
+    return h
+
+
+def canonical_deck() -> np.ndarray:
+    """The 204-card deck before shuffling: species 0..59 three times each, then 6 of each special."""
+    return np.concatenate(
+        [np.repeat(np.arange(N_SPECIES, dtype=np.uint8), 3), np.repeat(np.arange(60, 64, dtype=np.uint8), 6)]
+    )
+
+
+def card_id(name: str) -> int:
+    """Card type id of a name (case-insensitive): ``card_id("giant panda") == 25``."""
+    key = " ".join(name.strip().lower().split())
+    for i, n in enumerate(CARD_NAMES):
+        if n.lower() == key:
+            return i
+    raise ValueError(f"not an ATLAS card name: {name!r}")
