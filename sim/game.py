@@ -58,8 +58,10 @@ class RuleOption:
                 v = int(t)
             except ValueError:
                 v = None
-            if v is not None and (self.min is None or v >= self.min) and (
-                self.max is None or v <= self.max
+            if (
+                v is not None
+                and (self.min is None or v >= self.min)
+                and (self.max is None or v <= self.max)
             ):
                 return v
         elif t in self.choices:
@@ -110,7 +112,9 @@ class GameEngine(Protocol):
     rule_options: tuple[RuleOption, ...]
     strategies: tuple[StrategyInfo, ...]
 
-    def play_chunk(self, config: RunConfig, first: int, count: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    def play_chunk(
+        self, config: RunConfig, first: int, count: int
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
         """Play games ``first .. first+count-1``; return (games table, seats table)."""
         ...
 

@@ -1,0 +1,101 @@
+"""Validated run configurations: players, strategies per seat and rule options.
+
+Everything a user types is checked here, before anything is written, and every problem is a
+:class:`~sim.errors.CardsimError` naming the bad value and the allowed ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from sim.errors import CardsimError
+from sim.game import GameEngine, RunConfig
+
+MAX_SEED = 2**64 - 1
+
+
+def is_user_strategy(name: str) -> bool:
+    """True for a user-written strategy reference ``path/to/file.py:function``."""
+    return ":" in name and name.rsplit(":", 1)[0].endswith(".py")
+
+
+def check_strategy(engine: GameEngine, name: str) -> str:
+    """Return ``name`` if it is a built-in strategy or a loadable ``file.py:function``."""
+    builtins = [s.name for s in engine.strategies]
+    if name in builtins:
+        return name
+    if is_user_strategy(name):
+        path, func = name.rsplit(":", 1)
+        if not Path(path).is_file():
+            raise CardsimError(f"strategy file not found: {path}")
+        if not func.isidentifier():
+            raise CardsimError(f"strategy {name!r}: {func!r} is not a function name")
+        return str(Path(path).resolve()) + ":" + func
+    raise CardsimError(
+        f"unknown {engine.name} strategy {name!r} "
+        f"(allowed: {', '.join(builtins)}, or path/to/file.py:function)"
+    )
+
+
+def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict:
+    """Every rule option of ``engine`` with defaults filled in and given values parsed."""
+    options = {o.name: o for o in engine.rule_options}
+    rules = {o.name: o.default for o in engine.rule_options}
+    items = given.items() if isinstance(given, Mapping) else given
+    for key, value in items:
+        if key not in options:
+            raise CardsimError(
+                f"unknown {engine.name} rule option {key!r} (allowed: {', '.join(options)})"
+            )
+        rules[key] = options[key].parse(value) if isinstance(value, str) else value
+    for key, value in rules.items():  # values given as Python objects (study files) too
+        if not isinstance(value, str):
+            options[key].parse(str(value).lower() if isinstance(value, bool) else str(value))
+    return rules
+
+
+def build_config(
+    engine: GameEngine,
+    *,
+    games: int,
+    seed: int,
+    players: int | None = None,
+    strategy: str | None = None,
+    seat_strategies: Mapping[int, str] | Iterable[tuple[int, str]] = (),
+    rules: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+) -> RunConfig:
+    """Validate user input into a :class:`RunConfig`.
+
+    Examples
+    --------
+    >>> from sim.games import get_engine
+    >>> cfg = build_config(get_engine("yuanzi"), games=100, seed=7, strategy="greedy")
+    >>> cfg.seats
+    ('greedy', 'greedy', 'greedy', 'greedy')
+    """
+    if not isinstance(games, int) or games <= 0:
+        raise CardsimError(f"--games must be a positive integer, got {games!r}")
+    if not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise CardsimError(f"--seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
+    n = engine.default_players if players is None else players
+    if n not in engine.player_counts:
+        allowed = engine.player_counts
+        text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
+        raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
+    builtins = [s.name for s in engine.strategies]
+    default = strategy or ("greedy" if "greedy" in builtins else builtins[0])
+    seats = [check_strategy(engine, default)] * n
+    items = seat_strategies.items() if isinstance(seat_strategies, Mapping) else seat_strategies
+    for seat, name in items:
+        if not 0 <= seat < n:
+            raise CardsimError(f"--seat {seat}: seats are 0..{n - 1} with {n} players")
+        seats[seat] = check_strategy(engine, name)
+    return RunConfig(
+        game=engine.name,
+        players=n,
+        seats=tuple(seats),
+        rules=resolve_rules(engine, rules),
+        seed=seed,
+        games=games,
+    )

@@ -1,0 +1,398 @@
+"""The game-agnostic runner: chunks → engine → Parquet parts + manifest, resumable.
+
+Layout of a run directory::
+
+    DIR/manifest.json              configuration, per-chunk status, rows, sha256, seconds
+    DIR/games/part-NNNNN.parquet   one row per game (per round for ATLAS)
+    DIR/seats/part-NNNNN.parquet   one row per game x seat
+
+A chunk is a pure function ``(config, first index, count) -> tables``; the tables of a run
+depend only on its :class:`~sim.game.RunConfig`, never on thread count, chunk size, worker or
+interruption. Every file is written to a temporary name and renamed into place, so a killed
+run leaves only complete parts, which ``--resume`` verifies (rows + sha256) and keeps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+
+from sim import __version__
+from sim.errors import CardsimError
+from sim.game import GameEngine, RunConfig
+from sim.games import get_engine
+
+MANIFEST = "manifest.json"
+TABLES = ("games", "seats")
+DEFAULT_CHUNK_SIZE = 20_000
+
+#: Called after each finished chunk with the manifest; returns a reason to stop early or None.
+StopRule = Callable[[dict, Path], str | None]
+
+
+@dataclass
+class RunResult:
+    """What a finished (or stopped) run reports back."""
+
+    out: Path
+    manifest: dict
+    games_done: int
+    seconds: float
+    compiled_seconds: float = 0.0
+    stopped_by: str = "games"
+    notes: list[str] = field(default_factory=list)
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def atomic_write_parquet(df: pl.DataFrame, path: Path) -> None:
+    """Write a Parquet file atomically (temporary file + rename)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    df.write_parquet(tmp, compression="zstd", statistics=True)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def write_manifest(out: Path, manifest: dict) -> None:
+    atomic_write_bytes(out / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False).encode())
+
+
+def read_manifest(out: Path) -> dict:
+    """Load ``DIR/manifest.json``; raises :class:`CardsimError` if missing or unreadable."""
+    path = Path(out) / MANIFEST
+    if not path.is_file():
+        raise CardsimError(f"{out}: not a cardsim run directory (no {MANIFEST})")
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise CardsimError(f"{path}: unreadable manifest ({e})") from None
+
+
+def part_path(out: Path, table: str, chunk: int) -> Path:
+    return out / table / f"part-{chunk:05d}.parquet"
+
+
+def parquet_rows(path: Path) -> int:
+    return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+
+
+# --- planning ----------------------------------------------------------------------------------
+
+
+def plan_chunks(games: int, chunk_size: int) -> list[dict]:
+    """Cut ``range(games)`` into chunks of ``chunk_size`` (the last one shorter)."""
+    return [
+        {"index": i, "first": first, "count": min(chunk_size, games - first), "status": "pending"}
+        for i, first in enumerate(range(0, games, chunk_size))
+    ]
+
+
+def new_manifest(config: RunConfig, chunk_size: int, extra: dict | None = None) -> dict:
+    return {
+        "cardsim_version": __version__,
+        **config.identity(),
+        "chunk_size": chunk_size,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "status": "running",
+        "stopped_by": None,
+        **(extra or {}),
+        "chunks": plan_chunks(config.games, chunk_size),
+    }
+
+
+def config_from_manifest(manifest: dict) -> RunConfig:
+    """Rebuild the :class:`RunConfig` a manifest was written for."""
+    try:
+        return RunConfig(
+            game=manifest["game"],
+            players=int(manifest["players"]),
+            seats=tuple(manifest["seats"]),
+            rules=dict(manifest["rules"]),
+            seed=int(manifest["seed"]),
+            games=int(manifest["games"]),
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise CardsimError(f"manifest is missing or has a bad field: {e}") from None
+
+
+def chunk_is_intact(out: Path, chunk: dict) -> bool:
+    """A finished chunk whose part files exist with the recorded rows and checksums."""
+    if chunk.get("status") != "done":
+        return False
+    for table in TABLES:
+        path = part_path(out, table, chunk["index"])
+        try:
+            if sha256_of(path) != chunk["sha256"][table]:
+                return False
+            if parquet_rows(path) != chunk["rows"][table]:
+                return False
+        except (OSError, KeyError, pl.exceptions.PolarsError):
+            return False
+    return True
+
+
+def _describe_mismatch(old: dict, new: dict) -> str:
+    diffs = [k for k in new if old.get(k) != new[k]]
+    parts = [f"{k}: run has {old.get(k)!r}, you asked for {new[k]!r}" for k in diffs]
+    return "; ".join(parts)
+
+
+def prepare_directory(
+    out: Path,
+    config: RunConfig,
+    chunk_size: int,
+    *,
+    resume: bool,
+    force: bool,
+    extra: dict | None = None,
+) -> dict:
+    """Check ``out`` and return the manifest to work from (new or resumed)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CardsimError(f"--out {out}: exists and is not a directory")
+    nonempty = out.is_dir() and any(out.iterdir())
+    if resume and nonempty:
+        manifest = read_manifest(out)
+        want = config.identity()
+        have = {k: manifest.get(k) for k in want}
+        if have != want:
+            raise CardsimError(
+                f"--resume: {out} holds a different run ({_describe_mismatch(have, want)})"
+            )
+        if manifest.get("chunk_size") != chunk_size:
+            raise CardsimError(
+                f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
+                f"not {chunk_size}"
+            )
+        return manifest
+    if nonempty and not force:
+        raise CardsimError(
+            f"--out {out} is not empty; use --resume to complete that run or --force to replace it"
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise CardsimError(f"--out {out}: cannot write there ({e.strerror or e})") from None
+    if nonempty and force:
+        for child in (MANIFEST, *TABLES):
+            p = out / child
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+    return new_manifest(config, chunk_size, extra)
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def play_chunk_to_files(engine: GameEngine, config: RunConfig, out: Path, chunk: dict) -> dict:
+    """Play one chunk and write its parts; returns the chunk's finished manifest entry."""
+    start = time.perf_counter()
+    games, seats = engine.play_chunk(config, chunk["first"], chunk["count"])
+    entry = {**chunk, "rows": {}, "sha256": {}}
+    for table, df in zip(TABLES, (games, seats), strict=True):
+        path = part_path(out, table, chunk["index"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_parquet(df, path)
+        entry["rows"][table] = df.height
+        entry["sha256"][table] = sha256_of(path)
+    entry["status"] = "done"
+    entry["seconds"] = round(time.perf_counter() - start, 3)
+    return entry
+
+
+def _clean_temporaries(out: Path) -> None:
+    for table in TABLES:
+        d = out / table
+        if d.is_dir():
+            for p in d.glob(".part-*.tmp-*"):
+                p.unlink(missing_ok=True)
+
+
+def set_threads(threads: int | None) -> int:
+    """Set Numba's thread count (``None``: all cores); returns the count in use."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        threads = limit
+    if not 1 <= threads <= limit:
+        raise CardsimError(f"--threads must be 1..{limit} on this machine, got {threads}")
+    numba.set_num_threads(threads)
+    return threads
+
+
+class Progress:
+    """A one-line progress display on stderr, advanced once per chunk."""
+
+    def __init__(self, total: int, done: int, label: str, enabled: bool) -> None:
+        self.total, self.done, self.label, self.enabled = total, done, label, enabled
+        self.start_done, self.t0 = done, time.perf_counter()
+
+    def message(self, text: str) -> None:
+        if self.enabled:
+            print(f"cardsim: {text}", file=sys.stderr, flush=True)
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        elapsed = max(time.perf_counter() - self.t0, 1e-9)
+        rate = (self.done - self.start_done) / elapsed
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        width = 30
+        fill = int(width * self.done / max(self.total, 1))
+        bar = "#" * fill + "-" * (width - fill)
+        end = "\n" if self.done >= self.total else ""
+        print(
+            f"\r{self.label} [{bar}] {self.done:,}/{self.total:,} games "
+            f"{rate:,.0f} games/s ETA {eta:,.0f}s ",
+            end=end,
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        if self.enabled and self.done < self.total:
+            print(file=sys.stderr, flush=True)
+
+
+def run(
+    config: RunConfig,
+    out: Path | str,
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    threads: int | None = None,
+    resume: bool = False,
+    force: bool = False,
+    progress: bool = True,
+    stop_rule: StopRule | None = None,
+    extra_manifest: dict | None = None,
+    engine: GameEngine | None = None,
+) -> RunResult:
+    """Play ``config`` into the run directory ``out``.
+
+    Examples
+    --------
+    >>> from sim.config import build_config
+    >>> from sim.games import get_engine
+    >>> cfg = build_config(get_engine("yuanzi"), games=1000, seed=1)
+    >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
+    """
+    if not isinstance(chunk_size, int) or chunk_size <= 0:
+        raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    engine = engine or get_engine(config.game)
+    out = Path(out)
+    n_threads = set_threads(threads)
+    manifest = prepare_directory(
+        out, config, chunk_size, resume=resume, force=force, extra=extra_manifest
+    )
+    _clean_temporaries(out)
+    chunks = manifest["chunks"]
+    todo = [c for c in chunks if not chunk_is_intact(out, c)]
+    done_games = sum(c["count"] for c in chunks if c not in todo)
+    if resume and manifest.get("status") == "complete" and not todo:
+        return RunResult(
+            out, manifest, done_games, 0.0, stopped_by=manifest.get("stopped_by") or "games"
+        )
+    manifest["status"] = "running"
+    manifest["threads"] = n_threads
+    write_manifest(out, manifest)
+
+    bar = Progress(config.games, done_games, config.game, progress)
+    result = RunResult(out, manifest, done_games, 0.0)
+    t0 = time.perf_counter()
+    if todo:
+        result.compiled_seconds = _warm_up(engine, config, bar)
+    stopped_by = "games"
+    try:
+        for chunk in todo:
+            entry = play_chunk_to_files(engine, config, out, chunk)
+            chunks[chunk["index"]] = entry
+            write_manifest(out, manifest)
+            bar.advance(entry["count"])
+            result.games_done += entry["count"]
+            if stop_rule is not None:
+                reason = stop_rule(manifest, out)
+                if reason:
+                    stopped_by = reason
+                    break
+    finally:
+        bar.close()
+    finished = all(c.get("status") == "done" for c in chunks)
+    manifest["status"] = "complete" if finished or stopped_by != "games" else "running"
+    manifest["stopped_by"] = stopped_by
+    manifest["games_done"] = sum(c["count"] for c in chunks if c.get("status") == "done")
+    write_manifest(out, manifest)
+    result.seconds = time.perf_counter() - t0
+    result.stopped_by = stopped_by
+    return result
+
+
+def kernels_cached(game: str) -> bool:
+    """Whether Numba's on-disk cache already holds compiled kernels of ``game``."""
+    import kernels
+
+    roots = [Path(kernels.__file__).parent / game]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        roots.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    return any(any(root.rglob("*.nbi")) for root in roots if root.is_dir())
+
+
+def _warm_up(engine: GameEngine, config: RunConfig, bar: Progress) -> float:
+    """Play one game so kernels compile (or load from cache) before the timed chunks."""
+    if not kernels_cached(config.game):
+        bar.message("compiling kernels (first run only; cached for later runs)...")
+    t = time.perf_counter()
+    engine.play_chunk(config, 0, 1)
+    seconds = time.perf_counter() - t
+    if seconds > 2.0:
+        bar.message(f"kernels ready in {seconds:.1f} s")
+    return seconds
