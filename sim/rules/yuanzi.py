@@ -72,7 +72,13 @@ __all__ = [
     "MatchResult",
     "View",
     "beats",
+    "beats_code",
     "cards_given_up",
+    "cards_text",
+    "describe_code",
+    "hand_text",
+    "match_winner",
+    "shuangjia",
     "classify",
     "combination_of",
     "combinations",
@@ -587,9 +593,7 @@ def play_match(deal: Deal, choose: Chooser, rules: Mapping | None = None) -> Mat
     delta = [stake if team_of(s) == winner else -stake for s in range(4)]
     log.append(f"delta per seat {delta}")
     outcome = {**_half_fields(0, s0, h0), **_half_fields(1, s1, h1)}
-    outcome.update(
-        second_half=h1 is not None, shuangjia=is_sj, winner_team=winner, delta=delta
-    )
+    outcome.update(second_half=h1 is not None, shuangjia=is_sj, winner_team=winner, delta=delta)
     halves = [h0] if h1 is None else [h0, h1]
     return MatchResult(outcome, log, decisions, halves)
 
@@ -645,7 +649,3 @@ def random_chooser(seed: int) -> Chooser:
         return legal[generator.randrange(len(legal))]
 
     return choose
-
-
-# re-exported for callers that want them from one place
-_ = (beats_code, cards_text, combination_of, combinations, describe_move, legal_moves, classify)

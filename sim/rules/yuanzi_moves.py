@@ -98,7 +98,9 @@ def resolve_rules(rules: Mapping[str, str | bool] | None = None, **rule_options)
             # bools must be real bools: 1 == True in Python, so compare the types too
             if not any(value == c and type(value) is type(c) for c in choices):
                 allowed = ", ".join(str(c) for c in choices)
-                raise ValueError(f"rule option {name}: invalid value {value!r} (allowed: {allowed})")
+                raise ValueError(
+                    f"rule option {name}: invalid value {value!r} (allowed: {allowed})"
+                )
             merged[name] = value
     return merged
 
@@ -452,7 +454,13 @@ def combination_of(code: int, dao: str | int) -> Combination:
         if kind == ATOM:
             suit = SUIT_NAMES[suit_of(code)]
     return Combination(
-        KIND_NAMES[kind], size_of(code), rank_name, is_dao_move(code, d), suit, jokers_of(code), code
+        KIND_NAMES[kind],
+        size_of(code),
+        rank_name,
+        is_dao_move(code, d),
+        suit,
+        jokers_of(code),
+        code,
     )
 
 
