@@ -124,11 +124,21 @@ def cli() -> None:
 @cli.command("run")
 @click.argument("game", type=GAME, metavar="GAME")
 @click.option(
-    "--games", type=int, required=True, help="Number of games (rounds for ATLAS x rounds)."
+    "--games",
+    type=int,
+    required=True,
+    help="Number of games (matches; ATLAS: matches of --rule rounds=R rounds).",
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
 @config_options
 @run_options
+@click.option(
+    "--until-ci",
+    type=float,
+    default=None,
+    metavar="W",
+    help="Stop early once the first-player advantage is known to ±W (95 %).",
+)
 def run_cmd(
     game,
     games,
@@ -143,6 +153,7 @@ def run_cmd(
     resume,
     force,
     quiet,
+    until_ci,
 ) -> None:
     """Play GAME --games N times and write outcome tables to --out.
 
@@ -170,13 +181,149 @@ def run_cmd(
         force=force,
         progress=not quiet,
         engine=engine,
+        stop_rule=_until_ci(until_ci),
     )
+    _echo_result(result, game)
+
+
+def _until_ci(width):
+    if width is None:
+        return None
+    if not 0 < width < 1:
+        raise CardsimError(f"--until-ci must be a number in (0, 1), got {width}")
+    from analysis.stopping import until_ci_rule
+
+    return until_ci_rule(width)
+
+
+def _echo_result(result, game) -> None:
     rate = result.games_done / result.seconds if result.seconds > 0 else float("nan")
     click.echo(
-        f"{result.games_done:,} games of {game} in {out} "
+        f"{result.games_done:,} games of {game} in {result.out} "
         f"({result.seconds:.1f} s, {rate:,.0f} games/s)",
         err=True,
     )
+    iv = result.manifest.get("main_interval")
+    if result.stopped_by != "games" and iv:
+        click.echo(
+            f"stopped early: {iv['label']} = {iv['estimate']:.4f} "
+            f"[{iv['lo']:.4f}, {iv['hi']:.4f}] after {iv['n']:,} games",
+            err=True,
+        )
+
+
+@cli.command("compare")
+@click.argument("game", type=GAME, metavar="GAME")
+@click.option(
+    "--strategies", required=True, help="Comma-separated strategies to compare, e.g. greedy,random."
+)
+@click.option(
+    "--games", type=int, required=True, help="Deals (each played once per seat assignment)."
+)
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
+@click.option(
+    "--players", type=int, default=None, help="Number of players (ATLAS 2..10, default 4)."
+)
+@click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed.")
+@click.option("--rule", "rules", multiple=True, type=KeyValue(), help="Rule option KEY=VALUE.")
+@run_options
+@click.option(
+    "--until-ci",
+    type=float,
+    default=None,
+    metavar="W",
+    help="Stop early once every paired difference is known to ±W (95 %).",
+)
+def compare_cmd(
+    game,
+    strategies,
+    games,
+    out,
+    players,
+    seed,
+    rules,
+    threads,
+    chunk_size,
+    resume,
+    force,
+    quiet,
+    until_ci,
+) -> None:
+    """Compare strategies on duplicate deals: every deal under every seat assignment.
+
+    Example: cardsim compare yuanzi --strategies greedy,random --games 20000 --out runs/cmp
+    """
+    from analysis.compare import pairwise, ratings
+    from sim.compare import DuplicateEngine, build_compare_config
+    from sim.runner import DEFAULT_CHUNK_SIZE, run
+
+    engine = get_engine(game)
+    config = build_compare_config(
+        engine, strategies.split(","), games=games, seed=seed, players=players, rules=rules
+    )
+    result = run(
+        config,
+        out,
+        chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+        threads=threads,
+        resume=resume,
+        force=force,
+        progress=not quiet,
+        engine=DuplicateEngine(engine),
+        stop_rule=_until_ci(until_ci),
+    )
+    _echo_result(result, game)
+    from analysis.stopping import _scan
+
+    seats = _scan(Path(out), "seats", result.manifest)
+    pw = pairwise(seats).table
+    click.echo(
+        f"{len(config.assignments)} seat assignments per deal; "
+        f"{result.manifest.get('games_done', result.games_done):,} deals"
+    )
+    for r in pw.iter_rows(named=True):
+        click.echo(
+            f"{r['a']} vs {r['b']}: win {r['win_a']:.4f} vs {r['win_b']:.4f}, "
+            f"diff {r['diff']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}] paired 95 %, "
+            f"Holm p = {r['p_holm']:.3g}; unpaired would be [{r['unpaired_lo']:+.4f}, "
+            f"{r['unpaired_hi']:+.4f}] = {r['equivalent_unpaired_games']:,.0f} unpaired games"
+        )
+    rt = ratings(seats.collect(), game)
+    for r in rt.table.sort("rating", descending=True).iter_rows(named=True):
+        click.echo(
+            f"rating {r['strategy']:<12} {r['rating']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
+        )
+
+
+@cli.command("study")
+@click.argument(
+    "study_file", required=False, type=click.Path(path_type=Path), metavar="[STUDY.toml]"
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("studies/default"),
+    show_default=True,
+    help="Study directory (one run directory per scenario).",
+)
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replace scenario runs whose configuration changed.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+def study_cmd(study_file, out, threads, force, quiet) -> None:
+    """Run a balance study (scenarios + comparisons) and write one report.
+
+    Without STUDY.toml, runs the built-in default study: both games at default rules, one
+    rule-variant comparison and one strategy comparison per game.
+    """
+    from sim.study import default_study, load_study, run_study
+
+    study = load_study(study_file) if study_file else default_study()
+    result = run_study(study, out, threads=threads, progress=not quiet, force=force)
+    for name in result.reused:
+        click.echo(f"reused finished run of scenario {name}", err=True)
+    click.echo(f"study {study.name!r}: {len(result.runs)} scenarios in {result.out}")
+    if result.report:
+        click.echo(f"report: {result.report}")
 
 
 @cli.command("rules")
@@ -222,6 +369,46 @@ def replay_cmd(game, game_index, seed, players, strategy, seats, rules) -> None:
         rules=rules,
     )
     click.echo(engine.replay(config, game_index))
+
+
+@cli.command("report")
+@click.argument(
+    "run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="DIR..."
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="Report file (.html, or .md with --format md).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "md"]),
+    default="html",
+    show_default=True,
+    help="Self-contained HTML, or Markdown plus PNG files.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write every number of the report as JSON to this file.",
+)
+def report_cmd(run_dirs, out, fmt, json_out) -> None:
+    """Write a balance report for one or more run directories of the same game.
+
+    Example: cardsim report runs/yz --out reports/yz.html
+    """
+    from analysis.report import write_report
+
+    result = write_report(list(run_dirs), out, fmt=fmt, json_out=json_out)
+    for w in result.warnings:
+        click.echo(f"cardsim: warning: {w}", err=True)
+    click.echo(f"report written to {result.out}", err=True)
+    if result.json_out:
+        click.echo(f"numbers written to {result.json_out}", err=True)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -90,10 +90,13 @@ class RunConfig:
     rules: dict[str, str | int | bool] = field(default_factory=dict)  # every option, resolved
     seed: int = 0
     games: int = 1000
+    #: Duplicate-deal comparisons (``cardsim compare``): every deal is played once per seat
+    #: assignment (a strategy per seat). Empty for a plain run, which plays ``seats``.
+    assignments: tuple[tuple[str, ...], ...] = ()
 
     def identity(self) -> dict:
         """The fields that must match for ``--resume`` (and that every manifest records)."""
-        return {
+        ident = {
             "game": self.game,
             "players": self.players,
             "seats": list(self.seats),
@@ -101,6 +104,9 @@ class RunConfig:
             "seed": self.seed,
             "games": self.games,
         }
+        if self.assignments:
+            ident["assignments"] = [list(a) for a in self.assignments]
+        return ident
 
 
 class GameEngine(Protocol):

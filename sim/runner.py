@@ -153,6 +153,7 @@ def config_from_manifest(manifest: dict) -> RunConfig:
             rules=dict(manifest["rules"]),
             seed=int(manifest["seed"]),
             games=int(manifest["games"]),
+            assignments=tuple(tuple(a) for a in manifest.get("assignments", ())),
         )
     except (KeyError, TypeError, ValueError) as e:
         raise CardsimError(f"manifest is missing or has a bad field: {e}") from None

@@ -1,7 +1,10 @@
-"""A tiny deterministic engine for runner unit tests (the real games are tested elsewhere).
+"""A tiny deterministic team game for runner and comparison unit tests.
 
-Each "game" draws a few numbers from the real RNG stream of (seed, game index), so its rows
-depend only on the configuration, exactly as a real engine's must.
+The real games are tested elsewhere; this stand-in only has to behave like an engine: its rows
+depend only on (configuration, game index), drawn from the real RNG streams. Two teams
+{0, 2} and {1, 3}; each deal gives each team some luck (stream 0), a team playing "greedy"
+gets a bonus, the strategies add a little noise (stream 2), and the higher total wins. The
+first leader's team gets a small edge, so there is a first-player advantage to measure.
 """
 
 import numpy as np
@@ -10,9 +13,11 @@ import polars as pl
 from kernels.rng import bounded, new_stream
 from sim.game import RuleOption, RunConfig, StrategyInfo
 
+BONUS = {"greedy": 0.35, "random": 0.0}
+
 
 class FakeEngine:
-    name = "yuanzi"  # registers as a 4-player game for validation purposes
+    name = "yuanzi"  # registers as the 4-player team game for validation purposes
     player_counts = (4,)
     default_players = 4
     rule_options = (
@@ -32,17 +37,29 @@ class FakeEngine:
         if self.delay:
             time.sleep(self.delay)
         idx = np.arange(first, first + count, dtype=np.int64)
-        winners, lengths = [], []
+        winner, leader, length = [], [], []
         for i in idx:
-            s = new_stream(config.seed, int(i), 0)
-            winners.append(bounded(s, 4))
-            lengths.append(10 + bounded(s, 90))
-        games = pl.DataFrame({"game": idx, "winner": winners, "length": lengths})
+            deal = new_stream(config.seed, int(i), 0)
+            play = new_stream(config.seed, int(i), 2)
+            lead = bounded(deal, 4)
+            score = [bounded(deal, 1000) / 1000 for _ in range(2)]
+            score[lead % 2] += 0.05
+            for t in range(2):
+                score[t] += BONUS[config.seats[t]] + bounded(play, 1000) / 20000
+            winner.append(int(score[1] > score[0]))
+            leader.append(lead)
+            length.append(10 + bounded(deal, 90))
+        games = pl.DataFrame(
+            {"game": idx, "first_leader_0": leader, "winner_team": winner, "length": length}
+        )
+        seat = np.tile(np.arange(4), count)
         seats = pl.DataFrame(
             {
                 "game": np.repeat(idx, 4),
-                "seat": np.tile(np.arange(4), count),
-                "won": np.repeat(np.array(winners), 4) == np.tile(np.arange(4), count),
+                "seat": seat,
+                "team": seat % 2,
+                "strategy": [config.seats[s] for s in seat],
+                "won": np.repeat(np.array(winner), 4) == seat % 2,
             }
         )
         return games, seats

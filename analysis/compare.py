@@ -1,0 +1,200 @@
+"""Paired strategy comparisons on duplicate deals, and strategy ratings.
+
+Input: the seats table of a ``cardsim compare`` run (columns ``game``, ``assignment``,
+``seat``, ``strategy``, ``won``; ``round`` and ``position`` where the game has them).
+
+Per game g (a deal under one seat assignment) and strategy x, ``w_x(g)`` is the share of x's
+seats (and rounds) that won. A pairwise comparison of a and b is the mean of
+``D(d) = mean over d's games of w_a(g) - w_b(g)`` over deals, with a t-interval over deals
+(paired: the deal's luck cancels). The *unpaired* interval is what the same number of games,
+each on its own deal, would give (``Var(w_a(g) - w_b(g)) / games``); the variance ratio is the
+pairing's gain, shown as the equivalent number of unpaired games.
+
+Ratings: a conditional-logit (Bradley–Terry / Luce) model of which side wins each game —
+``P(side s wins) ∝ exp(theta[strategy(s)] + gamma[position(s)])`` — with a position term
+(ATLAS: steps after the first player; 原子: team) so seat effects are not credited to
+strategies, and deal-clustered (sandwich) standard errors.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import optimize, stats
+from statsmodels.stats.multitest import multipletests
+
+
+def per_game_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """``w_x(g)``: one row per played game (``game`` x ``assignment``), one column per strategy:
+    the share of x's seats (and rounds) that won it."""
+    lf = seats.lazy() if isinstance(seats, pl.DataFrame) else seats
+    keys = ["game", "assignment"] if "assignment" in lf.collect_schema().names() else ["game"]
+    long = (
+        lf.group_by(*keys, "strategy")
+        .agg(pl.col("won").cast(pl.Float64).mean().alias("w"))
+        .collect()
+    )
+    wide = long.pivot(on="strategy", index=keys, values="w").sort(keys)
+    if "assignment" not in wide.columns:
+        wide = wide.with_columns(pl.lit(0, dtype=pl.Int16).alias("assignment"))
+    return wide
+
+
+def per_deal_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """``W_x(d)``: one row per deal (``game``), one column per strategy (mean over its games)."""
+    w = per_game_win_rates(seats)
+    names = [c for c in w.columns if c not in ("game", "assignment")]
+    return w.group_by("game").agg(pl.col(n).mean() for n in names).sort("game")
+
+
+@dataclass(frozen=True)
+class PairwiseResult:
+    table: pl.DataFrame  # one row per pair
+    deals: int
+
+
+def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> PairwiseResult:
+    """Paired differences of win rate for every pair of strategies, Holm-corrected.
+
+    With ``d_g = w_a(g) - w_b(g)`` per game and ``D(d)`` its mean over the games of deal d:
+    the paired estimate is the mean of D over deals, its variance ``Var(D) / deals``; the
+    unpaired variance — the same number of games, each on its own deal — is
+    ``Var(d_g) / games``.
+
+    Columns: ``a``, ``b``, ``deals``, ``games``, ``win_a``, ``win_b``, ``diff`` (win_a − win_b),
+    ``lo``/``hi`` (paired interval at ``level``), ``lo_adj``/``hi_adj`` (Bonferroni-adjusted
+    simultaneous interval), ``p`` (paired t-test), ``p_holm``, ``unpaired_lo``/``unpaired_hi``,
+    ``variance_ratio`` (unpaired / paired variance of the estimate) and
+    ``equivalent_unpaired_games`` (independent games needed for the paired precision).
+    """
+    w = per_game_win_rates(seats)
+    names = sorted(c for c in w.columns if c not in ("game", "assignment"))
+    pairs = list(itertools.combinations(names, 2))
+    rows = []
+    z = stats.norm.ppf(0.5 + level / 2)
+    z_adj = stats.norm.ppf(1 - (1 - level) / (2 * max(len(pairs), 1)))
+    for a, b in pairs:
+        g = w.select("game", (pl.col(a) - pl.col(b)).alias("d"), a, b).drop_nulls()
+        deal = g.group_by("game").agg(pl.col("d").mean())
+        n_games, n = g.height, deal.height
+        mean = float(g["d"].mean()) if n_games else float("nan")
+        var_p = float(deal["d"].var()) / n if n > 1 else float("nan")
+        var_u = float(g["d"].var()) / n_games if n_games > 1 else float("nan")
+        se_p, se_u = np.sqrt(var_p), np.sqrt(var_u)
+        if n > 1 and se_p > 0:
+            p = float(2 * stats.t.sf(abs(mean) / se_p, n - 1))
+        else:
+            p = 1.0 if not mean else 0.0
+        ratio = var_u / var_p if var_p > 0 else float("nan")
+        rows.append(
+            {
+                "a": a, "b": b, "deals": n, "games": n_games,
+                "win_a": float(g[a].mean()), "win_b": float(g[b].mean()), "diff": mean,
+                "lo": mean - z * se_p, "hi": mean + z * se_p,
+                "lo_adj": mean - z_adj * se_p, "hi_adj": mean + z_adj * se_p,
+                "p": p,
+                "unpaired_lo": mean - z * se_u, "unpaired_hi": mean + z * se_u,
+                "variance_ratio": ratio,
+                "equivalent_unpaired_games": ratio * n_games if np.isfinite(ratio) else float("nan"),
+            }
+        )  # fmt: skip
+    table = pl.DataFrame(rows)
+    if rows:
+        holm = multipletests(table["p"].to_numpy(), method="holm")[1]
+        table = table.with_columns(pl.Series("p_holm", holm))
+    return PairwiseResult(table, w["game"].n_unique())
+
+
+@dataclass(frozen=True)
+class Ratings:
+    table: pl.DataFrame  # strategy, rating, se, lo, hi (logit scale, first strategy = 0)
+    position: pl.DataFrame  # position, effect, se, lo, hi (position 0 = 0)
+    units: int  # games (with a winner) the model was fitted on
+
+
+def _sides(seats: pl.DataFrame, game: str) -> pl.DataFrame:
+    """One row per (unit, side) with the side's strategy, position and whether it won."""
+    unit_keys = [c for c in ("game", "assignment", "round") if c in seats.columns]
+    if game == "yuanzi":
+        side = seats.group_by(*unit_keys, "team").agg(
+            pl.col("strategy").first(), pl.col("won").max().alias("won")
+        )
+        return side.rename({"team": "position"})
+    pos = "position" if "position" in seats.columns else "seat"
+    return seats.select(*unit_keys, pl.col(pos).alias("position"), "strategy", "won")
+
+
+def ratings(seats: pl.LazyFrame | pl.DataFrame, game: str, level: float = 0.95) -> Ratings:
+    """Fit the conditional-logit rating model (see module docstring)."""
+    df = seats.collect() if isinstance(seats, pl.LazyFrame) else seats
+    sides = _sides(df, game)
+    unit_keys = [c for c in ("game", "assignment", "round") if c in sides.columns]
+    sides = sides.sort(*unit_keys, "position")
+    # keep units with exactly one winning side
+    wins = sides.group_by(unit_keys).agg(pl.col("won").cast(pl.Int64).sum().alias("nw"))
+    sides = sides.join(wins.filter(pl.col("nw") == 1), on=unit_keys).drop("nw")
+    sides = sides.sort(*unit_keys, "position")
+    strategies = sorted(sides["strategy"].unique().to_list())
+    positions = sorted(sides["position"].unique().to_list())
+    k = sides.group_by(unit_keys).len()["len"].unique().to_list()
+    if len(k) != 1 or sides.height == 0:
+        raise ValueError("ratings need the same number of sides in every game")
+    k = k[0]
+    n_units = sides.height // k
+    s_idx = np.searchsorted(strategies, sides["strategy"].to_numpy()).reshape(n_units, k)
+    p_idx = np.searchsorted(positions, sides["position"].to_numpy()).reshape(n_units, k)
+    won = sides["won"].cast(pl.Int64).to_numpy().reshape(n_units, k).argmax(axis=1)
+    deal = sides["game"].to_numpy().reshape(n_units, k)[:, 0]
+    n_s, n_p = len(strategies) - 1, len(positions) - 1
+    dim = n_s + n_p
+    # design: X[u, side, j]
+    x = np.zeros((n_units, k, dim))
+    for j in range(1, len(strategies)):
+        x[:, :, j - 1] = s_idx == j
+    for j in range(1, len(positions)):
+        x[:, :, n_s + j - 1] = p_idx == j
+    rows = np.arange(n_units)
+
+    def nll(beta):
+        u = x @ beta
+        u_max = u.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(u - u_max).sum(axis=1)) + u_max[:, 0]
+        p = np.exp(u - lse[:, None])
+        grad = -(x[rows, won] - np.einsum("uk,ukj->uj", p, x)).sum(axis=0)
+        return float(-(u[rows, won] - lse).sum()), grad
+
+    beta = np.zeros(dim)
+    if dim:
+        beta = optimize.minimize(nll, beta, jac=True, method="BFGS").x
+    u = x @ beta
+    p = np.exp(u - u.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    mean_x = np.einsum("uk,ukj->uj", p, x)
+    info = np.einsum("uk,ukj,ukl->jl", p, x, x) - np.einsum("uj,ul->jl", mean_x, mean_x)
+    score = x[rows, won] - mean_x  # per-unit score vectors
+    order = np.argsort(deal, kind="stable")
+    _, starts = np.unique(deal[order], return_index=True)
+    g = np.add.reduceat(score[order], starts, axis=0) if dim else np.zeros((0, 0))
+    inv = np.linalg.pinv(info) if dim else np.zeros((0, 0))
+    cov = inv @ (g.T @ g) @ inv if dim else inv
+    se = np.sqrt(np.clip(np.diag(cov), 0, None)) if dim else np.zeros(0)
+    z = stats.norm.ppf(0.5 + level / 2)
+
+    def frame(names, est, err, label):
+        return pl.DataFrame(
+            {label: names, "rating" if label == "strategy" else "effect": est,
+             "se": err, "lo": est - z * err, "hi": est + z * err}
+        )  # fmt: skip
+
+    est_s = np.concatenate([[0.0], beta[:n_s]])
+    se_s = np.concatenate([[0.0], se[:n_s]])
+    est_p = np.concatenate([[0.0], beta[n_s:]])
+    se_p = np.concatenate([[0.0], se[n_s:]])
+    return Ratings(
+        frame(strategies, est_s, se_s, "strategy"),
+        frame([str(v) for v in positions], est_p, se_p, "position"),
+        n_units,
+    )

@@ -1,0 +1,100 @@
+"""The "main interval" of a run, for ``--until-ci W``: stop once it is narrower than ±W.
+
+- plain run: the first-player advantage — the win rate of the first player (ATLAS: position 0
+  among rounds with a winner; 原子: the team of the first half's first leader) — with its 95 %
+  Wilson interval;
+- comparison run: every pairwise paired difference of win rates (analysis.compare); the
+  widest of them must be narrower than ±W.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.compare import pairwise
+
+
+@dataclass(frozen=True)
+class MainInterval:
+    label: str
+    estimate: float
+    lo: float
+    hi: float
+    n: int
+
+    @property
+    def half_width(self) -> float:
+        return (self.hi - self.lo) / 2
+
+
+def _scan(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
+    files = [
+        out / table / f"part-{c['index']:05d}.parquet"
+        for c in manifest["chunks"]
+        if c.get("status") == "done"
+    ]
+    return pl.scan_parquet(files)
+
+
+def first_player_interval(out: Path, manifest: dict) -> MainInterval:
+    """Win rate of the first player (team, for 原子) with its 95 % Wilson interval."""
+    if manifest["game"] == "yuanzi":
+        g = _scan(out, "games", manifest).select(
+            ((pl.col("first_leader_0") % 2) == pl.col("winner_team")).alias("win")
+        )
+        label = "win rate of the first leader's team (expected 1/2)"
+    else:
+        g = (
+            _scan(out, "seats", manifest)
+            .filter(pl.col("position") == 0)
+            .join(
+                _scan(out, "games", manifest).filter(pl.col("winner") >= 0).select("game", "round"),
+                on=["game", "round"],
+            )
+            .select(pl.col("won").alias("win"))
+        )
+        label = f"win rate of the first player (expected 1/{manifest['players']})"
+    row = g.select(pl.col("win").cast(pl.Int64).sum().alias("k"), pl.len().alias("n")).collect()
+    k, n = int(row["k"][0] or 0), int(row["n"][0])
+    if n == 0:
+        return MainInterval(label, float("nan"), 0.0, 1.0, 0)
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return MainInterval(label, k / n, float(lo), float(hi), n)
+
+
+def compare_interval(out: Path, manifest: dict) -> MainInterval:
+    """The widest paired 95 % interval among the pairwise differences of a comparison run."""
+    table = pairwise(_scan(out, "seats", manifest)).table
+    widest = table.with_columns(((pl.col("hi") - pl.col("lo")) / 2).alias("hw")).sort("hw")[-1]
+    return MainInterval(
+        f"win rate {widest['a'][0]} − {widest['b'][0]} (paired)",
+        float(widest["diff"][0]), float(widest["lo"][0]), float(widest["hi"][0]),
+        int(widest["deals"][0]),
+    )  # fmt: skip
+
+
+def main_interval(out: Path, manifest: dict) -> MainInterval:
+    """The interval ``--until-ci`` watches for this run."""
+    if manifest.get("assignments"):
+        return compare_interval(out, manifest)
+    return first_player_interval(out, manifest)
+
+
+def until_ci_rule(width: float):
+    """A runner stop rule: stop once the main interval's half-width is below ``width``."""
+
+    def rule(manifest: dict, out: Path) -> str | None:
+        iv = main_interval(Path(out), manifest)
+        manifest["main_interval"] = {
+            "label": iv.label, "estimate": iv.estimate, "lo": iv.lo, "hi": iv.hi, "n": iv.n,
+            "half_width": iv.half_width, "target_half_width": width,
+        }  # fmt: skip
+        if iv.n > 0 and iv.half_width < width:
+            return f"until_ci: ±{iv.half_width:.4f} < ±{width}"
+        return None
+
+    return rule

@@ -1,0 +1,120 @@
+"""Duplicate-deal strategy comparisons: every deal is played under every seat assignment.
+
+The deal of a game depends only on (root seed, game index) — never on the strategies — so
+playing the same game index under several seat assignments gives *paired* games: the same
+cards, with the strategies in other seats. The seat effect cancels out of each comparison.
+
+Seat assignments (:func:`seat_assignments`):
+
+- 原子 (teams {0, 2} and {1, 3}): for every ordered pair of distinct strategies (a, b), team
+  南北 plays a and team 东西 plays b — so with two strategies each deal is played twice, with
+  the teams swapped.
+- ATLAS (n seats): the base assignment gives seat s strategy ``s mod k``; it is played in
+  every rotation of the seats (n plays of each deal, fewer where rotations coincide), so each
+  strategy sits in every position equally often.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import polars as pl
+
+from sim.config import build_config, check_strategy
+from sim.errors import CardsimError
+from sim.game import GameEngine, RunConfig
+
+
+def seat_assignments(game: str, players: int, strategies: list[str]) -> list[tuple[str, ...]]:
+    """All seat assignments a comparison of ``strategies`` plays each deal under.
+
+    Examples
+    --------
+    >>> seat_assignments("yuanzi", 4, ["a", "b"])
+    [('a', 'b', 'a', 'b'), ('b', 'a', 'b', 'a')]
+    >>> seat_assignments("atlas", 3, ["a", "b"])
+    [('a', 'b', 'a'), ('a', 'a', 'b'), ('b', 'a', 'a')]
+    """
+    if len(strategies) < 2:
+        raise CardsimError("--strategies needs at least two strategies, e.g. greedy,random")
+    if len(set(strategies)) != len(strategies):
+        raise CardsimError(f"--strategies: duplicate labels in {','.join(strategies)}")
+    if game == "yuanzi":
+        return [(a, b, a, b) for a in strategies for b in strategies if a != b]
+    if len(strategies) > players:
+        raise CardsimError(f"--strategies: {len(strategies)} strategies do not fit {players} seats")
+    base = [strategies[s % len(strategies)] for s in range(players)]
+    out: list[tuple[str, ...]] = []
+    for r in range(players):
+        a = tuple(base[(s - r) % players] for s in range(players))
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def build_compare_config(
+    engine: GameEngine,
+    strategies: list[str],
+    *,
+    games: int,
+    seed: int,
+    players: int | None = None,
+    rules=(),
+) -> RunConfig:
+    """A validated :class:`RunConfig` whose ``assignments`` hold every seat assignment."""
+    names = [check_strategy(engine, s.strip()) for s in strategies if s.strip()]
+    labels = []
+    for name in names:  # a strategy compared with itself gets a label per copy: greedy@2
+        k = sum(1 for other in labels if strategy_of(other) == name)
+        labels.append(name if k == 0 else f"{name}@{k + 1}")
+    base = build_config(engine, games=games, seed=seed, players=players, rules=rules)
+    assignments = seat_assignments(engine.name, base.players, labels)
+    return replace(base, seats=assignments[0], assignments=tuple(assignments))
+
+
+def strategy_of(label: str) -> str:
+    """The strategy behind a comparison label (``greedy@2`` -> ``greedy``)."""
+    return label.rsplit("@", 1)[0] if "@" in label.rsplit(":", 1)[-1] else label
+
+
+class DuplicateEngine:
+    """Wraps a game engine: a chunk plays each game index under every seat assignment.
+
+    Rows gain an ``assignment`` column (the index into ``config.assignments``), right after
+    ``game``; a game index names the same deal in every assignment. The seats table's
+    ``strategy`` holds the comparison label (``greedy@2`` when a strategy meets itself).
+    """
+
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self.name = engine.name
+        self.player_counts = engine.player_counts
+        self.default_players = engine.default_players
+        self.rule_options = engine.rule_options
+        self.strategies = engine.strategies
+
+    def play_chunk(self, config: RunConfig, first: int, count: int):
+        games_parts, seats_parts = [], []
+        for i, seats in enumerate(config.assignments):
+            single = replace(config, seats=tuple(strategy_of(x) for x in seats), assignments=())
+            games, seat_rows = self.engine.play_chunk(single, first, count)
+            seat_rows = seat_rows.with_columns(  # the comparison's labels, not the bare names
+                pl.col("seat")
+                .replace_strict(dict(enumerate(seats)), return_dtype=pl.String)
+                .alias("strategy")
+            )
+            tag = pl.lit(i, dtype=pl.Int16).alias("assignment")
+            games_parts.append(games.with_columns(tag).select(_with_assignment(games.columns)))
+            seats_parts.append(
+                seat_rows.with_columns(tag).select(_with_assignment(seat_rows.columns))
+            )
+        return pl.concat(games_parts), pl.concat(seats_parts)
+
+    def replay(self, config: RunConfig, game_index: int, assignment: int = 0) -> str:
+        seats = tuple(strategy_of(x) for x in config.assignments[assignment])
+        return self.engine.replay(replace(config, seats=seats, assignments=()), game_index)
+
+
+def _with_assignment(columns: list[str]) -> list[str]:
+    pos = columns.index("game") + 1 if "game" in columns else 0
+    return [*columns[:pos], "assignment", *columns[pos:]]

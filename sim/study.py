@@ -1,0 +1,378 @@
+"""Declarative balance studies: scenarios (runs or strategy comparisons) and comparisons.
+
+A study file is TOML::
+
+    [study]
+    name = "dao bomb rule"             # optional
+
+    [[scenario]]
+    name = "yz-default"                # letters, digits, '-', '_'; names its run directory
+    game = "yuanzi"
+    games = 20000
+    seed = 1                           # default 1
+    strategy = "greedy"                # every seat (optional); or
+    seats = { 0 = "greedy" }           # per seat (optional)
+    rules = { dao_bomb = "over_all" }  # rule options (optional)
+    players = 4                        # ATLAS 2..10 (optional)
+    until_ci = 0.01                    # stop once the main interval is narrower than ±W (optional)
+    chunk_size = 20000                 # optional
+
+    [[scenario]]
+    name = "yz-strategies"
+    game = "yuanzi"
+    compare = ["greedy", "random"]     # a duplicate-deal strategy comparison
+    games = 5000
+
+    [[comparison]]                     # two or more run scenarios of one game, side by side
+    name = "刀 bomb over all vs same count only"
+    scenarios = ["yz-default", "yz-same-count"]
+
+Every scenario runs into ``OUT/<name>/`` (resumable; a finished run with the same configuration is
+reused), then one report covers the whole study.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.errors import CardsimError
+
+SCENARIO_KEYS = {
+    "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
+    "chunk_size", "compare",
+}  # fmt: skip
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass
+class Scenario:
+    name: str
+    game: str
+    games: int
+    seed: int = 1
+    strategy: str | None = None
+    seats: dict[int, str] = field(default_factory=dict)
+    rules: dict[str, str] = field(default_factory=dict)
+    players: int | None = None
+    until_ci: float | None = None
+    chunk_size: int | None = None
+    compare: list[str] = field(default_factory=list)
+
+    @property
+    def is_compare(self) -> bool:
+        return bool(self.compare)
+
+
+@dataclass
+class Comparison:
+    name: str
+    scenarios: list[str]
+
+
+@dataclass
+class Study:
+    name: str
+    scenarios: list[Scenario]
+    comparisons: list[Comparison]
+    source: str  # file name, or "<default study>"
+
+
+def _where(source: str, doc: str, key: str) -> str:
+    """'file, line N (key)' for the first line of ``doc`` that mentions ``key``."""
+    for i, line in enumerate(doc.splitlines(), 1):
+        if re.search(rf"(^|[\s{{,\[]){re.escape(key)}\s*=", line):
+            return f"{source}, line {i} ({key})"
+    return f"{source} ({key})"
+
+
+def parse_study(text: str, source: str = "<study>") -> Study:
+    """Parse and validate a study file; every problem names the file, line or key, and what
+    is allowed.
+
+    Examples
+    --------
+    >>> s = parse_study('[[scenario]]\\nname = "a"\\ngame = "atlas"\\ngames = 10\\n')
+    >>> s.scenarios[0].game, s.scenarios[0].seed
+    ('atlas', 1)
+    """
+    from sim.config import build_config
+    from sim.games import GAMES, get_engine
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CardsimError(f"{source}: not valid TOML: {e}") from None
+    unknown = set(doc) - {"study", "scenario", "comparison"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise CardsimError(
+            f"{_where(source, text, key)}: unknown section (allowed: study, scenario, comparison)"
+        )
+    raw = doc.get("scenario", [])
+    if not isinstance(raw, list) or not raw:
+        raise CardsimError(f"{source}: a study needs at least one [[scenario]]")
+    scenarios: list[Scenario] = []
+    for i, sc in enumerate(raw, 1):
+        label = f"{source}, scenario {i}"
+        bad = set(sc) - SCENARIO_KEYS
+        if bad:
+            key = sorted(bad)[0]
+            raise CardsimError(
+                f"{_where(source, text, key)}: unknown scenario key "
+                f"(allowed: {', '.join(sorted(SCENARIO_KEYS))})"
+            )
+        for key in ("name", "game", "games"):
+            if key not in sc:
+                raise CardsimError(f"{label}: missing key {key!r}")
+        name = sc["name"]
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise CardsimError(
+                f"{_where(source, text, 'name')}: scenario name {name!r} must use letters, "
+                "digits, '-' and '_' only"
+            )
+        if name in {s.name for s in scenarios}:
+            raise CardsimError(f"{label}: scenario name {name!r} is used twice")
+        if sc["game"] not in GAMES:
+            raise CardsimError(
+                f"{label} ({name}): unknown game {sc['game']!r} (allowed: {', '.join(GAMES)})"
+            )
+        until = sc.get("until_ci")
+        if until is not None and (not isinstance(until, int | float) or not 0 < until < 1):
+            raise CardsimError(f"{label} ({name}): until_ci must be a number in (0, 1)")
+        seats = sc.get("seats", {})
+        if not isinstance(seats, dict):
+            raise CardsimError(f'{label} ({name}): seats must be a table like {{ 0 = "greedy" }}')
+        try:
+            seat_map = {int(k): str(v) for k, v in seats.items()}
+        except ValueError:
+            raise CardsimError(f"{label} ({name}): seats keys must be seat numbers") from None
+        rules = sc.get("rules", {})
+        if not isinstance(rules, dict):
+            raise CardsimError(f"{label} ({name}): rules must be a table like {{ key = value }}")
+        rule_items = {
+            k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in rules.items()
+        }
+        compare = sc.get("compare", [])
+        if not isinstance(compare, list) or (compare and len(compare) < 2):
+            raise CardsimError(f"{label} ({name}): compare must list at least two strategies")
+        scenario = Scenario(
+            name=name, game=sc["game"], games=sc["games"], seed=sc.get("seed", 1),
+            strategy=sc.get("strategy"), seats=seat_map, rules=rule_items,
+            players=sc.get("players"), until_ci=until, chunk_size=sc.get("chunk_size"),
+            compare=[str(c) for c in compare],
+        )  # fmt: skip
+        try:  # validate with the same rules as the CLI
+            build_config(
+                get_engine(scenario.game), games=scenario.games, seed=scenario.seed,
+                players=scenario.players, strategy=scenario.strategy,
+                seat_strategies=scenario.seats, rules=scenario.rules,
+            )  # fmt: skip
+            if scenario.is_compare:
+                from sim.compare import build_compare_config
+
+                build_compare_config(
+                    get_engine(scenario.game), scenario.compare, games=scenario.games,
+                    seed=scenario.seed, players=scenario.players, rules=scenario.rules,
+                )  # fmt: skip
+        except CardsimError as e:
+            raise CardsimError(f"{label} ({name}): {e}") from None
+        if scenario.chunk_size is not None and (
+            not isinstance(scenario.chunk_size, int) or scenario.chunk_size <= 0
+        ):
+            raise CardsimError(f"{label} ({name}): chunk_size must be a positive integer")
+        scenarios.append(scenario)
+    by_name = {s.name: s for s in scenarios}
+    comparisons = []
+    for i, c in enumerate(doc.get("comparison", []), 1):
+        label = f"{source}, comparison {i}"
+        bad = set(c) - {"name", "scenarios"}
+        if bad:
+            raise CardsimError(
+                f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
+                "(allowed: name, scenarios)"
+            )
+        names = c.get("scenarios", [])
+        if not isinstance(names, list) or len(names) < 2:
+            raise CardsimError(f"{label}: scenarios must list at least two scenario names")
+        for n in names:
+            if n not in by_name:
+                raise CardsimError(
+                    f"{label}: unknown scenario {n!r} (defined: {', '.join(by_name)})"
+                )
+            if by_name[n].is_compare:
+                raise CardsimError(f"{label}: {n!r} is a strategy comparison, not a run")
+        if len({by_name[n].game for n in names}) > 1:
+            raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
+        comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
+    name = doc.get("study", {}).get("name", Path(source).stem)
+    return Study(str(name), scenarios, comparisons, source)
+
+
+def load_study(path: Path | str) -> Study:
+    """Read and validate a study file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise CardsimError(f"study file {p}: cannot read it ({e.strerror or e})") from None
+    return parse_study(text, str(p))
+
+
+DEFAULT_STUDY = """
+[study]
+name = "cardsim default balance study"
+
+# 原子 at default rules: first-player advantage, 刀, 双夹, bombs ...
+[[scenario]]
+name = "yuanzi-default"
+game = "yuanzi"
+games = 40000
+strategy = "greedy"
+
+# one rule variant: a 刀 bomb beats only ordinary bombs of its own size (YZ-15)
+[[scenario]]
+name = "yuanzi-dao-bomb-same-count"
+game = "yuanzi"
+games = 40000
+strategy = "greedy"
+rules = { dao_bomb = "same_count_only" }
+
+# one strategy comparison on duplicate deals
+[[scenario]]
+name = "yuanzi-greedy-vs-random"
+game = "yuanzi"
+compare = ["greedy", "random"]
+games = 10000
+
+# ATLAS, 4 players, default rules
+[[scenario]]
+name = "atlas-4p-default"
+game = "atlas"
+players = 4
+games = 40000
+strategy = "greedy"
+
+# one rule variant: claims jump the turn to the claimant, mahjong-style (AT-15)
+[[scenario]]
+name = "atlas-4p-claim-jump"
+game = "atlas"
+players = 4
+games = 40000
+strategy = "greedy"
+rules = { claim_turn = "jump" }
+
+[[scenario]]
+name = "atlas-4p-careful-vs-greedy"
+game = "atlas"
+players = 4
+compare = ["careful", "greedy"]
+games = 10000
+
+[[comparison]]
+name = "原子: 刀 bomb over all bombs vs same count only (YZ-15)"
+scenarios = ["yuanzi-default", "yuanzi-dao-bomb-same-count"]
+
+[[comparison]]
+name = "ATLAS: claim turn stay vs jump (AT-15)"
+scenarios = ["atlas-4p-default", "atlas-4p-claim-jump"]
+"""
+
+
+def default_study() -> Study:
+    """The built-in study that ``cardsim study`` runs without a file (the README's main job)."""
+    return parse_study(DEFAULT_STUDY, "<default study>")
+
+
+@dataclass
+class StudyResult:
+    out: Path
+    runs: dict[str, Path]
+    reused: list[str]
+    report: Path | None
+    stopped_by: dict[str, str]
+
+
+def scenario_config(scenario: Scenario):
+    """The validated :class:`~sim.game.RunConfig` of a scenario."""
+    from sim.compare import build_compare_config
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    engine = get_engine(scenario.game)
+    if scenario.is_compare:
+        return build_compare_config(
+            engine, scenario.compare, games=scenario.games, seed=scenario.seed,
+            players=scenario.players, rules=scenario.rules,
+        )  # fmt: skip
+    return build_config(
+        engine, games=scenario.games, seed=scenario.seed, players=scenario.players,
+        strategy=scenario.strategy, seat_strategies=scenario.seats, rules=scenario.rules,
+    )  # fmt: skip
+
+
+def run_study(
+    study: Study,
+    out: Path | str,
+    *,
+    threads: int | None = None,
+    progress: bool = True,
+    force: bool = False,
+    report: bool = True,
+) -> StudyResult:
+    """Run every scenario of ``study`` into ``out/<name>/`` and write ``out/report.html``.
+
+    A scenario directory holding a finished run of the same configuration is reused; an
+    unfinished one is resumed; one holding a different run is an error unless ``force``.
+    """
+    from sim import runner
+    from sim.compare import DuplicateEngine
+    from sim.games import get_engine
+
+    out = Path(out)
+    configs = {s.name: scenario_config(s) for s in study.scenarios}  # validate all first
+    runs, reused, stopped = {}, [], {}
+    for s in study.scenarios:
+        cfg = configs[s.name]
+        run_dir = out / s.name
+        chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
+        resume = False
+        if (run_dir / runner.MANIFEST).is_file() and not force:
+            m = runner.read_manifest(run_dir)
+            same = {k: m.get(k) for k in cfg.identity()} == cfg.identity()
+            if not same:
+                raise CardsimError(
+                    f"{run_dir} holds a different run than scenario {s.name!r}; "
+                    "use --force to replace it"
+                )
+            chunk = m.get("chunk_size", chunk)
+            if m.get("status") == "complete":
+                runs[s.name] = run_dir
+                reused.append(s.name)
+                stopped[s.name] = m.get("stopped_by") or "games"
+                continue
+            resume = True
+        engine = get_engine(s.game)
+        if cfg.assignments:
+            engine = DuplicateEngine(engine)
+        rule = None
+        if s.until_ci:
+            from analysis.stopping import until_ci_rule
+
+            rule = until_ci_rule(s.until_ci)
+        if progress:
+            print(f"cardsim: scenario {s.name}", flush=True)
+        result = runner.run(
+            cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
+            force=force, progress=progress, stop_rule=rule, engine=engine,
+        )  # fmt: skip
+        runs[s.name] = run_dir
+        stopped[s.name] = result.stopped_by
+    report_path = None
+    if report:
+        from analysis.study_report import write_study_report
+
+        report_path = write_study_report(study, runs, out / "report.html")
+    return StudyResult(out, runs, reused, report_path, stopped)
