@@ -99,6 +99,13 @@ def config_options(f):
 def run_options(f):
     """Options of the runner (how, not what: they never change the tables)."""
     f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS|local:N",
+        help="Run chunks on a Dask cluster: a scheduler address, or local:N "
+        "worker processes started here. Same tables as a local run.",
+    )(f)
     f = click.option("--force", is_flag=True, help="Replace an existing run in --out.")(f)
     f = click.option(
         "--resume", is_flag=True, help="Complete an interrupted run in --out (same configuration)."
@@ -153,6 +160,7 @@ def run_cmd(
     resume,
     force,
     quiet,
+    scheduler,
     until_ci,
 ) -> None:
     """Play GAME --games N times and write outcome tables to --out.
@@ -182,6 +190,7 @@ def run_cmd(
         progress=not quiet,
         engine=engine,
         stop_rule=_until_ci(until_ci),
+        scheduler=scheduler,
     )
     _echo_result(result, game)
 
@@ -247,6 +256,7 @@ def compare_cmd(
     resume,
     force,
     quiet,
+    scheduler,
     until_ci,
 ) -> None:
     """Compare strategies on duplicate deals: every deal under every seat assignment.
@@ -271,6 +281,7 @@ def compare_cmd(
         progress=not quiet,
         engine=DuplicateEngine(engine),
         stop_rule=_until_ci(until_ci),
+        scheduler=scheduler,
     )
     _echo_result(result, game)
     from analysis.stopping import _scan
