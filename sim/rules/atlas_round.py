@@ -168,7 +168,7 @@ def describe(code: int, hand: Sequence[Card] = (), discard: Card | None = None) 
     Examples
     --------
     >>> describe(33, ["Giant Panda", "Tiger", "Lion"], discard="Orangutan")
-    'claim Orangutan with triple Asia Land, giving up Tiger, Giant Panda'
+    'claim Orangutan with triple Asia Land, giving up Giant Panda, Tiger'
     >>> describe(8192 + 61)
     'discard SKIP'
     """
