@@ -359,26 +359,61 @@ def strategies_cmd(game) -> None:
 @cli.command("replay")
 @click.argument("game", type=GAME, metavar="GAME")
 @click.option("--game", "game_index", type=int, required=True, help="Game index to replay.")
+@click.option(
+    "--from",
+    "from_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Take the configuration from this run directory's manifest.",
+)
+@click.option(
+    "--assignment",
+    type=int,
+    default=0,
+    show_default=True,
+    help="With --from a comparison run: which seat assignment to replay.",
+)
 @config_options
-def replay_cmd(game, game_index, seed, players, strategy, seats, rules) -> None:
+def replay_cmd(
+    game, game_index, from_dir, assignment, seed, players, strategy, seats, rules
+) -> None:
     """Print the event log of one game: deal, every decision, result.
 
-    Give the same configuration as the run (or --from DIR) to see the same game.
+    Give the same configuration as the run, or --from DIR, to see the same game.
+    Example: cardsim replay yuanzi --from runs/yz --game 17
     """
+    from dataclasses import replace
+
+    from sim.compare import strategy_of
     from sim.config import build_config
+    from sim.runner import config_from_manifest, read_manifest
 
     engine = get_engine(game)
     if game_index < 0:
         raise CardsimError(f"--game must be a non-negative game index, got {game_index}")
-    config = build_config(
-        engine,
-        games=game_index + 1,
-        seed=seed,
-        players=players,
-        strategy=strategy,
-        seat_strategies=seats,
-        rules=rules,
-    )
+    if from_dir is not None:
+        config = config_from_manifest(read_manifest(from_dir))
+        if config.game != game:
+            raise CardsimError(f"{from_dir} is a {config.game} run, not {game}")
+        if game_index >= config.games:
+            raise CardsimError(f"--game {game_index}: that run has games 0..{config.games - 1}")
+        if config.assignments:
+            if not 0 <= assignment < len(config.assignments):
+                raise CardsimError(
+                    f"--assignment must be 0..{len(config.assignments) - 1} for that comparison"
+                )
+            seats_of = tuple(strategy_of(x) for x in config.assignments[assignment])
+            config = replace(config, seats=seats_of, assignments=())
+    else:
+        config = build_config(
+            engine,
+            games=game_index + 1,
+            seed=seed,
+            players=players,
+            strategy=strategy,
+            seat_strategies=seats,
+            rules=rules,
+        )
     click.echo(engine.replay(config, game_index))
 
 

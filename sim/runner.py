@@ -270,6 +270,20 @@ def _local_results(engine, config, todo):
         yield chunk, _timed_chunk(engine, config, chunk["first"], chunk["count"])
 
 
+def check_scheduler(scheduler: str | None) -> None:
+    """Reject a malformed ``--scheduler`` before anything is written."""
+    if scheduler is None:
+        return
+    if scheduler.startswith("local:"):
+        n = scheduler.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise CardsimError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
+    elif "://" not in scheduler and ":" not in scheduler:
+        raise CardsimError(
+            f"--scheduler {scheduler}: expected local:N or a scheduler address like tcp://host:8786"
+        )
+
+
 def _cluster_results(engine, config, todo, scheduler: str):
     """Chunks run on a Dask cluster, yielded in chunk order (so stopping is reproducible)."""
     try:
@@ -280,12 +294,7 @@ def _cluster_results(engine, config, todo, scheduler: str):
         ) from None
     cluster = None
     if scheduler.startswith("local:"):
-        try:
-            workers = int(scheduler.split(":", 1)[1])
-        except ValueError:
-            workers = 0
-        if workers <= 0:
-            raise CardsimError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
+        workers = int(scheduler.split(":", 1)[1])
         cluster = LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
         )
@@ -412,6 +421,7 @@ def run(
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)
+    check_scheduler(scheduler)
     manifest = prepare_directory(
         out, config, chunk_size, resume=resume, force=force, extra=extra_manifest
     )
