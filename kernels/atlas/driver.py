@@ -1,0 +1,673 @@
+"""ATLAS driver: turns, claim windows, TRADE, rounds, matches, ``simulate`` and trace mode.
+
+Everything that takes a decision lives here, so that a user strategy can be compiled into an
+uncached copy of this module (:func:`build_user_driver`); the built-in driver is cached and
+dispatches strategies by integer id (``kernels.atlas.strategies``).
+
+Trace arrays (``tc`` counters, int64):
+
+=============  ====================================================================
+T_LEVEL        0 off, 1 decisions + claim windows, 2 also every decision's options
+T_NDEC         decisions recorded (rows of ``tdec``: round, seat, type, n, chosen,
+               offset of its options in ``topt`` or -1, decision index in the game)
+T_NWIN         claim windows recorded (rows of ``twin``: round, discarder, card,
+               winning seat or -1, winning code)
+T_NOPT         ints used in ``topt``
+T_SNAP_AT      decision index at which ``snap`` receives a copy of the state, -1 none
+T_OVERFLOW     1 when a trace buffer was too small (the caller retries bigger)
+=============  ====================================================================
+``thash[i]`` is ``option_set_hash`` of decision i's options. ``snap`` holds ``S`` (``S_LEN``),
+then seat, type, n, strategy id, then the options.
+"""
+
+import sys
+import types
+
+import numpy as np
+from numba import njit, prange
+
+from kernels.atlas.encoding import (
+    ATLAS,
+    DISCARD,
+    GIVE,
+    MAX_OPTIONS,
+    N_TYPES,
+    NONE,
+    PAIR,
+    REVERSE,
+    SKIP,
+    TAKE,
+    TARGET,
+    TRADE,
+    option_set_hash,
+)
+from kernels.atlas.rules import (
+    R_ALL_WILD,
+    R_CLAIM_TURN,
+    R_EXHAUSTED,
+    R_FORCED,
+    R_LAST_DISCARD,
+    R_REVERSE_2P,
+    R_ROUNDS,
+    R_SELF_MELDS,
+    R_TRADE_PICK,
+    R_TURN_CAP,
+    apply_meld,
+    claim_key,
+    claim_meld_options,
+    claim_wins,
+    hand_value,
+    pairs,
+    self_meld_options,
+)
+from kernels.atlas.state import (  # noqa: I001
+    END_ACTION_CARD,
+    END_CLAIM,
+    END_LAST_CARD_CLAIM,
+    END_LAST_CARD_DRAW,
+    END_LAST_DISCARD,
+    END_NO_WINNER,
+    END_SELF_MELD,
+    END_TURN_CAP,
+    H_FIRST,
+    HANDS,
+    P_CARD,
+    P_DIR,
+    P_DISCARDER,
+    P_DRAW,
+    P_MELDED,
+    P_N,
+    P_NDISC,
+    P_ROUND,
+    P_SEAT,
+    P_SIZES,
+    P_TAKEN,
+    P_TARGET,
+    P_TARGET_HAND,
+    P_TURN,
+    P_TURNS,
+    PUB_LEN,
+    S_LEN,
+    SEAT_CLAIMS,
+    SEAT_DEALT,
+    SEAT_MELDS,
+    ST_ATLAS,
+    ST_CLAIMS,
+    ST_DEC,
+    ST_DIRCH,
+    ST_END,
+    ST_ERR,
+    ST_FIVES,
+    ST_LCP,
+    ST_MELD_OK,
+    ST_QUADS,
+    ST_RESHUFFLES,
+    ST_REVERSES,
+    ST_SELF,
+    ST_SKIPS,
+    ST_TRADES,
+    ST_TRIPLES,
+    ST_WINNER,
+    ST_YOUXIAN,
+    add_card,
+    deal,
+    draw_card,
+    next_seat,
+    only_card,
+    push_discard,
+    remove_card,
+    reset_round,
+    reshuffle,
+)
+from kernels.atlas.strategies import (
+    DT_CLAIM,
+    DT_DISCARD,
+    DT_GIVE,
+    DT_SELF,
+    DT_TAKE,
+    DT_TARGET,
+    MAX_USER,
+    USER_BASE,
+    choose,
+    user_placeholder,
+)
+from kernels.jit import JIT, kernel, parallel_kernel
+from kernels.rng import bounded, seed_stream
+
+T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
+TC_LEN = 8
+
+GAMES_DTYPE = np.dtype(
+    [
+        ("game", np.int64),
+        ("round", np.int16),
+        ("players", np.int8),
+        ("first_player", np.int8),
+        ("direction_changes", np.int32),
+        ("winner", np.int8),
+        ("end", np.int8),
+        ("turns", np.int32),
+        ("reshuffles", np.int32),
+        ("winner_points", np.int32),
+        ("triples", np.int32),
+        ("quads", np.int32),
+        ("fives", np.int32),
+        ("youxian_claims", np.int32),
+        ("last_card_pairs", np.int32),
+        ("claims", np.int32),
+        ("self_melds", np.int32),
+        ("skips", np.int32),
+        ("reverses", np.int32),
+        ("trades", np.int32),
+        ("atlas_used", np.int32),
+    ]
+)
+SEATS_DTYPE = np.dtype(
+    [
+        ("game", np.int64),
+        ("round", np.int16),
+        ("seat", np.int8),
+        ("position", np.int8),
+        ("strategy_id", np.int16),
+        ("atlas_dealt", np.int8),
+        ("skip_dealt", np.int8),
+        ("reverse_dealt", np.int8),
+        ("trade_dealt", np.int8),
+        ("cards_left", np.int16),
+        ("hand_value", np.int16),
+        ("points", np.int32),
+        ("won", np.bool_),
+        ("melds_by_seat", np.int16),
+        ("claims_by_seat", np.int16),
+    ]
+)
+
+# A user-strategy build executes this file again with ``_USER_STRATEGIES`` preset (see
+# build_user_driver): then nothing is cached and the user slots call the user's functions.
+_USER = globals().get("_USER_STRATEGIES")
+if _USER is None:
+    _jit = kernel
+    _pjit = parallel_kernel
+    _U0 = _U1 = _U2 = _U3 = user_placeholder
+else:
+    _jit = njit(**{**JIT, "cache": False})
+    _pjit = njit(**{**JIT, "cache": False, "parallel": True})
+    _slots = list(_USER) + [user_placeholder] * (MAX_USER - len(_USER))
+    _U0, _U1, _U2, _U3 = _slots
+
+
+@_jit
+def _user(slot, dtype, hand, pub, opts, n, rng):
+    if slot == 0:
+        return _U0(dtype, hand, pub, opts, n, rng)
+    if slot == 1:
+        return _U1(dtype, hand, pub, opts, n, rng)
+    if slot == 2:
+        return _U2(dtype, hand, pub, opts, n, rng)
+    return _U3(dtype, hand, pub, opts, n, rng)
+
+
+@_jit
+def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
+    """Ask seat ``p``'s strategy to pick one of ``opts[:n]``; trace it; return the chosen code."""
+    S[P_SEAT] = p
+    sid = sids[p]
+    dec = S[ST_DEC]
+    if tc[T_SNAP_AT] == dec:
+        snap[:S_LEN] = S
+        snap[S_LEN] = p
+        snap[S_LEN + 1] = dtype
+        snap[S_LEN + 2] = n
+        snap[S_LEN + 3] = sid
+        snap[S_LEN + 4 : S_LEN + 4 + n] = opts[:n]
+    S[ST_DEC] = dec + 1
+    h0 = HANDS + p * N_TYPES
+    if n == 1:
+        idx = 0
+    elif sid < USER_BASE:
+        idx = choose(sid, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], opts[:n], n, rng)
+    else:
+        idx = _user(sid - USER_BASE, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], opts[:n], n, rng)
+    if idx < 0 or idx >= n:
+        S[ST_ERR] = 1
+        idx = 0
+    code = opts[idx]
+    if tc[T_LEVEL] > 0:
+        i = tc[T_NDEC]
+        if i >= tdec.shape[0]:
+            tc[T_OVERFLOW] = 1
+        else:
+            tdec[i, 0] = S[P_ROUND]
+            tdec[i, 1] = p
+            tdec[i, 2] = dtype
+            tdec[i, 3] = n
+            tdec[i, 4] = code
+            tdec[i, 5] = -1
+            tdec[i, 6] = dec
+            thash[i] = option_set_hash(opts, n)
+            if tc[T_LEVEL] > 1:
+                o = tc[T_NOPT]
+                if o + n > topt.shape[0]:
+                    tc[T_OVERFLOW] = 1
+                else:
+                    topt[o : o + n] = opts[:n]
+                    tdec[i, 5] = o
+                    tc[T_NOPT] = o + n
+            tc[T_NDEC] = i + 1
+    return code
+
+
+@_jit
+def _win(S, p, end):
+    S[ST_WINNER] = p
+    S[ST_END] = end
+
+
+@_jit
+def self_meld_phase(S, p, R, sids, rng, opts, tc, tdec, thash, topt, snap):
+    """AT-07, §3.4: repeated {NONE} ∪ self-melds; True when a meld empties the hand (AT-20)."""
+    while True:
+        opts[0] = NONE
+        k = self_meld_options(S, p, R[R_ALL_WILD], opts, 1)
+        if k == 1:
+            return False
+        code = decide(S, p, DT_SELF, opts, k, sids, rng, tc, tdec, thash, topt, snap)
+        if code == NONE:
+            return False
+        apply_meld(S, p, code, -1)
+        S[ST_SELF] += 1
+        S[SEAT_MELDS + p] += 1
+        if S[P_SIZES + p] == 0:
+            _win(S, p, END_SELF_MELD)
+            return True
+
+
+@_jit
+def claim_window(S, d, x, R, sids, rng, opts, tc, tdec, thash, twin, topt, snap):
+    """AT-12..14, §4: every other seat decides at once; the best key wins. Returns (seat, code)."""
+    n = S[P_N]
+    S[P_DISCARDER] = d
+    S[P_CARD] = x
+    bkey = 1 << 30
+    bq = -1
+    bcode = 0
+    q = next_seat(S, d)
+    for _ in range(n - 1):
+        opts[0] = NONE
+        k = 1
+        if S[P_SIZES + q] == 1:
+            if pairs(only_card(S, q), x):  # AT-21 last-card pair
+                opts[1] = PAIR
+                k = 2
+        else:
+            k = claim_meld_options(S, q, x, R[R_ALL_WILD], opts, 1)
+        if k > 1:
+            if R[R_FORCED]:  # AT-12 variant: NONE is not offered
+                opts[0] = opts[k - 1]
+                k -= 1
+            code = decide(S, q, DT_CLAIM, opts, k, sids, rng, tc, tdec, thash, topt, snap)
+            if code != NONE:
+                key = claim_key(S, q, d, x, claim_wins(S, q, code))
+                if key < bkey:
+                    bkey = key
+                    bq = q
+                    bcode = code
+        q = next_seat(S, q)
+    S[P_DISCARDER] = -1
+    S[P_CARD] = -1
+    if tc[T_LEVEL] > 0:
+        i = tc[T_NWIN]
+        if i >= twin.shape[0]:
+            tc[T_OVERFLOW] = 1
+        else:
+            twin[i, 0] = S[P_ROUND]
+            twin[i, 1] = d
+            twin[i, 2] = x
+            twin[i, 3] = bq
+            twin[i, 4] = bcode
+            tc[T_NWIN] = i + 1
+    return bq, bcode
+
+
+@_jit
+def trade(S, p, R, sids, rngs, opts, tc, tdec, thash, topt, snap):
+    """AT-19: optional TRADE: target, card taken (blind: events stream; seen: a decision), give."""
+    n = S[P_N]
+    rng = rngs[2]
+    opts[0] = NONE
+    k = 1
+    for s in range(n):
+        if s != p and S[P_SIZES + s] > 0:
+            opts[k] = TARGET + s
+            k += 1
+    code = decide(S, p, DT_TARGET, opts, k, sids, rng, tc, tdec, thash, topt, snap)
+    if code == NONE:
+        return
+    t = code - TARGET
+    S[P_TARGET] = t
+    ht = HANDS + t * N_TYPES
+    c = -1
+    if R[R_TRADE_PICK] == 0:
+        kk = bounded(rngs[1], S[P_SIZES + t])  # §1: k-th card by type id ascending
+        for ty in range(N_TYPES):
+            kk -= S[ht + ty]
+            if kk < 0:
+                c = ty
+                break
+    else:
+        k = 0
+        for ty in range(N_TYPES):
+            S[P_TARGET_HAND + ty] = S[ht + ty]
+            if S[ht + ty] > 0:
+                opts[k] = TAKE + ty
+                k += 1
+        c = decide(S, p, DT_TAKE, opts, k, sids, rng, tc, tdec, thash, topt, snap) - TAKE
+        S[P_TARGET_HAND : P_TARGET_HAND + N_TYPES] = 0
+    remove_card(S, t, c)
+    add_card(S, p, c)
+    S[P_TAKEN] = c
+    k = 0
+    hp = HANDS + p * N_TYPES
+    for ty in range(N_TYPES):
+        if S[hp + ty] > 0:
+            opts[k] = GIVE + ty
+            k += 1
+    g = decide(S, p, DT_GIVE, opts, k, sids, rng, tc, tdec, thash, topt, snap) - GIVE
+    remove_card(S, p, g)
+    add_card(S, t, g)
+    S[P_TAKEN] = -1
+    S[P_TARGET] = -1
+
+
+@_jit
+def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
+    """§3 steps 5–6 and §4 (with ``jump`` claim turns); returns the next seat, -1 if won."""
+    n = S[P_N]
+    rng = rngs[2]
+    cur = p
+    while True:
+        if S[P_SIZES + cur] == 1:  # AT-22
+            if R[R_LAST_DISCARD]:
+                t = only_card(S, cur)
+                remove_card(S, cur, t)
+                push_discard(S, t)
+                _win(S, cur, END_LAST_DISCARD)
+                return -1
+            return next_seat(S, cur)
+        k = 0
+        h0 = HANDS + cur * N_TYPES
+        for t in range(N_TYPES):
+            if S[h0 + t] > 0:
+                opts[k] = DISCARD + t
+                k += 1
+        x = decide(S, cur, DT_DISCARD, opts, k, sids, rng, tc, tdec, thash, topt, snap) - DISCARD
+        remove_card(S, cur, x)
+        if x == SKIP:  # AT-17
+            push_discard(S, x)
+            S[ST_SKIPS] += 1
+            return next_seat(S, next_seat(S, cur))
+        if x == REVERSE:  # AT-18
+            push_discard(S, x)
+            S[ST_REVERSES] += 1
+            if n == 2:
+                return cur if R[R_REVERSE_2P] == 0 else next_seat(S, cur)
+            S[P_DIR] = -S[P_DIR]
+            S[ST_DIRCH] += 1
+            return next_seat(S, cur)
+        if x == TRADE:  # AT-19
+            push_discard(S, x)
+            S[ST_TRADES] += 1
+            trade(S, cur, R, sids, rngs, opts, tc, tdec, thash, topt, snap)
+            return next_seat(S, cur)
+        q, code = claim_window(S, cur, x, R, sids, rng, opts, tc, tdec, thash, twin, topt, snap)
+        if q < 0:
+            push_discard(S, x)
+            return next_seat(S, cur)
+        S[ST_CLAIMS] += 1
+        S[SEAT_CLAIMS + q] += 1
+        if code == PAIR:  # AT-21: the last-card pair wins at once
+            remove_card(S, q, only_card(S, q))
+            S[ST_LCP] += 1
+            _win(S, q, END_LAST_CARD_CLAIM)
+            return -1
+        if x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2:
+            S[ST_YOUXIAN] += 1
+        apply_meld(S, q, code, x)
+        S[SEAT_MELDS + q] += 1
+        if S[P_SIZES + q] == 0:  # AT-20
+            _win(S, q, END_CLAIM)
+            return -1
+        if R[R_CLAIM_TURN] == 0:  # AT-15 stay
+            nx = next_seat(S, cur)
+            if nx == q:
+                S[ST_MELD_OK] = q
+            return nx
+        # AT-15 jump: q plays steps 4-6 at once, without drawing; it counts as a turn
+        S[P_TURNS] += 1
+        S[P_TURN] = q
+        if self_meld_phase(S, q, R, sids, rng, opts, tc, tdec, thash, topt, snap):
+            return -1
+        cur = q
+
+
+@_jit
+def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
+    """One round (§3) from a fresh deal; the outcome is left in the ``ST_*`` counters."""
+    reset_round(S, n, r)
+    S[H_FIRST] = first
+    deal(S, rngs[0], n)
+    rng = rngs[2]
+    p = first
+    cap = R[R_TURN_CAP]
+    while True:
+        if S[P_TURNS] >= cap:  # AT-23 turn cap
+            S[ST_END] = END_TURN_CAP
+            return
+        S[P_TURNS] += 1
+        S[P_TURN] = p
+        held = S[P_SIZES + p]
+        h = only_card(S, p) if held == 1 else -1
+        if held == 1 and h > ATLAS:  # AT-21: a last action card is played and wins
+            remove_card(S, p, h)
+            push_discard(S, h)
+            _win(S, p, END_ACTION_CARD)
+            return
+        if S[P_DRAW] == 0:  # AT-23
+            if R[R_EXHAUSTED] == 0 and S[P_NDISC] > 0:
+                reshuffle(S, rngs[1])
+            else:
+                S[ST_END] = END_NO_WINNER
+                return
+        y = draw_card(S, p)
+        if held == 1 and pairs(h, y):  # AT-21 last card drawn
+            remove_card(S, p, h)
+            remove_card(S, p, y)
+            S[P_MELDED + h] += 1
+            S[P_MELDED + y] += 1
+            S[ST_LCP] += 1
+            _win(S, p, END_LAST_CARD_DRAW)
+            return
+        allowed = R[R_SELF_MELDS] == 0 or S[ST_MELD_OK] == p
+        S[ST_MELD_OK] = -1
+        if allowed and self_meld_phase(S, p, R, sids, rng, opts, tc, tdec, thash, topt, snap):
+            return
+        p = discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
+        if p < 0:
+            return
+
+
+@_jit
+def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
+    """Write the round's games row and its n seats rows (AT-24 scoring)."""
+    w = S[ST_WINNER]
+    pts = 0
+    if w >= 0:
+        for s in range(n):
+            if s != w:
+                pts += hand_value(S, s)
+    g = out_games[grow]
+    g.game = gi
+    g.round = r
+    g.players = n
+    g.first_player = first
+    g.direction_changes = S[ST_DIRCH]
+    g.winner = w
+    g.end = S[ST_END]
+    g.turns = S[P_TURNS]
+    g.reshuffles = S[ST_RESHUFFLES]
+    g.winner_points = pts
+    g.triples = S[ST_TRIPLES]
+    g.quads = S[ST_QUADS]
+    g.fives = S[ST_FIVES]
+    g.youxian_claims = S[ST_YOUXIAN]
+    g.last_card_pairs = S[ST_LCP]
+    g.claims = S[ST_CLAIMS]
+    g.self_melds = S[ST_SELF]
+    g.skips = S[ST_SKIPS]
+    g.reverses = S[ST_REVERSES]
+    g.trades = S[ST_TRADES]
+    g.atlas_used = S[ST_ATLAS]
+    for s in range(n):
+        q = out_seats[srow + s]
+        q.game = gi
+        q.round = r
+        q.seat = s
+        q.position = (s - first + n) % n
+        q.strategy_id = sids[s]
+        q.atlas_dealt = S[SEAT_DEALT + 4 * s]
+        q.skip_dealt = S[SEAT_DEALT + 4 * s + 1]
+        q.reverse_dealt = S[SEAT_DEALT + 4 * s + 2]
+        q.trade_dealt = S[SEAT_DEALT + 4 * s + 3]
+        q.cards_left = S[P_SIZES + s]
+        q.hand_value = hand_value(S, s)
+        q.points = pts if s == w else 0
+        q.won = s == w
+        q.melds_by_seat = S[SEAT_MELDS + s]
+        q.claims_by_seat = S[SEAT_CLAIMS + s]
+
+
+@_jit
+def play_match(root, gi, n, sids, R, out_games, grow, out_seats, srow, S, rngs, opts, tc, tdec, thash, twin, topt, snap):  # fmt: skip
+    """AT-25: ``R[R_ROUNDS]`` rounds of game ``gi``; rows from ``grow`` / ``srow``; returns errors."""
+    seed_stream(rngs[0], root, gi, 0)
+    seed_stream(rngs[1], root, gi, 1)
+    seed_stream(rngs[2], root, gi, 2)
+    S[ST_DEC] = 0
+    first = 0
+    err = 0
+    for r in range(R[R_ROUNDS]):
+        play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
+        _record(S, n, gi, r, first, sids, out_games, grow + r, out_seats, srow + r * n)
+        err += S[ST_ERR]
+        w = S[ST_WINNER]
+        first = w if w >= 0 else (first + 1) % n
+    return err
+
+
+@_pjit
+def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_arr, out_games, out_seats):  # fmt: skip
+    """Play games ``first_index .. first_index+count-1`` in parallel; returns the error count.
+
+    ``out_games`` has ``count * rounds`` records, ``out_seats`` ``count * rounds * n_players``.
+    """
+    rounds = rules_arr[R_ROUNDS]
+    err = 0
+    for i in prange(count):
+        S = np.zeros(S_LEN, np.int32)
+        rngs = np.empty((3, 4), np.uint64)
+        opts = np.empty(MAX_OPTIONS, np.int32)
+        tc = np.zeros(TC_LEN, np.int64)
+        tc[T_SNAP_AT] = -1
+        tdec = np.empty((0, 7), np.int64)
+        thash = np.empty(0, np.uint64)
+        twin = np.empty((0, 5), np.int64)
+        topt = np.empty(0, np.int32)
+        snap = np.empty(0, np.int32)
+        err += play_match(
+            root_seed, first_index + i, n_players, seat_strategy_ids, rules_arr,
+            out_games, i * rounds, out_seats, i * rounds * n_players,
+            S, rngs, opts, tc, tdec, thash, twin, topt, snap,
+        )  # fmt: skip
+    return err
+
+
+@_jit
+def trace_match(root_seed, game_index, n_players, seat_strategy_ids, rules_arr, out_games, out_seats, tc, tdec, thash, twin, topt, snap):  # fmt: skip
+    """Play one game with tracing into the given buffers (see module doc); returns errors."""
+    S = np.zeros(S_LEN, np.int32)
+    rngs = np.empty((3, 4), np.uint64)
+    opts = np.empty(MAX_OPTIONS, np.int32)
+    return play_match(
+        root_seed, game_index, n_players, seat_strategy_ids, rules_arr,
+        out_games, 0, out_seats, 0, S, rngs, opts, tc, tdec, thash, twin, topt, snap,
+    )  # fmt: skip
+
+
+class Trace:
+    """The trace of one game (numpy arrays, see the module doc)."""
+
+    def __init__(self, games, seats, decisions, hashes, windows, options, snapshot, errors):
+        self.games = games
+        self.seats = seats
+        self.decisions = decisions  # int64[k, 7]
+        self.hashes = hashes  # uint64[k]
+        self.windows = windows  # int64[w, 5]
+        self.options = options  # int32 flat (level 2)
+        self.snapshot = snapshot  # int32 or None
+        self.errors = errors
+
+    def options_of(self, i: int) -> np.ndarray:
+        """The full option set of decision ``i`` (trace level 2)."""
+        o = int(self.decisions[i, 5])
+        if o < 0:
+            raise ValueError("options were not recorded (use level=2)")
+        return self.options[o : o + int(self.decisions[i, 3])]
+
+    def chosen(self) -> list[int]:
+        return [int(c) for c in self.decisions[:, 4]]
+
+
+def run_trace(root, game_index, n, sids, rules_arr, level=1, snap_at=-1, sim=None):
+    """Trace one game; buffers grow until they fit. ``sim`` is the driver module (default this)."""
+    mod = sim if sim is not None else sys.modules[__name__]
+    rounds = int(rules_arr[R_ROUNDS])
+    cap = 4096
+    while True:
+        games = np.zeros(rounds, GAMES_DTYPE)
+        seats = np.zeros(rounds * n, SEATS_DTYPE)
+        tc = np.zeros(TC_LEN, np.int64)
+        tc[T_LEVEL] = level
+        tc[T_SNAP_AT] = snap_at
+        tdec = np.zeros((cap, 7), np.int64)
+        thash = np.zeros(cap, np.uint64)
+        twin = np.zeros((cap, 5), np.int64)
+        topt = np.zeros(cap * 8 if level > 1 else 1, np.int32)
+        snap = np.full(S_LEN + 4 + MAX_OPTIONS, -1, np.int32)
+        err = mod.trace_match(
+            np.uint64(root), game_index, n, np.asarray(sids, np.int64),
+            np.asarray(rules_arr, np.int64), games, seats, tc, tdec, thash, twin, topt, snap,
+        )  # fmt: skip
+        if tc[T_OVERFLOW] == 0:
+            break
+        cap *= 4
+    nd, nw, no = int(tc[T_NDEC]), int(tc[T_NWIN]), int(tc[T_NOPT])
+    return Trace(
+        games, seats, tdec[:nd].copy(), thash[:nd].copy(), twin[:nw].copy(), topt[:no].copy(),
+        snap if snap_at >= 0 and snap[S_LEN] >= 0 else None, int(err),
+    )  # fmt: skip
+
+
+def build_user_driver(functions) -> types.ModuleType:
+    """An uncached copy of this driver whose user slots 0.. call ``functions`` (Numba dispatchers).
+
+    Strategy id ``USER_BASE + k`` then runs ``functions[k]``.
+    """
+    if len(functions) > MAX_USER:
+        raise ValueError(f"at most {MAX_USER} distinct user strategies in one run")
+    mod = types.ModuleType(f"{__name__}_user")
+    mod.__dict__["_USER_STRATEGIES"] = tuple(functions)
+    mod.__dict__["__file__"] = __file__
+    with open(__file__, encoding="utf-8") as f:
+        code = compile(f.read(), __file__, "exec")
+    exec(code, mod.__dict__)
+    return mod

@@ -1,0 +1,284 @@
+"""ATLAS rules in the kernel: rule array layout, meld options, applying melds, claim keys, scoring.
+
+Rule options travel as a small ``int64`` array (STYLE), offsets ``R_*``:
+
+================  ======================================================  ==============
+offset            option (ruling)                                         values
+================  ======================================================  ==============
+R_SELF_MELDS      ``self_melds`` (AT-07)                                  0 any, 1 after_claim_only
+R_ALL_WILD        ``all_wild_melds`` (AT-11)                              0 / 1
+R_FORCED          ``forced_claims`` (AT-12)                               0 / 1
+R_CLAIM_TURN      ``claim_turn`` (AT-15)                                  0 stay, 1 jump
+R_REVERSE_2P      ``reverse_two_players`` (AT-18)                         0 skip, 1 none
+R_TRADE_PICK      ``trade_pick`` (AT-19)                                  0 blind, 1 seen
+R_LAST_DISCARD    ``last_discard_wins`` (AT-22)                           0 / 1
+R_EXHAUSTED       ``exhausted`` (AT-23)                                   0 reshuffle, 1 no_winner
+R_TURN_CAP        ``turn_cap`` (AT-23)                                    int, default 2000
+R_ROUNDS          ``rounds`` (AT-25)                                      int, default 1
+================  ======================================================  ==============
+"""
+
+import numpy as np
+
+from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_TYPES, PAIR, QUAD, TRIPLE
+from kernels.atlas.state import (
+    CELLS,
+    HANDS,
+    P_DIR,
+    P_MELDED,
+    P_N,
+    P_SIZES,
+    ST_ATLAS,
+    ST_FIVES,
+    ST_QUADS,
+    ST_TRIPLES,
+    remove_card,
+)
+from kernels.jit import kernel
+
+R_SELF_MELDS = 0
+R_ALL_WILD = 1
+R_FORCED = 2
+R_CLAIM_TURN = 3
+R_REVERSE_2P = 4
+R_TRADE_PICK = 5
+R_LAST_DISCARD = 6
+R_EXHAUSTED = 7
+R_TURN_CAP = 8
+R_ROUNDS = 9
+N_RULES = 10
+
+#: Defaults in array form (see ``sim.games.atlas`` for the names).
+DEFAULT_RULES = np.array([0, 0, 0, 0, 0, 0, 0, 0, 2000, 1], dtype=np.int64)
+
+POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
+_HAND_VALUE = HAND_VALUE.astype(np.int32)
+
+
+@kernel
+def _code(kind, loc, wild):
+    return np.int32(kind | (loc << 2) | (wild << 7))
+
+
+@kernel
+def pairs(a, b):
+    """AT-21: two cards pair (same species; an ATLAS pairs any matching card; ATLAS+ATLAS never)."""
+    if a < ATLAS and b < ATLAS:
+        return a == b
+    if a == ATLAS and b < ATLAS:
+        return True
+    return b == ATLAS and a < ATLAS
+
+
+@kernel
+def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
+    """Emit ``(kind, loc, mask)`` for masks ⊆ ``universe`` covering every slot missing from
+    ``avail``, non-empty when ``extra`` (a wild discard) and with ``popc(mask) - extra <= wilds``.
+    The full mask (all-wild) is never emitted here."""
+    missing = universe & ~avail
+    if POPC[missing] - extra > wilds_avail:
+        return k
+    full = 15 if kind == QUAD else 31
+    sub = avail & universe
+    while True:
+        m = missing | sub
+        if m != full and POPC[m] - extra <= wilds_avail and (extra == 0 or m != 0):
+            opts[k] = _code(kind, loc, m)
+            k += 1
+        if sub == 0:
+            break
+        sub = (sub - 1) & avail & universe
+    return k
+
+
+@kernel
+def self_meld_options(S, p, all_wild, opts, k):
+    """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
+    c0 = CELLS + p * 20
+    W = S[HANDS + p * N_TYPES + ATLAS]
+    for cell in range(20):  # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural
+        cnt = S[c0 + cell]
+        if cnt > 0:
+            for w in range(3):
+                if 3 - w <= cnt and w <= W:
+                    opts[k] = _code(TRIPLE, cell, w)
+                    k += 1
+    if all_wild and W >= 3:
+        opts[k] = _code(TRIPLE, 0, 3)
+        k += 1
+    for cont in range(5):  # quads: one per class of a continent
+        avail = 0
+        for cl in range(4):
+            if S[c0 + cont * 4 + cl] > 0:
+                avail |= 1 << cl
+        if avail != 0:
+            k = _emit_masks(QUAD, cont, avail, 15, W, 0, opts, k)
+    if all_wild and W >= 4:
+        opts[k] = _code(QUAD, 0, 15)
+        k += 1
+    for cl in range(4):  # fives: one per continent of a class
+        avail = 0
+        for cont in range(5):
+            if S[c0 + cont * 4 + cl] > 0:
+                avail |= 1 << cont
+        if avail != 0:
+            k = _emit_masks(FIVE, cl, avail, 31, W, 0, opts, k)
+    if all_wild and W >= 5:
+        opts[k] = _code(FIVE, 0, 31)
+        k += 1
+    return k
+
+
+@kernel
+def claim_meld_options(S, q, x, all_wild, opts, k):
+    """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
+    c0 = CELLS + q * 20
+    W = S[HANDS + q * N_TYPES + ATLAS]
+    if x < ATLAS:
+        cell = x // 3
+        cont = x // 12
+        cl = cell % 4
+        cnt = S[c0 + cell]
+        for w in range(3):  # x is one of the 3 - w naturals
+            if 2 - w <= cnt and w <= W:
+                opts[k] = _code(TRIPLE, cell, w)
+                k += 1
+        avail = 0
+        for c in range(4):
+            if S[c0 + cont * 4 + c] > 0:
+                avail |= 1 << c
+        k = _emit_masks(QUAD, cont, avail, 15 & ~(1 << cl), W, 0, opts, k)
+        avail = 0
+        for t in range(5):
+            if S[c0 + t * 4 + cl] > 0:
+                avail |= 1 << t
+        k = _emit_masks(FIVE, cl, avail, 31 & ~(1 << cont), W, 0, opts, k)
+        return k
+    # x is an ATLAS: it fills one wild slot, the hand provides the other wilds and the naturals
+    for cell in range(20):
+        cnt = S[c0 + cell]
+        for w in range(1, 3):
+            if 3 - w <= cnt and w - 1 <= W:
+                opts[k] = _code(TRIPLE, cell, w)
+                k += 1
+    if all_wild and W >= 2:
+        opts[k] = _code(TRIPLE, 0, 3)
+        k += 1
+    for cont in range(5):
+        avail = 0
+        for c in range(4):
+            if S[c0 + cont * 4 + c] > 0:
+                avail |= 1 << c
+        if avail != 0:
+            k = _emit_masks(QUAD, cont, avail, 15, W, 1, opts, k)
+    if all_wild and W >= 3:
+        opts[k] = _code(QUAD, 0, 15)
+        k += 1
+    for cl in range(4):
+        avail = 0
+        for t in range(5):
+            if S[c0 + t * 4 + cl] > 0:
+                avail |= 1 << t
+        if avail != 0:
+            k = _emit_masks(FIVE, cl, avail, 31, W, 1, opts, k)
+    if all_wild and W >= 4:
+        opts[k] = _code(FIVE, 0, 31)
+        k += 1
+    return k
+
+
+@kernel
+def meld_size(code):
+    """Cards in a meld: triple 3, quad 4, five 5."""
+    return (code & 3) + 2
+
+
+@kernel
+def meld_atlas(code):
+    """ATLAS cards in a meld (claimed ATLAS included)."""
+    kind = code & 3
+    wild = (code >> 7) & 31
+    if kind == TRIPLE:
+        return wild
+    return POPC[wild]
+
+
+@kernel
+def _take_fewest(S, p, cell):
+    """Protocol §2: give up the species of ``cell`` with the fewest copies (> 0), ties lowest id."""
+    h = HANDS + p * N_TYPES
+    best = -1
+    for s in range(3 * cell, 3 * cell + 3):
+        c = S[h + s]
+        if c > 0 and (best < 0 or c < S[h + best]):
+            best = s
+    remove_card(S, p, best)
+    S[P_MELDED + best] += 1
+    return best
+
+
+@kernel
+def apply_meld(S, p, code, x):
+    """Lay meld ``code`` from ``p``'s hand; ``x`` is the claimed discard or -1 (self-meld)."""
+    kind = code & 3
+    loc = (code >> 2) & 31
+    wild = (code >> 7) & 31
+    xcell = x // 3 if (x >= 0 and x < ATLAS) else -1
+    if kind == TRIPLE:
+        nat = 3 - wild
+        if xcell >= 0:
+            nat -= 1
+        for _ in range(nat):
+            _take_fewest(S, p, loc)
+        S[ST_TRIPLES] += 1
+    elif kind == QUAD:
+        if wild != 15:
+            for cl in range(4):
+                if (wild >> cl) & 1 == 0 and loc * 4 + cl != xcell:
+                    _take_fewest(S, p, loc * 4 + cl)
+        S[ST_QUADS] += 1
+    else:
+        if wild != 31:
+            for cont in range(5):
+                if (wild >> cont) & 1 == 0 and cont * 4 + loc != xcell:
+                    _take_fewest(S, p, cont * 4 + loc)
+        S[ST_FIVES] += 1
+    wilds = meld_atlas(code)
+    from_hand = wilds - 1 if x == ATLAS else wilds
+    for _ in range(from_hand):
+        remove_card(S, p, ATLAS)
+    S[P_MELDED + ATLAS] += from_hand
+    if x >= 0:
+        S[P_MELDED + x] += 1
+    S[ST_ATLAS] += wilds
+
+
+@kernel
+def claim_wins(S, q, code):
+    """AT-14 (1): a claim wins when it is PAIR or its meld uses every card of ``q``'s hand."""
+    if code == PAIR:
+        return True
+    return meld_size(code) - 1 == S[P_SIZES + q]
+
+
+@kernel
+def claim_key(S, q, d, x, wins):
+    """Protocol §4 priority key as one integer (smaller = higher priority)."""
+    n = S[P_N]
+    dirv = S[P_DIR]
+    yx = (not wins) and x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2
+    a = (q - d + n) % n
+    b = (d - q + n) % n
+    dist = a if a < b else b
+    along = (((q - d) * dirv) % n + n) % n
+    return (0 if wins else 1) * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
+
+
+@kernel
+def hand_value(S, p):
+    """AT-05 value of ``p``'s hand."""
+    h = HANDS + p * N_TYPES
+    v = 0
+    for t in range(N_TYPES):
+        v += S[h + t] * _HAND_VALUE[t]
+    return v

@@ -1,0 +1,270 @@
+"""ATLAS kernel state: one flat ``int32`` array per game with named offsets (STYLE).
+
+The array ``S`` starts with the **public block** ``S[:PUB_LEN]``, exactly what AT-26 lets every
+strategy see; a strategy gets that slice and its own hand ``S[HANDS + 64*p : HANDS + 64*p + 64]``
+and nothing else. Everything after the public block is hidden (hands, cell counts, draw pile) or
+bookkeeping (round counters, per-seat counters).
+
+Public block (offsets ``P_*``):
+
+===============  ====  ==========================================================
+offset           size  meaning
+===============  ====  ==========================================================
+P_N              1     players
+P_DIR            1     direction, +1 clockwise / -1 (AT-04, AT-16)
+P_DRAW           1     cards in the draw pile
+P_NDISC          1     cards in the face-up discard pile
+P_SEAT           1     the seat deciding now (the viewer)
+P_TURN           1     the seat whose turn it is
+P_DISCARDER      1     discarder of the card under claim (-1 outside a claim window)
+P_CARD           1     the card under claim (-1 outside a claim window)
+P_TAKEN          1     TRADE: the card the viewer took (during its GIVE decision), else -1
+P_TARGET         1     TRADE: the target seat while trading, else -1
+P_ROUND          1     round index in the match
+P_TURNS          1     turns played so far in the round
+P_SIZES          10    hand size of every seat
+P_MELDED         64    per card type: cards shown in melds (and claimed discards) this round
+P_DISCC          64    per card type: cards in the face-up discard pile
+P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only during TAKE
+P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDISC`` used)
+===============  ====  ==========================================================
+
+Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
+(continent, class) cell), ``PILE`` (204 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
+round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``.
+"""
+
+import numpy as np
+
+from kernels.atlas.encoding import ATLAS, HAND_SIZE, N_CARDS, N_SPECIES, N_TYPES
+from kernels.jit import kernel
+from kernels.rng import shuffle
+
+MAX_PLAYERS = 10
+
+#: (name, size) of every field, in order; the constants below are its running offsets
+#: (tests/atlas/test_kernel_state.py checks them).
+LAYOUT: tuple[tuple[str, int], ...] = (
+    ("P_N", 1),
+    ("P_DIR", 1),
+    ("P_DRAW", 1),
+    ("P_NDISC", 1),
+    ("P_SEAT", 1),
+    ("P_TURN", 1),
+    ("P_DISCARDER", 1),
+    ("P_CARD", 1),
+    ("P_TAKEN", 1),
+    ("P_TARGET", 1),
+    ("P_ROUND", 1),
+    ("P_TURNS", 1),
+    ("P_SIZES", MAX_PLAYERS),
+    ("P_MELDED", N_TYPES),
+    ("P_DISCC", N_TYPES),
+    ("P_TARGET_HAND", N_TYPES),
+    ("P_DISCSEQ", N_CARDS),
+    ("PUB_LEN", 0),
+    # hidden
+    ("H_PILE_POS", 1),
+    ("H_PILE_END", 1),
+    ("H_FIRST", 1),
+    # round counters (protocol §6 names)
+    ("ST_WINNER", 1),
+    ("ST_END", 1),
+    ("ST_RESHUFFLES", 1),
+    ("ST_DIRCH", 1),
+    ("ST_TRIPLES", 1),
+    ("ST_QUADS", 1),
+    ("ST_FIVES", 1),
+    ("ST_YOUXIAN", 1),
+    ("ST_LCP", 1),
+    ("ST_CLAIMS", 1),
+    ("ST_SELF", 1),
+    ("ST_SKIPS", 1),
+    ("ST_REVERSES", 1),
+    ("ST_TRADES", 1),
+    ("ST_ATLAS", 1),
+    ("ST_MELD_OK", 1),  # seat allowed to self-meld next turn under after_claim_only (AT-07)
+    ("ST_ERR", 1),  # a strategy returned an index outside [0, n)
+    ("ST_DEC", 1),  # decisions taken so far in the game (all rounds)
+    ("SEAT_MELDS", MAX_PLAYERS),
+    ("SEAT_CLAIMS", MAX_PLAYERS),
+    ("SEAT_DEALT", MAX_PLAYERS * 4),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
+    ("HANDS", MAX_PLAYERS * N_TYPES),
+    ("CELLS", MAX_PLAYERS * 20),
+    ("PILE", N_CARDS),
+    ("S_LEN", 0),
+)
+
+P_N = 0
+P_DIR = 1
+P_DRAW = 2
+P_NDISC = 3
+P_SEAT = 4
+P_TURN = 5
+P_DISCARDER = 6
+P_CARD = 7
+P_TAKEN = 8
+P_TARGET = 9
+P_ROUND = 10
+P_TURNS = 11
+P_SIZES = 12
+P_MELDED = 22
+P_DISCC = 86
+P_TARGET_HAND = 150
+P_DISCSEQ = 214
+PUB_LEN = 418
+H_PILE_POS = 418
+H_PILE_END = 419
+H_FIRST = 420
+ST_WINNER = 421
+ST_END = 422
+ST_RESHUFFLES = 423
+ST_DIRCH = 424
+ST_TRIPLES = 425
+ST_QUADS = 426
+ST_FIVES = 427
+ST_YOUXIAN = 428
+ST_LCP = 429
+ST_CLAIMS = 430
+ST_SELF = 431
+ST_SKIPS = 432
+ST_REVERSES = 433
+ST_TRADES = 434
+ST_ATLAS = 435
+ST_MELD_OK = 436
+ST_ERR = 437
+ST_DEC = 438
+SEAT_MELDS = 439
+SEAT_CLAIMS = 449
+SEAT_DEALT = 459
+HANDS = 499
+CELLS = 1139
+PILE = 1339
+S_LEN = 1543
+
+#: Round end categories (protocol §6 ``end``).
+END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3
+END_ACTION_CARD, END_NO_WINNER, END_TURN_CAP, END_LAST_DISCARD = 4, 5, 6, 7
+END_NAMES = (
+    "claim",
+    "self_meld",
+    "last_card_draw",
+    "last_card_claim",
+    "action_card",
+    "no_winner",
+    "turn_cap",
+    "last_discard",
+)
+
+
+def new_state() -> np.ndarray:
+    """A zeroed game state (Python side; kernels allocate their own)."""
+    return np.zeros(S_LEN, np.int32)
+
+
+@kernel
+def next_seat(S, p):
+    """The next seat in the current direction (AT-16)."""
+    n = S[P_N]
+    return (p + S[P_DIR] + n) % n
+
+
+@kernel
+def add_card(S, p, t):
+    """Put one card of type ``t`` into seat ``p``'s hand."""
+    S[HANDS + p * N_TYPES + t] += 1
+    if t < N_SPECIES:
+        S[CELLS + p * 20 + t // 3] += 1
+    S[P_SIZES + p] += 1
+
+
+@kernel
+def remove_card(S, p, t):
+    """Take one card of type ``t`` out of seat ``p``'s hand."""
+    S[HANDS + p * N_TYPES + t] -= 1
+    if t < N_SPECIES:
+        S[CELLS + p * 20 + t // 3] -= 1
+    S[P_SIZES + p] -= 1
+
+
+@kernel
+def only_card(S, p):
+    """The type of the first card held by ``p`` (its only card when it holds one)."""
+    h = HANDS + p * N_TYPES
+    for t in range(N_TYPES):
+        if S[h + t] > 0:
+            return t
+    return -1
+
+
+@kernel
+def push_discard(S, t):
+    """Put card ``t`` face up on the discard pile (AT-09)."""
+    k = S[P_NDISC]
+    S[P_DISCSEQ + k] = t
+    S[P_NDISC] = k + 1
+    S[P_DISCC + t] += 1
+
+
+@kernel
+def draw_card(S, p):
+    """Move the top of the draw pile into ``p``'s hand and return it (AT-06); pile not empty."""
+    pos = S[H_PILE_POS]
+    t = S[PILE + pos]
+    S[H_PILE_POS] = pos + 1
+    S[P_DRAW] -= 1
+    add_card(S, p, t)
+    return t
+
+
+@kernel
+def reshuffle(S, ev_rng):
+    """AT-23: the discard pile (oldest first) is shuffled by the events stream into the draw pile."""
+    m = S[P_NDISC]
+    for i in range(m):
+        t = S[P_DISCSEQ + i]
+        S[PILE + i] = t
+        S[P_DISCC + t] -= 1
+    shuffle(ev_rng, S[PILE : PILE + m], m)
+    S[H_PILE_POS] = 0
+    S[H_PILE_END] = m
+    S[P_DRAW] = m
+    S[P_NDISC] = 0
+    S[ST_RESHUFFLES] += 1
+
+
+@kernel
+def reset_round(S, n, r):
+    """Zero everything but the decision counter, ready for round ``r``."""
+    dec = S[ST_DEC]
+    S[:] = 0
+    S[ST_DEC] = dec
+    S[P_N] = n
+    S[P_DIR] = 1
+    S[P_DISCARDER] = -1
+    S[P_CARD] = -1
+    S[P_TAKEN] = -1
+    S[P_TARGET] = -1
+    S[P_ROUND] = r
+    S[ST_WINNER] = -1
+    S[ST_END] = -1
+    S[ST_MELD_OK] = -1
+
+
+@kernel
+def deal(S, deal_rng, n):
+    """Protocol §1: shuffle the canonical deck with stream 0; card i < 13n goes to seat i % n."""
+    for i in range(3 * N_SPECIES):
+        S[PILE + i] = i // 3
+    for j in range(24):
+        S[PILE + 3 * N_SPECIES + j] = ATLAS + j // 6
+    shuffle(deal_rng, S[PILE : PILE + N_CARDS], N_CARDS)
+    for i in range(HAND_SIZE * n):
+        p = i % n
+        t = S[PILE + i]
+        add_card(S, p, t)
+        if t >= ATLAS:
+            S[SEAT_DEALT + 4 * p + t - ATLAS] += 1
+    S[H_PILE_POS] = HAND_SIZE * n
+    S[H_PILE_END] = N_CARDS
+    S[P_DRAW] = N_CARDS - HAND_SIZE * n

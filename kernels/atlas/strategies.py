@@ -1,0 +1,253 @@
+"""Built-in ATLAS strategies, dispatched by integer id inside the cached kernel (STYLE).
+
+Every strategy has one signature::
+
+    choose(dtype, hand, pub, options, n, rng) -> index in [0, n)
+
+``dtype`` is the decision type (``DT_*``: 0 claim, 1 self-meld, 2 discard, 3 trade target,
+4 trade take, 5 trade give), ``hand`` the deciding seat's ``int32[64]`` card counts, ``pub`` the
+public block of the state (``kernels.atlas.state``: ``P_*`` offsets; ``pub[P_SEAT]`` is the
+viewer), ``options[:n]`` the legal decision codes (``kernels.atlas.encoding``) and ``rng`` the
+game's strategy stream (``uint64[4]``, use ``kernels.rng.next_u64`` / ``bounded``). This is all
+AT-26 lets a player know; the driver never passes anything else. User strategies
+(``path/file.py:function``) have exactly this signature and must be Numba-compilable.
+"""
+
+import numpy as np
+
+from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, N_TYPES, PAIR, REVERSE, SKIP, TAKE, TARGET
+from kernels.atlas.state import P_DIR, P_DISCC, P_MELDED, P_N, P_SEAT, P_SIZES
+from kernels.jit import kernel
+from kernels.rng import bounded
+
+RANDOM, GREEDY, CAREFUL = 0, 1, 2
+#: (name, id, one-line description) of the built-in strategies.
+BUILTINS = (
+    ("random", RANDOM, "uniform over the legal options of every decision (strategy stream)"),
+    (
+        "greedy",
+        GREEDY,
+        "claims and melds whenever it can (largest meld first), discards the card least likely "
+        "to complete a meld, keeps ATLAS, aims SKIP/REVERSE/TRADE at the player closest to winning",
+    ),
+    (
+        "careful",
+        CAREFUL,
+        "greedy, plus it counts the cards seen (discards, shown melds): it avoids discarding "
+        "cards an opponent is likely to claim and values only melds that can still be completed",
+    ),
+)
+#: Strategy ids from this value up are user strategies (slot = id - USER_BASE).
+USER_BASE = 100
+MAX_USER = 4
+
+DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE = 0, 1, 2, 3, 4, 5
+
+
+@kernel
+def _cellcount(hand, cell):
+    return hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
+
+
+@kernel
+def _unseen_cell(hand, pub, cell):
+    """Copies of ``cell``'s 9 naturals not in ``hand``, not melded, not on the discard pile."""
+    u = 9
+    for s in range(3 * cell, 3 * cell + 3):
+        u -= hand[s] + pub[P_MELDED + s] + pub[P_DISCC + s]
+    return u
+
+
+@kernel
+def usefulness(hand, pub, t, careful, extra):
+    """How much matching card ``t`` helps complete melds with ``hand`` (+ ``extra`` copies of t)."""
+    cell = t // 3
+    cont = t // 12
+    cl = cell % 4
+    atl = hand[ATLAS]
+    tri = _cellcount(hand, cell) + extra - 1
+    quad = 0
+    quad_ok = True
+    for c in range(4):
+        if c != cl:
+            if _cellcount(hand, cont * 4 + c) > 0:
+                quad += 1
+            elif careful and _unseen_cell(hand, pub, cont * 4 + c) == 0:
+                quad_ok = False
+    five = 0
+    five_ok = True
+    for k in range(5):
+        if k != cont:
+            if _cellcount(hand, k * 4 + cl) > 0:
+                five += 1
+            elif careful and _unseen_cell(hand, pub, k * 4 + cl) == 0:
+                five_ok = False
+    if careful:
+        if tri + _unseen_cell(hand, pub, cell) + atl < 2:
+            tri = 0
+        if not quad_ok and atl == 0:
+            quad = 0
+        if not five_ok and atl == 0:
+            five = 0
+    u = 3.0 * tri + quad + 0.8 * five
+    if hand[t] + extra >= 2:
+        u += 1.0
+    return u
+
+
+@kernel
+def _closest(pub):
+    """The smallest hand size among the viewer's opponents."""
+    n = pub[P_N]
+    me = pub[P_SEAT]
+    ms = 1 << 20
+    for s in range(n):
+        if s != me and pub[P_SIZES + s] < ms:
+            ms = pub[P_SIZES + s]
+    return ms
+
+
+@kernel
+def _danger(hand, pub, t):
+    """careful: how likely an opponent claims discard ``t`` (unseen copies nearby)."""
+    if t >= ATLAS:
+        return 4.0
+    sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
+    cell = _unseen_cell(hand, pub, t // 3)
+    d = 0.6 * sp + 0.25 * cell
+    if _closest(pub) == 1:
+        d += 2.0 * sp
+    return d
+
+
+@kernel
+def keep_value(hand, pub, t, careful):
+    """Value of keeping card ``t`` (lowest is discarded first)."""
+    if t == ATLAS:
+        return 100.0
+    if t < ATLAS:
+        v = usefulness(hand, pub, t, careful, 0)
+        if careful:
+            v += _danger(hand, pub, t)
+        return v
+    n = pub[P_N]
+    me = pub[P_SEAT]
+    d = pub[P_DIR]
+    nxt = (me + d + n) % n
+    prv = (me - d + n) % n
+    ms = _closest(pub)
+    if t == SKIP or (t == REVERSE and n == 2):
+        return -2.0 if pub[P_SIZES + nxt] == ms else 2.5
+    if t == REVERSE:
+        return -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
+    return -1.0  # TRADE: always worth playing at the leader
+
+
+@kernel
+def _pick_meld(options, n):
+    """PAIR first, then the largest meld, then the fewest ATLAS; never NONE if a meld is offered."""
+    best = 0
+    bscore = -1
+    for i in range(n):
+        c = options[i]
+        if c == 0:
+            s = 0
+        elif c == PAIR:
+            s = 1000
+        else:
+            wild = (c >> 7) & 31
+            nw = wild if (c & 3) == 1 else bin_count(wild)
+            s = 100 * ((c & 3) + 2) - nw
+        if s > bscore:
+            bscore = s
+            best = i
+    return best
+
+
+@kernel
+def bin_count(x):
+    c = 0
+    while x:
+        c += x & 1
+        x >>= 1
+    return c
+
+
+@kernel
+def _pick_min_keep(hand, pub, options, n, base, careful, give):
+    best = 0
+    bv = 1e18
+    for i in range(n):
+        t = options[i] - base
+        v = keep_value(hand, pub, t, careful)
+        if give and t > ATLAS:
+            v = 6.0  # do not hand an opponent a card that wins as a last card (AT-21)
+        if v < bv:
+            bv = v
+            best = i
+    return best
+
+
+@kernel
+def _pick_target(pub, options, n):
+    """TRADE at the opponent with the fewest cards; ties: the one next in the direction."""
+    nn = pub[P_N]
+    me = pub[P_SEAT]
+    d = pub[P_DIR]
+    best = 0
+    bkey = 1 << 30
+    for i in range(n):
+        c = options[i]
+        if c >= TARGET:
+            s = c - TARGET
+            key = pub[P_SIZES + s] * 64 + (((s - me) * d) % nn + nn) % nn
+            if key < bkey:
+                bkey = key
+                best = i
+    return best
+
+
+@kernel
+def _pick_take(hand, pub, options, n, careful):
+    best = 0
+    bv = -1e18
+    for i in range(n):
+        t = options[i] - TAKE
+        if t == ATLAS:
+            v = 100.0
+        elif t < ATLAS:
+            v = usefulness(hand, pub, t, careful, 1)
+        else:
+            v = 0.5
+        if v > bv:
+            bv = v
+            best = i
+    return best
+
+
+@kernel
+def choose(sid, dtype, hand, pub, options, n, rng):
+    """Dispatch built-in strategy ``sid``; returns an index into ``options[:n]``."""
+    if sid == RANDOM:
+        return bounded(rng, n)
+    careful = sid == CAREFUL
+    if dtype in (DT_CLAIM, DT_SELF):
+        return _pick_meld(options, n)
+    if dtype == DT_DISCARD:
+        return _pick_min_keep(hand, pub, options, n, DISCARD, careful, False)
+    if dtype == DT_TARGET:
+        return _pick_target(pub, options, n)
+    if dtype == DT_TAKE:
+        return _pick_take(hand, pub, options, n, careful)
+    return _pick_min_keep(hand, pub, options, n, GIVE, careful, True)
+
+
+@kernel
+def user_placeholder(dtype, hand, pub, options, n, rng):
+    """Stand-in for an unused user-strategy slot (never called by the built-in driver)."""
+    return 0
+
+
+def hand_array() -> np.ndarray:
+    """An empty hand for tests (``int32[64]``)."""
+    return np.zeros(N_TYPES, np.int32)

@@ -1,0 +1,231 @@
+"""ATLAS game engine: rule options, strategies, and the pure chunk function over the Numba kernel.
+
+User strategies
+---------------
+A seat may name ``path/to/file.py:function`` instead of a built-in strategy. The function must be
+Numba-compilable (``@numba.njit`` or plain Python that ``njit`` accepts) with the signature of the
+built-in strategies (``kernels.atlas.strategies``)::
+
+    def choose(dtype, hand, pub, options, n, rng) -> int:
+        # dtype   decision type: 0 claim, 1 self-meld, 2 discard, 3 trade target,
+        #         4 trade take (trade_pick=seen), 5 trade give
+        # hand    int32[64]: the deciding seat's card counts (ids: kernels.atlas.encoding)
+        # pub     int32[PUB_LEN]: the public state (offsets P_* in kernels.atlas.state);
+        #         pub[P_SEAT] is the deciding seat
+        # options int32[n]: the legal decision codes; rng: uint64[4], the strategy stream
+        # returns an index into options (0 <= index < n)
+
+It sees exactly what AT-26 allows. The function is compiled into an uncached copy of the driver
+(first use in a process takes a while). See ``examples/atlas_strategy.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from numba import njit
+from numba.core.registry import CPUDispatcher
+
+from kernels.atlas import driver as _driver
+from kernels.atlas import rules as _rules
+from kernels.atlas.state import END_NAMES
+from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
+from sim.errors import CardsimError
+from sim.game import RuleOption, RunConfig, StrategyInfo
+
+_RULE_OPTIONS = (
+    RuleOption("self_melds", "any", "AT-07", "who may self-meld after drawing: any player, or only "
+               "the next player in the turn after their claim", ("any", "after_claim_only")),
+    RuleOption("all_wild_melds", False, "AT-11", "allow melds made of ATLAS cards only"),
+    RuleOption("forced_claims", False, "AT-12", "a player must claim whenever able"),
+    RuleOption("claim_turn", "stay", "AT-15", "after a claim: turn order unchanged (stay) or the "
+               "claimant discards at once and play continues from them (jump)", ("stay", "jump")),
+    RuleOption("reverse_two_players", "skip", "AT-18", "REVERSE with 2 players acts as SKIP, or "
+               "has no effect", ("skip", "none")),
+    RuleOption("trade_pick", "blind", "AT-19", "TRADE takes a random card (blind) or a card chosen "
+               "from the target's hand (seen)", ("blind", "seen")),
+    RuleOption("last_discard_wins", False, "AT-22", "discarding the last card wins (rummy style)"),
+    RuleOption("exhausted", "reshuffle", "AT-23", "empty draw pile: reshuffle the discards, or end "
+               "the round with no winner", ("reshuffle", "no_winner")),
+    RuleOption("turn_cap", 2000, "AT-23", "turns after which a round ends with no winner",
+               min=10, max=1_000_000),
+    RuleOption("rounds", 1, "AT-25", "rounds in a match", min=1, max=100),
+)  # fmt: skip
+
+_RULE_INDEX = {
+    "self_melds": (_rules.R_SELF_MELDS, ("any", "after_claim_only")),
+    "all_wild_melds": (_rules.R_ALL_WILD, None),
+    "forced_claims": (_rules.R_FORCED, None),
+    "claim_turn": (_rules.R_CLAIM_TURN, ("stay", "jump")),
+    "reverse_two_players": (_rules.R_REVERSE_2P, ("skip", "none")),
+    "trade_pick": (_rules.R_TRADE_PICK, ("blind", "seen")),
+    "last_discard_wins": (_rules.R_LAST_DISCARD, None),
+    "exhausted": (_rules.R_EXHAUSTED, ("reshuffle", "no_winner")),
+    "turn_cap": (_rules.R_TURN_CAP, None),
+    "rounds": (_rules.R_ROUNDS, None),
+}
+
+_END_DTYPE = pl.Enum(list(END_NAMES))
+_USER_DRIVERS: dict[tuple, object] = {}
+
+
+def resolve_rules(rules: dict | None) -> dict:
+    """Every rule option with its value (defaults filled in, text parsed); raises on bad input."""
+    opts = {o.name: o for o in _RULE_OPTIONS}
+    out = {o.name: o.default for o in _RULE_OPTIONS}
+    for key, value in (rules or {}).items():
+        if key not in opts:
+            raise CardsimError(f"unknown ATLAS rule option {key!r} (allowed: {', '.join(opts)})")
+        o = opts[key]
+        ok = (
+            (o.kind == "bool" and isinstance(value, bool))
+            or (o.kind == "int" and isinstance(value, int) and not isinstance(value, bool)
+                and o.min <= value <= o.max)
+            or (o.kind == "choice" and value in o.choices)
+        )  # fmt: skip
+        out[key] = value if ok else o.parse(str(value))
+    return out
+
+
+def rules_array(rules: dict | None) -> np.ndarray:
+    """The kernel's rule array (``kernels.atlas.rules`` R_* layout) of a rules dict."""
+    res = resolve_rules(rules)
+    arr = _rules.DEFAULT_RULES.copy()
+    for key, (idx, choices) in _RULE_INDEX.items():
+        v = res[key]
+        arr[idx] = choices.index(v) if choices else int(v)
+    return arr
+
+
+def _load_user(spec: str):
+    path, _, fn_name = spec.rpartition(":")
+    if not path or not fn_name or not path.endswith(".py"):
+        raise CardsimError(f"bad user strategy {spec!r}: use path/to/file.py:function")
+    p = Path(path)
+    if not p.is_file():
+        raise CardsimError(f"user strategy file not found: {path}")
+    mod_spec = importlib.util.spec_from_file_location(f"atlas_user_{abs(hash(str(p)))}", p)
+    module = importlib.util.module_from_spec(mod_spec)
+    try:
+        mod_spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file: report, do not crash the runner
+        raise CardsimError(f"cannot load user strategy {spec!r}: {exc}") from exc
+    fn = getattr(module, fn_name, None)
+    if fn is None or not callable(fn):
+        raise CardsimError(f"user strategy {spec!r}: no function {fn_name!r} in {path}")
+    if not isinstance(fn, CPUDispatcher):
+        fn = njit(cache=False)(fn)
+    return fn
+
+
+class AtlasEngine:
+    """The ATLAS :class:`sim.game.GameEngine` (2–10 players, AT-03)."""
+
+    name = "atlas"
+    player_counts = tuple(range(2, 11))
+    default_players = 4
+    rule_options = _RULE_OPTIONS
+    strategies = tuple(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS)
+
+    # -- seats -------------------------------------------------------------------------------
+    def seat_ids(self, config: RunConfig):
+        """Strategy id per seat and the driver module to run (uncached if user strategies)."""
+        n = config.players
+        if n not in self.player_counts:
+            raise CardsimError(f"ATLAS players: {n} (allowed: 2..10)")
+        if len(config.seats) != n:
+            raise CardsimError(f"{len(config.seats)} seat strategies for {n} players")
+        builtin = {s.name: s.id for s in self.strategies}
+        ids, users = [], []
+        for name in config.seats:
+            if name in builtin:
+                ids.append(builtin[name])
+            elif ":" in name and ".py" in name:
+                if name not in users:
+                    users.append(name)
+                ids.append(USER_BASE + users.index(name))
+            else:
+                raise CardsimError(
+                    f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
+                    "or path/to/file.py:function)"
+                )
+        if not users:
+            return np.array(ids, np.int64), _driver
+        if len(users) > MAX_USER:
+            raise CardsimError(f"at most {MAX_USER} different user strategies in one run")
+        key = tuple((u, os.path.getmtime(u.rpartition(":")[0])) if os.path.exists(
+            u.rpartition(":")[0]) else (u, 0) for u in users)  # fmt: skip
+        if key not in _USER_DRIVERS:
+            fns = [_load_user(u) for u in users]
+            _USER_DRIVERS[key] = _driver.build_user_driver(fns)
+        return np.array(ids, np.int64), _USER_DRIVERS[key]
+
+    # -- play --------------------------------------------------------------------------------
+    def play_arrays(self, config: RunConfig, first: int, count: int):
+        """The raw structured arrays (GAMES_DTYPE, SEATS_DTYPE) of games first..first+count-1."""
+        ids, mod = self.seat_ids(config)
+        arr = rules_array(config.rules)
+        rounds = int(arr[_rules.R_ROUNDS])
+        n = config.players
+        games = np.zeros(count * rounds, _driver.GAMES_DTYPE)
+        seats = np.zeros(count * rounds * n, _driver.SEATS_DTYPE)
+        if count > 0:
+            err = mod.simulate(np.uint64(config.seed), first, count, n, ids, arr, games, seats)
+            if err:
+                raise CardsimError(
+                    f"a user strategy returned an option index outside [0, n) in {err} round(s)"
+                )
+        return games, seats
+
+    def play_chunk(self, config: RunConfig, first: int, count: int):
+        """Play games ``first .. first+count-1``: (games table, seats table), see docs/atlas-columns.md."""
+        games, seats = self.play_arrays(config, first, count)
+        return self.frames(games, seats, config.seats)
+
+    @staticmethod
+    def frames(
+        games: np.ndarray, seats: np.ndarray, seat_names
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Polars tables of the kernel's records."""
+        g = pl.from_numpy(games)
+        g = g.with_columns(
+            pl.Series("end", np.asarray(END_NAMES)[games["end"]], dtype=pl.String).cast(_END_DTYPE)
+        )
+        names = pl.Enum(sorted(set(seat_names)))
+        g = g.with_columns(
+            [pl.lit(name, dtype=names).alias(f"strategy_{i}") for i, name in enumerate(seat_names)]
+        )
+        s = pl.from_numpy(seats)
+        strat = np.asarray(seat_names, dtype=object)[seats["seat"].astype(np.int64)]
+        s = s.with_columns(pl.Series("strategy", strat, dtype=pl.String).cast(names)).drop(
+            "strategy_id"
+        )
+        cols = s.columns
+        cols.remove("strategy")
+        cols.insert(cols.index("position") + 1, "strategy")
+        return g, s.select(cols)
+
+    # -- replay ------------------------------------------------------------------------------
+    def trace(self, config: RunConfig, game_index: int, level: int = 1):
+        """The kernel trace of one game (``kernels.atlas.driver.Trace``)."""
+        ids, mod = self.seat_ids(config)
+        return _driver.run_trace(
+            config.seed, game_index, config.players, ids, rules_array(config.rules), level, sim=mod
+        )
+
+    def replay(self, config: RunConfig, game_index: int) -> str:
+        """A readable log of one game: the kernel's choices replayed by the reference rules."""
+        from sim.rules import atlas as reference
+
+        tr = self.trace(config, game_index)
+        result = reference.replay_trace(
+            config.seed, game_index, config.players, tr.chosen(), resolve_rules(config.rules)
+        )
+        return result.log
+
+
+ENGINE = AtlasEngine()
