@@ -1,0 +1,61 @@
+"""The documentation covers what users see: every command, option, rule option, strategy and
+output column is named in README.md or docs/."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from sim.cli import cli
+from sim.config import build_config
+from sim.games import GAMES, get_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def text(*names):
+    return "\n".join((ROOT / n).read_text(encoding="utf-8") for n in names)
+
+
+def test_readme_has_exactly_the_two_setup_commands_ci_uses():
+    readme = text("README.md")
+    assert ".venv/bin/pip install -e . && .venv/bin/cardsim study" in readme
+    test_cmd = '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q'
+    assert test_cmd in readme
+    ci = text(".ci/run")
+    assert 'pip install -q -e ".[test]"' in ci and "-m pytest -q" in ci
+
+
+def test_every_command_and_option_is_documented():
+    docs = text("README.md", "docs/cli.md")
+    for name, command in cli.commands.items():
+        assert f"cardsim {name}" in docs, name
+        for param in command.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("--") and opt != "--help":
+                    assert opt in docs, f"{name} {opt}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_rule_option_and_strategy_is_documented(game):
+    engine = get_engine(game)
+    rules_doc = text(f"docs/RULES-{game}.md")
+    for o in engine.rule_options:
+        assert o.name in rules_doc, o.name
+        assert o.ruling in rules_doc, o.ruling
+    strategies_doc = text("docs/strategies.md")
+    for s in engine.strategies:
+        assert re.search(rf"`{re.escape(s.name)}`", strategies_doc), s.name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_output_column_is_documented(game):
+    engine = get_engine(game)
+    games, seats = engine.play_chunk(build_config(engine, games=3, seed=1), 0, 3)
+    doc = text(f"docs/{game}-columns.md")
+    documented = set(re.findall(r"`([A-Za-z0-9_]+)`", doc))
+    for col in [*games.columns, *seats.columns]:
+        generic = re.sub(r"\d+", "N", col)  # e.g. points_0_s2 documented as points_N_sN
+        assert col in documented or generic in documented, (
+            f"{game}: column {col} is not documented in docs/{game}-columns.md"
+        )
