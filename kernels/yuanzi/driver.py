@@ -1,0 +1,457 @@
+"""原子 driver: plays whole matches (YZ-04, YZ-25, YZ-26) in parallel, optional trace mode.
+
+``simulate(root, first, count, seat_strategy_ids, rules, out_games, out_seats)`` fills
+``out_games`` int32[count, NG] and ``out_seats`` int32[4 * count, NS] (column offsets ``G_*``
+and ``S_*`` below; ``games_table`` / ``seats_table`` turn them into structured arrays).
+Game ``first + i`` is seeded from (root, game index) alone: stream 0 deals both halves before
+any play (protocol §1), stream 2 feeds the strategies, so rows never depend on chunking or
+threads. ``simulate_trace`` also records every decision (protocol §8).
+"""
+
+import types
+
+import numpy as np
+from numba import njit, prange
+
+from kernels.jit import JIT, kernel, parallel_kernel
+from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
+from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from kernels.yuanzi.state import (
+    INFO_DAO_CARDS,
+    INFO_DEALT,
+    INFO_JOKERS,
+    N_INFO,
+    N_ST,
+    R_JOKER_INDICATOR,
+    R_SHUANGJIA,
+    ST_ACTOR,
+    ST_ATOMS,
+    ST_BOMBS,
+    ST_DAO,
+    ST_DAO_BOMBS,
+    ST_DECISIONS,
+    ST_FALLBACK,
+    ST_FINISH,
+    ST_FIRST_LEADER,
+    ST_FIRST_RECV,
+    ST_HYDROGENS,
+    ST_INDICATOR,
+    ST_ONE_TWO,
+    ST_OUT,
+    ST_PLAYS,
+    ST_POINTS,
+    ST_TEAM_PTS,
+    ST_TRICKS,
+)
+from kernels.yuanzi.strategies import N_BUILTIN, choose_builtin, choose_random
+
+# --- games matrix: one row per match -------------------------------------------------------
+# per half h, at base G_HALF * h:
+H_DAO = 0  # 刀 rank value (A = 1 … K = 13)
+H_INDICATOR = 1  # indicator card type id
+H_FALLBACK = 2  # 0 none, 1 joker, 2 point rank
+H_FIRST_RECV = 3
+H_FIRST_LEADER = 4
+H_FINISH = 5  # [4] finish position per seat
+H_POINTS = 9  # [4] points per seat
+H_TEAM_PTS = 13  # [2]
+H_TRICKS = 15
+H_PLAYS = 16
+H_BOMBS = 17
+H_DAO_BOMBS = 18
+H_ATOMS = 19
+H_HYDROGENS = 20
+H_DECISIONS = 21
+G_HALF = 22
+G_SECOND = 44  # second half played
+G_SHUANGJIA = 45
+G_WINNER = 46  # winning team 0 (南北 0,2) / 1 (东西 1,3)
+G_DELTA = 47  # [4] match score per seat
+G_BAD = 51  # out-of-range indices returned by a strategy (always 0 for built-ins)
+NG = 52
+
+# --- seats matrix: one row per (match, seat) ---------------------------------------------
+S_TEAM = 0
+# per half h, at base S_HALF0 + S_HALF * h:
+SH_CARDS = 0  # cards dealt
+SH_DAO_CARDS = 1  # 刀 cards dealt
+SH_JOKERS = 2  # jokers dealt
+SH_FINISH = 3  # finish position
+SH_POINTS = 4  # points after settlement
+S_HALF0 = 1
+S_HALF = 5
+S_DELTA = 11
+S_WON = 12
+NS = 13
+
+# --- trace rows -----------------------------------------------------------------------------
+T_GAME, T_HALF, T_SEAT, T_NLEGAL, T_CHOSEN, T_LEGAL_AT = 0, 1, 2, 3, 4, 5
+NT = 6
+
+BLOCK = 16  # games per parallel task (scratch is allocated once per block)
+
+
+@kernel
+def _record_half(h, st, info, grow, srows):
+    """Copy one finished half's outcome into the game row and the four seat rows."""
+    b = G_HALF * h
+    grow[b + H_DAO] = RANK_VALUE[st[ST_DAO]]
+    grow[b + H_INDICATOR] = st[ST_INDICATOR]
+    grow[b + H_FALLBACK] = st[ST_FALLBACK]
+    grow[b + H_FIRST_RECV] = st[ST_FIRST_RECV]
+    grow[b + H_FIRST_LEADER] = st[ST_FIRST_LEADER]
+    for s in range(4):
+        grow[b + H_FINISH + s] = st[ST_FINISH + s]
+        grow[b + H_POINTS + s] = st[ST_POINTS + s]
+        sb = S_HALF0 + S_HALF * h
+        srows[s, sb + SH_CARDS] = info[s, INFO_DEALT]
+        srows[s, sb + SH_DAO_CARDS] = info[s, INFO_DAO_CARDS]
+        srows[s, sb + SH_JOKERS] = info[s, INFO_JOKERS]
+        srows[s, sb + SH_FINISH] = st[ST_FINISH + s]
+        srows[s, sb + SH_POINTS] = st[ST_POINTS + s]
+    grow[b + H_TEAM_PTS] = st[ST_TEAM_PTS]
+    grow[b + H_TEAM_PTS + 1] = st[ST_TEAM_PTS + 1]
+    grow[b + H_TRICKS] = st[ST_TRICKS]
+    grow[b + H_PLAYS] = st[ST_PLAYS]
+    grow[b + H_BOMBS] = st[ST_BOMBS]
+    grow[b + H_DAO_BOMBS] = st[ST_DAO_BOMBS]
+    grow[b + H_ATOMS] = st[ST_ATOMS]
+    grow[b + H_HYDROGENS] = st[ST_HYDROGENS]
+    grow[b + H_DECISIONS] = st[ST_DECISIONS]
+
+
+@kernel
+def _trace(tr, trh, trn, leg, g, half, seat, buf, n, chosen):
+    """Append one decision to the trace arrays (counts keep growing past capacity)."""
+    k = trn[0]
+    at = trn[1]
+    if k < tr.shape[0]:
+        tr[k, T_GAME] = g
+        tr[k, T_HALF] = half
+        tr[k, T_SEAT] = seat
+        tr[k, T_NLEGAL] = n
+        tr[k, T_CHOSEN] = chosen
+        trh[k] = move_set_hash(buf, n)
+        if leg.shape[0] > 0:
+            tr[k, T_LEGAL_AT] = at
+            if at + n <= leg.shape[0]:
+                leg[at : at + n] = buf[:n]
+        else:
+            tr[k, T_LEGAL_AT] = -1
+    trn[0] = k + 1
+    if leg.shape[0] > 0:
+        trn[1] = at + n
+
+
+@kernel
+def play_half(
+    g,
+    half,
+    deck,
+    p,
+    up0,
+    hands,
+    played,
+    st,
+    info,
+    rules,
+    sids,
+    buf,
+    rng,
+    tr,
+    trh,
+    trn,
+    leg,
+    tracing,
+):
+    """Play one half to its end; returns the number of invalid strategy answers."""
+    begin_half(half, deck, p, up0, hands, played, st, info)
+    bad = 0
+    while True:
+        n = legal_moves(hands, st, rules, buf)
+        seat = st[ST_ACTOR]
+        idx = 0
+        if n > 1:
+            idx = choose_builtin(sids[seat], hands[seat], played, st, buf, n, rng)
+            if idx < 0 or idx >= n:
+                bad += 1
+                idx = n - 1 if buf[n - 1] == PASS else 0
+        code = buf[idx]
+        if tracing:
+            _trace(tr, trh, trn, leg, g, half, seat, buf, n, code)
+        if apply_move(code, hands, played, st, rules) == 1:
+            return bad
+
+
+@kernel
+def _match_result(st0, rules):
+    """After half 0: is it 双夹 (YZ-25)? Returns (shuangjia, winning team)."""
+    out0 = st0[ST_OUT]
+    up_team = out0 % 2
+    one_two = st0[ST_ONE_TWO] == 1
+    if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
+        x = up_team
+        for i in range(3):
+            s = st0[ST_OUT + i]
+            if st0[ST_FINISH + (s + 2) % 4] < 4:
+                x = s % 2
+        y = 1 - x
+        return one_two or st0[ST_TEAM_PTS + y] < 60, x
+    return one_two or st0[ST_TEAM_PTS + 1 - up_team] < 60, up_team
+
+
+@kernel
+def play_game(
+    root,
+    g,
+    sids,
+    rules,
+    deck0,
+    deck1,
+    hands,
+    played,
+    st,
+    info,
+    buf,
+    rng_deal,
+    rng_strat,
+    grow,
+    srows,
+    tr,
+    trh,
+    trn,
+    leg,
+    tracing,
+):
+    """One whole match of game index ``g`` into ``grow`` (NG) and ``srows`` (4 × NS)."""
+    seed_stream(rng_deal, root, g, STREAM_DEAL)
+    p0 = draw_half_deck(rng_deal, deck0, rules[R_JOKER_INDICATOR])
+    p1 = draw_half_deck(rng_deal, deck1, rules[R_JOKER_INDICATOR])
+    seed_stream(rng_strat, root, g, STREAM_STRATEGY)
+    grow[:] = -1
+    srows[:, :] = -1
+    for s in range(4):
+        srows[s, S_TEAM] = s % 2
+    bad = play_half(
+        g,
+        0,
+        deck0,
+        p0,
+        0,
+        hands,
+        played,
+        st,
+        info,
+        rules,
+        sids,
+        buf,
+        rng_strat,
+        tr,
+        trh,
+        trn,
+        leg,
+        tracing,
+    )
+    _record_half(0, st, info, grow, srows)
+    up0 = st[ST_OUT]
+    sj, winner = _match_result(st, rules)
+    if not sj:  # YZ-26: second half, 上游 of half 0 receives first and leads
+        t0 = st[ST_TEAM_PTS]
+        t1 = st[ST_TEAM_PTS + 1]
+        bad += play_half(
+            g,
+            1,
+            deck1,
+            p1,
+            up0,
+            hands,
+            played,
+            st,
+            info,
+            rules,
+            sids,
+            buf,
+            rng_strat,
+            tr,
+            trh,
+            trn,
+            leg,
+            tracing,
+        )
+        _record_half(1, st, info, grow, srows)
+        t0 += st[ST_TEAM_PTS]
+        t1 += st[ST_TEAM_PTS + 1]
+        winner = up0 % 2 if t0 == t1 else (0 if t0 > t1 else 1)
+    grow[G_SECOND] = 0 if sj else 1
+    grow[G_SHUANGJIA] = 1 if sj else 0
+    grow[G_WINNER] = winner
+    unit = 2 if sj else 1
+    for s in range(4):
+        d = unit if s % 2 == winner else -unit
+        grow[G_DELTA + s] = d
+        srows[s, S_DELTA] = d
+        srows[s, S_WON] = 1 if d > 0 else 0
+    grow[G_BAD] = bad
+
+
+@kernel
+def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, trn, leg, tracing):
+    """Games ``first+lo .. first+hi-1`` in order, with scratch allocated once."""
+    deck0 = np.empty(N_CARDS, np.uint8)
+    deck1 = np.empty(N_CARDS, np.uint8)
+    hands = np.empty((4, N_TYPES), np.uint8)
+    played = np.empty((4, N_TYPES), np.uint8)
+    st = np.empty(N_ST, np.int64)
+    info = np.empty((4, N_INFO), np.int64)
+    buf = np.empty(MAX_MOVES, np.int32)
+    rng_deal = np.empty(4, np.uint64)
+    rng_strat = np.empty(4, np.uint64)
+    for i in range(lo, hi):
+        play_game(
+            root,
+            first + i,
+            sids,
+            rules,
+            deck0,
+            deck1,
+            hands,
+            played,
+            st,
+            info,
+            buf,
+            rng_deal,
+            rng_strat,
+            out_games[i],
+            out_seats[4 * i : 4 * i + 4],
+            tr,
+            trh,
+            trn,
+            leg,
+            tracing,
+        )
+
+
+@parallel_kernel
+def simulate(root, first, count, sids, rules, out_games, out_seats):
+    """Play ``count`` matches from game index ``first`` with built-in strategies (cached)."""
+    nblocks = (count + BLOCK - 1) // BLOCK
+    for b in prange(nblocks):
+        tr = np.empty((0, NT), np.int64)
+        trh = np.empty(0, np.uint64)
+        trn = np.zeros(2, np.int64)
+        leg = np.empty(0, np.int32)
+        hi = min(count, (b + 1) * BLOCK)
+        _run_block(
+            root, first, b * BLOCK, hi, sids, rules, out_games, out_seats, tr, trh, trn, leg, False
+        )
+
+
+@kernel
+def simulate_trace(root, first, count, sids, rules, out_games, out_seats, tr, trh, trn, leg):
+    """Like ``simulate`` (one thread) and record every decision into the trace arrays."""
+    _run_block(root, first, 0, count, sids, rules, out_games, out_seats, tr, trh, trn, leg, True)
+
+
+def make_dispatch(user_fns):
+    """A jitted dispatch ``(sid, own, played, pub, legal, n, rng) -> index``: built-in ids first,
+    then ``user_fns[k]`` (jitted ``choose`` functions) as id ``N_BUILTIN + k`` (at most 4)."""
+    fns = list(user_fns) + [choose_random] * (4 - len(user_fns))
+    u0, u1, u2, u3 = fns
+
+    @njit(**_UNCACHED)
+    def dispatch(sid, own, played, pub, legal, n, rng):
+        if sid < N_BUILTIN:
+            return choose_builtin(sid, own, played, pub, legal, n, rng)
+        k = sid - N_BUILTIN
+        if k == 0:
+            return u0(own, played, pub, legal, n, rng)
+        if k == 1:
+            return u1(own, played, pub, legal, n, rng)
+        if k == 2:
+            return u2(own, played, pub, legal, n, rng)
+        return u3(own, played, pub, legal, n, rng)
+
+    return dispatch
+
+
+_UNCACHED = {**JIT, "cache": False}
+#: the driver chain that calls ``choose_builtin``; a user variant re-binds it (uncached)
+_CHAIN = ("play_half", "play_game", "_run_block", "simulate", "simulate_trace")
+
+
+def make_user_driver(dispatch):
+    """Uncached copies of ``simulate`` / ``simulate_trace`` whose strategy dispatch is ``dispatch``.
+
+    The cached driver refers to ``choose_builtin`` as a global, so that no function object is
+    passed at run time (which would defeat the disk cache); here the same Python code is compiled
+    again with that global re-bound to ``dispatch``.
+    """
+    env = dict(globals())
+    env["choose_builtin"] = dispatch
+    for name in _CHAIN:
+        py = globals()[name].py_func
+        fn = types.FunctionType(py.__code__, env, name, py.__defaults__, py.__closure__)
+        opts = {**_UNCACHED, "parallel": True} if name == "simulate" else _UNCACHED
+        env[name] = njit(**opts)(fn)
+    return env["simulate"], env["simulate_trace"]
+
+
+def run_games(root, first, count, sids, rules, driver=None):
+    """Python entry: allocate the outputs, run once per chunk, return (games, seats) matrices.
+
+    ``driver`` is a ``make_user_driver`` pair for user strategies (None: built-ins, cached).
+    """
+    out_games = np.empty((count, NG), np.int32)
+    out_seats = np.empty((4 * count, NS), np.int32)
+    sim = simulate if driver is None else driver[0]
+    if count > 0:
+        sim(
+            np.uint64(root),
+            np.int64(first),
+            np.int64(count),
+            np.asarray(sids, np.int64),
+            np.asarray(rules, np.int64),
+            out_games,
+            out_seats,
+        )
+    return out_games, out_seats
+
+
+def run_trace(root, first, count, sids, rules, keep_legal=False, driver=None):
+    """Trace mode: (games, seats, trace int64[n, NT], hashes uint64[n], legal codes int32[:]).
+
+    Trace row: game, half, seat, n_legal, chosen code, offset of its legal set in the codes
+    (-1 without ``keep_legal``); the hash column is ``encoding.move_set_hash(legal)``.
+    """
+    sids = np.asarray(sids, np.int64)
+    rules = np.asarray(rules, np.int64)
+    sim = simulate_trace if driver is None else driver[1]
+    cap = 1200 * max(count, 1)
+    cap_legal = 40 * cap if keep_legal else 0
+    while True:
+        out_games = np.empty((count, NG), np.int32)
+        out_seats = np.empty((4 * count, NS), np.int32)
+        tr = np.zeros((cap, NT), np.int64)
+        trh = np.zeros(cap, np.uint64)
+        trn = np.zeros(2, np.int64)
+        leg = np.zeros(cap_legal, np.int32)
+        sim(
+            np.uint64(root),
+            np.int64(first),
+            np.int64(count),
+            sids,
+            rules,
+            out_games,
+            out_seats,
+            tr,
+            trh,
+            trn,
+            leg,
+        )
+        if trn[0] <= cap and trn[1] <= cap_legal:
+            n = trn[0]
+            return out_games, out_seats, tr[:n], trh[:n], leg[: trn[1]]
+        cap = int(trn[0]) + 16
+        if keep_legal:
+            cap_legal = int(trn[1]) + 16

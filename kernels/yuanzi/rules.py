@@ -1,0 +1,580 @@
+"""原子 rules kernel: deal, legal moves, beats, apply a move, end of half and settlement.
+
+Follows docs/yuanzi-protocol.md (§1 deal, §2 moves, §3 beats, §4 trick, §5 settlement);
+the rulings are cited per block (YZ-nn, ../shared/RULINGS.md).
+"""
+
+import numpy as np
+
+from kernels.jit import kernel
+from kernels.rng import bounded, shuffle
+from kernels.yuanzi.encoding import (
+    ATOM,
+    ATOM_BIG_JOKER_RANK,
+    ATOM_SMALL_JOKER_RANK,
+    BIG_JOKER,
+    BOMB,
+    HYDROGEN,
+    N_CARDS,
+    PASS,
+    RANK_POINTS,
+    RANK_VALUE,
+    SMALL_JOKER,
+    TRIPLE,
+)
+from kernels.yuanzi.state import (
+    INFO_DAO_CARDS,
+    INFO_DEALT,
+    INFO_JOKERS,
+    R_DAO_BOMB,
+    R_DAO_BOMB_BEATS_DAO_BASIC,
+    R_LEAD_AFTER_OUT,
+    R_ONE_TWO_SETTLEMENT,
+    R_PASS_IS_FINAL,
+    R_PASS_ONLY_IF_UNABLE,
+    ST_ACTOR,
+    ST_ATOMS,
+    ST_BOMBS,
+    ST_CAPT,
+    ST_COUNT,
+    ST_DAO,
+    ST_DAO_BOMBS,
+    ST_DECISIONS,
+    ST_DONE,
+    ST_FALLBACK,
+    ST_FINISH,
+    ST_FIRST_LEADER,
+    ST_FIRST_RECV,
+    ST_HALF,
+    ST_HYDROGENS,
+    ST_INDICATOR,
+    ST_LAST,
+    ST_LEADER,
+    ST_NOUT,
+    ST_ONE_TWO,
+    ST_OUT,
+    ST_PASSED,
+    ST_PLAYS,
+    ST_POINTS,
+    ST_TEAM_PTS,
+    ST_TOP,
+    ST_TOP_SEAT,
+    ST_TRICK_PTS,
+    ST_TRICKS,
+)
+
+# --- move codes (same layout as encoding.pack_move, inlined for the hot loop) ------------
+
+
+@kernel
+def code_of(kind, rank, size, jokers, suit):
+    """Move code, identical to ``encoding.pack_move``."""
+    return np.int32(kind | (rank << 3) | (size << 7) | (jokers << 12) | (suit << 15))
+
+
+@kernel
+def power(code, dao):
+    """Power of a single/pair/triple/bomb/hydrogen code (protocol §2, YZ-09, YZ-11)."""
+    rank = (code >> 3) & 15
+    size = (code >> 7) & 31
+    jok = (code >> 12) & 7
+    if jok == size:  # joker-only: a 3 that is never 刀, below 4 when 3 is 刀 (YZ-11)
+        return -1 if dao == 0 else 0
+    if rank == dao:
+        return 13
+    return rank
+
+
+@kernel
+def is_dao(code, dao):
+    """A 刀 play: its rank is the 刀 and it holds no jokers (YZ-11, YZ-14)."""
+    return ((code >> 3) & 15) == dao and ((code >> 12) & 7) == 0
+
+
+@kernel
+def atom_strength(code, dao):
+    """YZ-16: 刀原子 > 大王原子 > 小王原子 > ordinary atoms by rank then suit."""
+    rank = (code >> 3) & 15
+    suit = (code >> 15) & 3
+    if rank == dao:
+        return 100 + suit
+    if rank == ATOM_BIG_JOKER_RANK:
+        return 90
+    if rank == ATOM_SMALL_JOKER_RANK:
+        return 80
+    return rank * 4 + suit
+
+
+@kernel
+def bomb_beats_bomb(play, top, dao, dao_bomb_mode):
+    """YZ-15 bomb on bomb (mode 0 over_all, 1 same_count_only)."""
+    ps = (play >> 7) & 31
+    ts = (top >> 7) & 31
+    pd = is_dao(play, dao)
+    td = is_dao(top, dao)
+    if dao_bomb_mode == 0:
+        if pd != td:
+            return pd
+        if ps != ts:
+            return ps > ts
+        return power(play, dao) > power(top, dao)
+    if ps != ts:
+        return ps > ts
+    if pd != td:
+        return pd
+    return power(play, dao) > power(top, dao)
+
+
+@kernel
+def beats(play, top, dao, rules):
+    """Does ``play`` beat ``top`` (protocol §3, YZ-13 … YZ-17)?"""
+    tk = top & 7
+    pk = play & 7
+    if tk <= TRIPLE:
+        if pk == tk:
+            return power(play, dao) > power(top, dao)  # YZ-13
+        if pk == BOMB:
+            if is_dao(top, dao):  # YZ-14
+                return rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 and is_dao(play, dao)
+            return True
+        return pk >= ATOM
+    if tk == BOMB:  # YZ-15
+        if pk >= ATOM:
+            return True
+        if pk != BOMB:
+            return False
+        return bomb_beats_bomb(play, top, dao, rules[R_DAO_BOMB])
+    if tk == ATOM:  # YZ-16
+        if pk == HYDROGEN:
+            return True
+        return pk == ATOM and atom_strength(play, dao) > atom_strength(top, dao)
+    # hydrogen on top (YZ-17)
+    return pk == HYDROGEN and power(play, dao) > power(top, dao)
+
+
+# --- legal moves ---------------------------------------------------------------------------
+
+
+@kernel
+def _emit_rank_sized(hand, r, nat, jok_avail, s, kind, buf, n):
+    """All codes of one natural rank and size ``s`` (natural count k >= 1, jokers s - k)."""
+    kmin = s - jok_avail
+    if kmin < 1:
+        kmin = 1
+    kmax = nat if nat < s else s
+    for k in range(kmin, kmax + 1):
+        buf[n] = code_of(kind, r, s, s - k, 0)
+        n += 1
+    return n
+
+
+@kernel
+def gen_all(hand, dao, buf):
+    """Every combination the hand holds (the leader's legal set, protocol §2); returns count."""
+    n = 0
+    sj = np.int64(hand[SMALL_JOKER])
+    bj = np.int64(hand[BIG_JOKER])
+    jt = sj + bj
+    for r in range(13):
+        b = r * 4
+        c0 = np.int64(hand[b])
+        c1 = np.int64(hand[b + 1])
+        c2 = np.int64(hand[b + 2])
+        c3 = np.int64(hand[b + 3])
+        nat = c0 + c1 + c2 + c3
+        if nat == 0:
+            continue
+        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
+        for s in range(1, nat + ja + 1):
+            kind = s if s < 4 else BOMB
+            n = _emit_rank_sized(hand, r, nat, ja, s, kind, buf, n)
+        if c0 == 3:
+            buf[n] = code_of(ATOM, r, 3, 0, 0)
+            n += 1
+        if c1 == 3:
+            buf[n] = code_of(ATOM, r, 3, 0, 1)
+            n += 1
+        if c2 == 3:
+            buf[n] = code_of(ATOM, r, 3, 0, 2)
+            n += 1
+        if c3 == 3:
+            buf[n] = code_of(ATOM, r, 3, 0, 3)
+            n += 1
+        if c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2:
+            buf[n] = code_of(HYDROGEN, r, 8, 0, 0)
+            n += 1
+    for s in range(1, jt + 1):  # joker-only plays, rank "3", never 刀 (YZ-11)
+        kind = s if s < 4 else BOMB
+        buf[n] = code_of(kind, 0, s, s, 0)
+        n += 1
+    if sj == 3:
+        buf[n] = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+        n += 1
+    if bj == 3:
+        buf[n] = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+        n += 1
+    return n
+
+
+@kernel
+def _gen_bomb_class(hand, dao, top, rules, buf, n):
+    """Bombs, atoms and hydrogen bombs of the hand that beat ``top``."""
+    sj = np.int64(hand[SMALL_JOKER])
+    bj = np.int64(hand[BIG_JOKER])
+    jt = sj + bj
+    for r in range(13):
+        b = r * 4
+        c0 = np.int64(hand[b])
+        c1 = np.int64(hand[b + 1])
+        c2 = np.int64(hand[b + 2])
+        c3 = np.int64(hand[b + 3])
+        nat = c0 + c1 + c2 + c3
+        if nat == 0:
+            continue
+        ja = 0 if r == dao else jt
+        for s in range(4, nat + ja + 1):
+            kmin = s - ja
+            if kmin < 1:
+                kmin = 1
+            kmax = nat if nat < s else s
+            for k in range(kmin, kmax + 1):
+                c = code_of(BOMB, r, s, s - k, 0)
+                if beats(c, top, dao, rules):
+                    buf[n] = c
+                    n += 1
+        for su in range(4):
+            if hand[b + su] == 3:
+                c = code_of(ATOM, r, 3, 0, su)
+                if beats(c, top, dao, rules):
+                    buf[n] = c
+                    n += 1
+        if c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2:
+            c = code_of(HYDROGEN, r, 8, 0, 0)
+            if beats(c, top, dao, rules):
+                buf[n] = c
+                n += 1
+    for s in range(4, jt + 1):
+        c = code_of(BOMB, 0, s, s, 0)
+        if beats(c, top, dao, rules):
+            buf[n] = c
+            n += 1
+    if sj == 3:
+        c = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+        if beats(c, top, dao, rules):
+            buf[n] = c
+            n += 1
+    if bj == 3:
+        c = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+        if beats(c, top, dao, rules):
+            buf[n] = c
+            n += 1
+    return n
+
+
+@kernel
+def gen_beats(hand, dao, top, rules, buf):
+    """Every code of the hand that beats ``top`` (YZ-13 … YZ-17); returns count."""
+    n = 0
+    tk = top & 7
+    if tk <= TRIPLE:
+        s = tk
+        tp = power(top, dao)
+        if not is_dao(top, dao):  # nothing of the same type beats a 刀 play
+            jt = np.int64(hand[SMALL_JOKER]) + np.int64(hand[BIG_JOKER])
+            for r in range(13):
+                p = 13 if r == dao else r
+                if p <= tp:
+                    continue
+                b = r * 4
+                nat = (
+                    np.int64(hand[b])
+                    + np.int64(hand[b + 1])
+                    + np.int64(hand[b + 2])
+                    + np.int64(hand[b + 3])
+                )
+                if nat == 0:
+                    continue
+                ja = 0 if r == dao else jt
+                if nat + ja >= s:
+                    n = _emit_rank_sized(hand, r, nat, ja, s, tk, buf, n)
+            if jt >= s and (-1 if dao == 0 else 0) > tp:
+                buf[n] = code_of(tk, 0, s, s, 0)
+                n += 1
+    return _gen_bomb_class(hand, dao, top, rules, buf, n)
+
+
+@kernel
+def legal_moves(hands, st, rules, buf):
+    """The legal set of the seat to act (protocol §4) into ``buf``; returns its size."""
+    seat = st[ST_ACTOR]
+    top = st[ST_TOP]
+    dao = st[ST_DAO]
+    if top == 0:  # YZ-18: the leader plays any combination and may not pass
+        return gen_all(hands[seat], dao, buf)
+    n = gen_beats(hands[seat], dao, top, rules, buf)
+    if n > 0 and rules[R_PASS_ONLY_IF_UNABLE] == 1:
+        return n
+    buf[n] = PASS
+    return n + 1
+
+
+# --- the deal (protocol §1, YZ-05 … YZ-08) -----------------------------------------------
+
+
+@kernel
+def draw_half_deck(state, deck, joker_rule):
+    """Shuffle a fresh canonical deck and draw the indicator position (stream 0 order)."""
+    for i in range(N_CARDS):
+        deck[i] = i // 3
+    shuffle(state, deck, N_CARDS)
+    p = bounded(state, N_CARDS)
+    if joker_rule == 1:  # YZ-06 redraw: rejection, uniform over non-joker positions
+        while deck[p] >= SMALL_JOKER:
+            p = bounded(state, N_CARDS)
+    return p
+
+
+@kernel
+def dao_of_indicator(card, half):
+    """(刀 rank idx, fallback) of an indicator card (YZ-06)."""
+    if card >= SMALL_JOKER:
+        return 0, 1
+    r = card // 4
+    if half == 1 and (r == 2 or r == 7 or r == 10):
+        return 0, 2
+    return r, 0
+
+
+@kernel
+def begin_half(half, deck, p, upstream0, hands, played, st, info):
+    """Deal one half from ``deck`` / indicator position ``p`` and reset the state (YZ-05..08)."""
+    card = np.int64(deck[p])
+    dao, fallback = dao_of_indicator(card, half)
+    if half == 0:
+        fr = 3 if card >= SMALL_JOKER else RANK_VALUE[card // 4] % 4  # YZ-07
+        leader = (fr + p) % 4  # YZ-08: the seat dealt the indicator
+    else:
+        fr = upstream0
+        leader = upstream0
+    hands[:, :] = 0
+    played[:, :] = 0
+    st[:] = 0
+    info[:, :] = 0
+    for i in range(N_CARDS):
+        s = (fr + i) % 4
+        c = deck[i]
+        hands[s, c] += 1
+        info[s, INFO_DEALT] += 1
+        if c >= SMALL_JOKER:
+            info[s, INFO_JOKERS] += 1
+        elif c // 4 == dao:
+            info[s, INFO_DAO_CARDS] += 1
+    st[ST_HALF] = half
+    st[ST_DAO] = dao
+    st[ST_INDICATOR] = card
+    st[ST_FALLBACK] = fallback
+    st[ST_FIRST_RECV] = fr
+    st[ST_FIRST_LEADER] = leader
+    for s in range(4):
+        st[ST_COUNT + s] = info[s, INFO_DEALT]
+        st[ST_FINISH + s] = 4
+    st[ST_TOP_SEAT] = -1
+    st[ST_ACTOR] = leader
+    st[ST_LEADER] = leader
+    st[ST_LAST] = leader
+    st[ST_TRICKS] = 1
+
+
+# --- applying a move ----------------------------------------------------------------------
+
+
+@kernel
+def _take_natural(hand, played, r, k):
+    """Give up k natural cards of rank r, each from the suit with the fewest copies > 0."""
+    b = r * 4
+    for _ in range(k):
+        best = -1
+        bc = 99
+        for su in range(4):
+            c = hand[b + su]
+            if c > 0 and c < bc:
+                bc = c
+                best = su
+        hand[b + best] -= 1
+        played[b + best] += 1
+
+
+@kernel
+def remove_cards(hand, played, code):
+    """Remove the physical cards of ``code`` from ``hand`` (protocol §2); returns their points."""
+    kind = code & 7
+    rank = (code >> 3) & 15
+    size = (code >> 7) & 31
+    jok = (code >> 12) & 7
+    if kind == ATOM:
+        if rank == ATOM_SMALL_JOKER_RANK:
+            t = SMALL_JOKER
+        elif rank == ATOM_BIG_JOKER_RANK:
+            t = BIG_JOKER
+        else:
+            t = rank * 4 + ((code >> 15) & 3)
+        hand[t] -= 3
+        played[t] += 3
+        return 3 * RANK_POINTS[rank] if rank < 13 else 0
+    if kind == HYDROGEN:
+        for su in range(4):
+            hand[rank * 4 + su] -= 2
+            played[rank * 4 + su] += 2
+        return 8 * RANK_POINTS[rank]
+    small = np.int64(hand[SMALL_JOKER])
+    if small > jok:
+        small = jok
+    hand[SMALL_JOKER] -= small
+    played[SMALL_JOKER] += small
+    hand[BIG_JOKER] -= jok - small
+    played[BIG_JOKER] += jok - small
+    k = size - jok
+    if k == 0:
+        return 0
+    _take_natural(hand, played, rank, k)
+    return k * RANK_POINTS[rank]
+
+
+@kernel
+def move_cards(code):
+    """Number of cards a code plays."""
+    return (code >> 7) & 31
+
+
+@kernel
+def _count_play(st, code, dao):
+    kind = code & 7
+    st[ST_PLAYS] += 1
+    if kind == BOMB:
+        st[ST_BOMBS] += 1
+        if is_dao(code, dao):
+            st[ST_DAO_BOMBS] += 1
+    elif kind == ATOM:
+        st[ST_ATOMS] += 1
+    elif kind == HYDROGEN:
+        st[ST_HYDROGENS] += 1
+
+
+@kernel
+def half_over(st):
+    """YZ-20: a 1-2 finish (returns 2), three out (returns 3), else 0."""
+    nout = st[ST_NOUT]
+    if nout >= 3:
+        return 3
+    if nout == 2 and (st[ST_OUT] + st[ST_OUT + 1]) % 2 == 0:
+        return 2  # both out seats are partners (same parity), both opponents hold cards
+    return 0
+
+
+@kernel
+def hand_points(hand):
+    """Point cards left in a hand (YZ-03)."""
+    t = 0
+    for r in (2, 7, 10):
+        b = r * 4
+        t += (np.int64(hand[b]) + hand[b + 1] + hand[b + 2] + hand[b + 3]) * RANK_POINTS[r]
+    return t
+
+
+@kernel
+def settle(hands, st, rules, kind):
+    """YZ-21 … YZ-24: award the open trick, move the 下游 points, finish positions, teams."""
+    top_seat = st[ST_TOP_SEAT]
+    st[ST_CAPT + top_seat] += st[ST_TRICK_PTS]  # YZ-21
+    st[ST_TRICK_PTS] = 0
+    for s in range(4):
+        st[ST_POINTS + s] = st[ST_CAPT + s]
+    first = st[ST_OUT]
+    for i in range(st[ST_NOUT]):
+        st[ST_FINISH + st[ST_OUT + i]] = i + 1
+    for s in range(4):
+        if st[ST_COUNT + s] == 0:
+            continue
+        hp = hand_points(hands[s])
+        if kind == 3:  # YZ-22: hand points to the third out, captured points to the 上游
+            st[ST_POINTS + st[ST_OUT + 2]] += hp
+            st[ST_POINTS + first] += st[ST_CAPT + s]
+            st[ST_POINTS + s] = 0
+        elif rules[R_ONE_TWO_SETTLEMENT] == 0:  # YZ-23 all
+            st[ST_POINTS + first] += hp + st[ST_CAPT + s]
+            st[ST_POINTS + s] = 0
+        else:  # YZ-23 hand_only
+            st[ST_POINTS + first] += hp
+    st[ST_ONE_TWO] = 1 if kind == 2 else 0
+    st[ST_TEAM_PTS] = st[ST_POINTS] + st[ST_POINTS + 2]
+    st[ST_TEAM_PTS + 1] = st[ST_POINTS + 1] + st[ST_POINTS + 3]
+    st[ST_DONE] = 1
+
+
+@kernel
+def _next_actor(st, last):
+    """First seat after ``last`` holding cards, not the top seat, not passed; -1 if none."""
+    for d in range(1, 4):
+        q = (last + d) % 4
+        if st[ST_COUNT + q] > 0 and q != st[ST_TOP_SEAT] and st[ST_PASSED + q] == 0:
+            return q
+    return -1
+
+
+@kernel
+def _end_trick(st, rules):
+    """YZ-19: the top seat takes the trick; the next leader leads a new trick."""
+    ts = st[ST_TOP_SEAT]
+    st[ST_CAPT + ts] += st[ST_TRICK_PTS]
+    st[ST_TRICK_PTS] = 0
+    if st[ST_COUNT + ts] > 0:
+        leader = ts
+    elif rules[R_LEAD_AFTER_OUT] == 1:
+        leader = (ts + 2) % 4  # 接风
+    else:
+        leader = -1
+        for d in range(1, 4):
+            q = (ts + d) % 4
+            if st[ST_COUNT + q] > 0:
+                leader = q
+                break
+    for s in range(4):
+        st[ST_PASSED + s] = 0
+    st[ST_TOP] = 0
+    st[ST_TOP_SEAT] = -1
+    st[ST_LEADER] = leader
+    st[ST_ACTOR] = leader
+    st[ST_TRICKS] += 1
+
+
+@kernel
+def apply_move(code, hands, played, st, rules):
+    """Apply the actor's move in place (protocol §4, §5); returns 1 when the half has ended."""
+    q = st[ST_ACTOR]
+    st[ST_DECISIONS] += 1
+    st[ST_LAST] = q
+    if code == PASS:
+        st[ST_PASSED + q] = 1
+    else:
+        dao = st[ST_DAO]
+        st[ST_TRICK_PTS] += remove_cards(hands[q], played[q], code)
+        st[ST_COUNT + q] -= (code >> 7) & 31
+        st[ST_TOP] = code
+        st[ST_TOP_SEAT] = q
+        _count_play(st, code, dao)
+        if rules[R_PASS_IS_FINAL] == 0:
+            for s in range(4):
+                st[ST_PASSED + s] = 0
+        if st[ST_COUNT + q] == 0:
+            st[ST_OUT + st[ST_NOUT]] = q
+            st[ST_NOUT] += 1
+            kind = half_over(st)
+            if kind != 0:
+                settle(hands, st, rules, kind)
+                return 1
+    nxt = _next_actor(st, q)
+    if nxt < 0:
+        _end_trick(st, rules)
+    else:
+        st[ST_ACTOR] = nxt
+    return 0

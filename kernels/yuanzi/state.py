@@ -1,0 +1,88 @@
+"""原子 kernel state: the rule array layout and the flat per-game state row (named offsets).
+
+Per game the kernel keeps (STYLE: flat integer arrays, no objects):
+
+* ``hands``  uint8[4, 54]  cards in hand per seat and card type (hidden information);
+* ``played`` uint8[4, 54]  cards played so far in this half, per seat (public, YZ-28);
+* ``st``     int64[N_ST]   the public state of the half (offsets ``ST_*`` below) — the
+  strategies receive it as their public view, so nothing hidden may ever be stored in it;
+* ``info``   int64[4, N_INFO] what each seat was dealt (hidden; only for the outcome tables).
+
+Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as globals.
+"""
+
+import numpy as np
+
+# --- rule array (YZ rulings) -------------------------------------------------------------
+R_JOKER_INDICATOR = 0  # YZ-06: 0 three, 1 redraw
+R_DAO_BOMB_BEATS_DAO_BASIC = 1  # YZ-14: 1 true, 0 false
+R_DAO_BOMB = 2  # YZ-15: 0 over_all, 1 same_count_only
+R_PASS_ONLY_IF_UNABLE = 3  # YZ-18: 0 false, 1 true
+R_PASS_IS_FINAL = 4  # YZ-18: 0 false, 1 true
+R_LEAD_AFTER_OUT = 5  # YZ-19: 0 next, 1 partner
+R_ONE_TWO_SETTLEMENT = 6  # YZ-23: 0 all, 1 hand_only
+R_SHUANGJIA = 7  # YZ-25: 0 both_out_team, 1 upstream_team
+N_RULES = 8
+
+#: (option name, ruling, default, allowed values in array order) — the array encodes the index.
+RULE_LAYOUT = (
+    ("joker_indicator", "YZ-06", "three", ("three", "redraw")),
+    ("dao_bomb_beats_dao_basic", "YZ-14", True, (False, True)),
+    ("dao_bomb", "YZ-15", "over_all", ("over_all", "same_count_only")),
+    ("pass_only_if_unable", "YZ-18", False, (False, True)),
+    ("pass_is_final", "YZ-18", False, (False, True)),
+    ("lead_after_out", "YZ-19", "next", ("next", "partner")),
+    ("one_two_settlement", "YZ-23", "all", ("all", "hand_only")),
+    ("shuangjia", "YZ-25", "both_out_team", ("both_out_team", "upstream_team")),
+)
+
+
+def rules_array(rules: dict | None = None) -> np.ndarray:
+    """The int64 rule array for a dict of option values (missing options take their default)."""
+    rules = rules or {}
+    arr = np.zeros(N_RULES, np.int64)
+    for i, (name, _ruling, default, values) in enumerate(RULE_LAYOUT):
+        value = rules.get(name, default)
+        if value not in values:
+            raise ValueError(f"rule {name}: {value!r} not in {values}")
+        arr[i] = values.index(value)
+    return arr
+
+
+# --- public state row st[] ----------------------------------------------------------------
+ST_HALF = 0  # 0 first half, 1 second half
+ST_DAO = 1  # 刀 rank idx (YZ-06)
+ST_ACTOR = 2  # seat to act now
+ST_TOP = 3  # move code on top of the trick, 0 while leading
+ST_TOP_SEAT = 4  # seat of the top play (-1 while leading)
+ST_PASSED = 5  # [4] passed since the last play (or this trick with pass_is_final)
+ST_COUNT = 9  # [4] cards in hand per seat
+ST_NOUT = 13  # seats out so far
+ST_OUT = 14  # [4] seats in the order they went out
+ST_CAPT = 18  # [4] points captured per seat (YZ-19)
+ST_TRICK_PTS = 22  # points in the current trick
+ST_LEADER = 23  # leader of the current trick
+ST_DONE = 24  # 1 once the half has ended
+ST_TRICKS = 25  # tricks started (leads) in this half
+ST_PLAYS = 26  # non-pass moves
+ST_BOMBS = 27  # bombs played (incl. 刀 bombs)
+ST_DAO_BOMBS = 28  # 刀 bombs played
+ST_ATOMS = 29  # atoms played
+ST_HYDROGENS = 30  # hydrogen bombs played
+ST_DECISIONS = 31  # decisions (plays + passes)
+ST_POINTS = 32  # [4] seat points after settlement (YZ-22..24)
+ST_FINISH = 36  # [4] finish position per seat, 4 = 下游
+ST_ONE_TWO = 40  # 1 if the half ended in a 1-2 finish
+ST_INDICATOR = 41  # indicator card type (YZ-05, shown to all)
+ST_FALLBACK = 42  # 0 none, 1 joker, 2 point rank (YZ-06)
+ST_FIRST_RECV = 43  # first receiver (YZ-07)
+ST_FIRST_LEADER = 44  # first leader (YZ-08)
+ST_TEAM_PTS = 45  # [2] team points after settlement
+ST_LAST = 47  # last seat that acted
+N_ST = 48
+
+# --- hidden per-seat deal info info[seat, ] -----------------------------------------------
+INFO_DEALT = 0  # cards dealt (41 or 40)
+INFO_DAO_CARDS = 1  # 刀 cards dealt
+INFO_JOKERS = 2  # jokers dealt
+N_INFO = 3

@@ -1,0 +1,377 @@
+"""原子 built-in strategies, dispatched by integer id inside the cached driver.
+
+Every strategy has one signature (also the one a user-written strategy must have)::
+
+    choose(own, played, pub, legal, n_legal, rng) -> int   # index into legal[:n_legal]
+
+* ``own``     uint8[54]    the deciding seat's own hand (card-type counts; read only);
+* ``played``  uint8[4, 54] cards played so far this half, per seat (YZ-28);
+* ``pub``     int64[N_ST]  the public state row (``kernels.yuanzi.state.ST_*``): half, 刀 rank,
+  seat to act (``ST_ACTOR``), top code and seat, passed flags, card counts, out order,
+  captured points, points in the trick;
+* ``legal``   int32[:]     legal move codes (``kernels.yuanzi.encoding``); PASS = 0 if allowed;
+* ``n_legal`` number of legal codes;  ``rng``: uint64[4] xoshiro state of the strategy stream.
+
+Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
+"""
+
+import numpy as np
+
+from kernels.jit import kernel
+from kernels.rng import bounded
+from kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
+from kernels.yuanzi.rules import atom_strength, is_dao, power
+from kernels.yuanzi.state import (
+    ST_ACTOR,
+    ST_COUNT,
+    ST_DAO,
+    ST_TOP,
+    ST_TOP_SEAT,
+    ST_TRICK_PTS,
+)
+
+RANDOM, GREEDY, POINTS, BOMBER, PLANNER = 0, 1, 2, 3, 4
+#: (name, id, one-line description) of each built-in strategy.
+BUILTIN = (
+    ("random", RANDOM, "uniform over the legal moves, pass included (strategy RNG stream)"),
+    (
+        "greedy",
+        GREEDY,
+        "sheds its weakest combinations first, beats with the cheapest sufficient play, keeps "
+        "bombs unless the trick holds >= 20 points or an opponent has <= 5 cards, never beats "
+        "its partner",
+    ),
+    (
+        "points",
+        POINTS,
+        "plays for points: wins tricks holding >= 10 points, feeds 5/10/K to a partner who "
+        "controls the trick, withholds them while opponents control it",
+    ),
+    (
+        "bomber",
+        BOMBER,
+        "aggressive: answers every opponent play with its cheapest bomb, atom or hydrogen "
+        "to seize the trick and the lead",
+    ),
+    (
+        "planner",
+        PLANNER,
+        "splits the hand into the fewest combinations (one per rank) and only ever plays whole "
+        "combinations of that plan, bombs when near the end or the trick is rich",
+    ),
+)
+N_BUILTIN = len(BUILTIN)
+
+_BIG = 1 << 40
+DANGER_CARDS = 5  # an opponent with this few cards is "about to go out"
+
+
+@kernel
+def nat_of(own, r):
+    """Natural cards of rank idx ``r`` in the hand."""
+    b = r * 4
+    return np.int64(own[b]) + own[b + 1] + own[b + 2] + own[b + 3]
+
+
+@kernel
+def jokers_of(own):
+    return np.int64(own[52]) + own[53]
+
+
+@kernel
+def opponent_min_count(pub, seat):
+    """Fewest cards held by an opponent still in the half (99 if none)."""
+    m = 99
+    for d in (1, 3):
+        c = pub[ST_COUNT + (seat + d) % 4]
+        if 0 < c < m:
+            m = c
+    return m
+
+
+@kernel
+def basic_cost(own, code, dao):
+    """How much a single/pair/triple costs to give up (lower is cheaper)."""
+    rank = (code >> 3) & 15
+    size = (code >> 7) & 31
+    jok = (code >> 12) & 7
+    cost = (power(code, dao) + 2) * 10
+    if jok == size:
+        return cost + 150  # joker-only: wild cards are worth keeping
+    cost += jok * 60
+    nat = nat_of(own, rank)
+    if nat >= 4:
+        cost += 300  # breaks a bomb
+    elif nat > size - jok:
+        cost += 40  # breaks a group
+    return cost
+
+
+@kernel
+def bomb_cost(code, dao):
+    """How much a bomb-class play costs to give up."""
+    kind = code & 7
+    size = (code >> 7) & 31
+    jok = (code >> 12) & 7
+    if kind == BOMB:
+        c = 1000 + size * 30 + power(code, dao) + jok * 10
+        if is_dao(code, dao):
+            c += 300
+        return c
+    if kind == ATOM:
+        return 2000 + atom_strength(code, dao)
+    return 3000 + power(code, dao)
+
+
+@kernel
+def move_cost(own, code, dao):
+    if (code & 7) <= TRIPLE:
+        return basic_cost(own, code, dao)
+    return bomb_cost(code, dao)
+
+
+@kernel
+def code_points(code):
+    """Points carried by the natural cards of a code."""
+    kind = code & 7
+    rank = (code >> 3) & 15
+    if kind == ATOM:
+        return 3 * RANK_POINTS[rank] if rank < 13 else 0
+    if kind == HYDROGEN:
+        return 8 * RANK_POINTS[rank]
+    return (((code >> 7) & 31) - ((code >> 12) & 7)) * RANK_POINTS[rank]
+
+
+@kernel
+def find_pass(legal, n):
+    for i in range(n):
+        if legal[i] == PASS:
+            return i
+    return -1
+
+
+@kernel
+def goes_out(own_count, code):
+    return code != PASS and ((code >> 7) & 31) == own_count
+
+
+@kernel
+def cheapest(own, legal, n, dao, extra_points_cost):
+    """Index of the cheapest non-pass move (point cards cost ``extra_points_cost`` each 5)."""
+    best = -1
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS:
+            continue
+        cost = move_cost(own, c, dao) + extra_points_cost * code_points(c) // 5
+        if cost < bc:
+            bc = cost
+            best = i
+    return best
+
+
+@kernel
+def choose_random(own, played, pub, legal, n, rng):
+    """random: uniform over the legal moves."""
+    return bounded(rng, n)
+
+
+@kernel
+def choose_greedy(own, played, pub, legal, n, rng):
+    """greedy: weakest first, cheapest sufficient beat, bombs kept for rich or urgent tricks."""
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    for i in range(n):
+        if goes_out(total, legal[i]):
+            return i
+    if pub[ST_TOP] == 0:
+        return cheapest(own, legal, n, dao, 0)
+    ip = find_pass(legal, n)
+    if pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0:
+        return ip
+    allow_bomb = pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    best = ip
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or ((c & 7) > TRIPLE and not allow_bomb):
+            continue
+        cost = move_cost(own, c, dao)
+        if cost < bc:
+            bc = cost
+            best = i
+    if best < 0:
+        best = cheapest(own, legal, n, dao, 0)
+    return best
+
+
+@kernel
+def choose_points(own, played, pub, legal, n, rng):
+    """points: take rich tricks, feed point cards to the partner, withhold them otherwise."""
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    for i in range(n):
+        if goes_out(total, legal[i]):
+            return i
+    if pub[ST_TOP] == 0:
+        return cheapest(own, legal, n, dao, 12)  # lead without point cards when possible
+    ip = find_pass(legal, n)
+    tp = pub[ST_TRICK_PTS]
+    danger = opponent_min_count(pub, seat) <= DANGER_CARDS
+    best = ip
+    bc = _BIG
+    if pub[ST_TOP_SEAT] == (seat + 2) % 4:
+        # partner controls: feed the basic play carrying the most points
+        for i in range(n):
+            c = legal[i]
+            if c == PASS or (c & 7) > TRIPLE:
+                continue
+            pts = code_points(c)
+            if pts == 0:
+                continue
+            cost = basic_cost(own, c, dao) - pts * 20
+            if cost < bc:
+                bc = cost
+                best = i
+    elif tp >= 10 or danger:
+        allow_bomb = tp >= 25 or danger
+        for i in range(n):
+            c = legal[i]
+            if c == PASS or ((c & 7) > TRIPLE and not allow_bomb):
+                continue
+            cost = move_cost(own, c, dao)
+            if cost < bc:
+                bc = cost
+                best = i
+    else:
+        for i in range(n):  # cheap beats only, and never with point cards
+            c = legal[i]
+            if c == PASS or (c & 7) > TRIPLE or code_points(c) > 0:
+                continue
+            cost = basic_cost(own, c, dao)
+            if cost < bc:
+                bc = cost
+                best = i
+    if best < 0:
+        best = cheapest(own, legal, n, dao, 12)
+    return best
+
+
+@kernel
+def choose_bomber(own, played, pub, legal, n, rng):
+    """bomber: bomb every opponent play at once; lead the weakest combination."""
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    for i in range(n):
+        if goes_out(total, legal[i]):
+            return i
+    if pub[ST_TOP] == 0:
+        return cheapest(own, legal, n, dao, 0)
+    ip = find_pass(legal, n)
+    if pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0:
+        return ip
+    best = -1
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or (c & 7) <= TRIPLE:
+            continue
+        cost = bomb_cost(c, dao)
+        if cost < bc:
+            bc = cost
+            best = i
+    if best >= 0:
+        return best
+    best = cheapest(own, legal, n, dao, 0)
+    return best if best >= 0 else ip
+
+
+@kernel
+def is_whole(own, code):
+    """Does ``code`` play exactly one whole combination of the plan (a rank, or all jokers)?"""
+    kind = code & 7
+    rank = (code >> 3) & 15
+    size = (code >> 7) & 31
+    jok = (code >> 12) & 7
+    if kind == ATOM:
+        return rank >= 13 or nat_of(own, rank) == 3
+    if kind == HYDROGEN:
+        return nat_of(own, rank) == 8
+    if jok == size:
+        return size == jokers_of(own)
+    return jok == 0 and size == nat_of(own, rank)
+
+
+@kernel
+def plan_size(own):
+    """Combinations in the plan: one per rank held, plus one for the jokers."""
+    g = 0
+    for r in range(13):
+        if nat_of(own, r) > 0:
+            g += 1
+    if jokers_of(own) > 0:
+        g += 1
+    return g
+
+
+@kernel
+def choose_planner(own, played, pub, legal, n, rng):
+    """planner: play whole combinations of a fewest-combinations plan, lowest first."""
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    for i in range(n):
+        if goes_out(total, legal[i]):
+            return i
+    groups = plan_size(own)
+    ip = find_pass(legal, n)
+    leading = pub[ST_TOP] == 0
+    if not leading and pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0:
+        return ip
+    allow_bomb = (
+        leading
+        or groups <= 2
+        or pub[ST_TRICK_PTS] >= 15
+        or opponent_min_count(pub, seat) <= DANGER_CARDS
+    )
+    best = -1
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or not is_whole(own, c):
+            continue
+        kind = c & 7
+        if kind > TRIPLE and not allow_bomb:
+            continue
+        if (c >> 12) & 7 == (c >> 7) & 31:
+            cost = 900 + ((c >> 7) & 31)  # the joker group goes last among the small plays
+        elif kind <= TRIPLE:
+            cost = (power(c, dao) + 2) * 10
+        else:
+            cost = bomb_cost(c, dao)
+        if cost < bc:
+            bc = cost
+            best = i
+    if best >= 0:
+        return best
+    if ip >= 0:
+        return ip
+    return cheapest(own, legal, n, dao, 0)
+
+
+@kernel
+def choose_builtin(sid, own, played, pub, legal, n, rng):
+    """Dispatch a built-in strategy by id; returns an index into ``legal``."""
+    if sid == GREEDY:
+        return choose_greedy(own, played, pub, legal, n, rng)
+    if sid == POINTS:
+        return choose_points(own, played, pub, legal, n, rng)
+    if sid == BOMBER:
+        return choose_bomber(own, played, pub, legal, n, rng)
+    if sid == PLANNER:
+        return choose_planner(own, played, pub, legal, n, rng)
+    return choose_random(own, played, pub, legal, n, rng)
