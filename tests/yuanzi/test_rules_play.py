@@ -435,6 +435,11 @@ def test_replay_trace_reproduces_a_match_and_rejects_bad_traces():
         replay_trace(deal, bad)
 
 
+def test_a_chooser_returning_an_illegal_code_is_rejected():
+    with pytest.raises(ValueError, match="not among its legal moves"):
+        play_match(deal_from_seed(8, 1), lambda view, legal: PASS)  # the leader may not pass
+
+
 def test_log_reports_deal_tricks_settlement_and_result():
     m = play_match(deal_from_seed(8, 1), random_chooser(5))
     text = "\n".join(m.log)
