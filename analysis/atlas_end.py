@@ -1,0 +1,127 @@
+"""ATLAS: how rounds end (claim, self-meld, last card, action card, …), no-winner and turn-cap
+rates, and the effect of the player count when several runs are given."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from analysis import plots
+from analysis.exprs import with_rate
+from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+
+KEY = "atlas_end"
+#: protocol §6 end codes, in order
+END_NAMES = (
+    "claim",
+    "self_meld",
+    "last_card_draw",
+    "last_card_claim",
+    "action_card",
+    "no_winner",
+    "turn_cap",
+    "last_discard",
+)
+
+
+def ends(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Share of rounds per end kind (all kinds listed, zero-filled), 95 % Wilson intervals."""
+    counts = games.group_by(pl.col("end").cast(pl.String)).agg(k=pl.len().cast(pl.Int64))
+    n = games.select(n=pl.len().cast(pl.Int64))
+    grid = pl.LazyFrame({"end": list(END_NAMES), "order": list(range(len(END_NAMES)))})
+    joined = (
+        grid.join(counts, on="end", how="left")
+        .with_columns(pl.col("k").fill_null(0))
+        .join(n, how="cross")
+        .sort("order")
+        .select("end", "k", "n")
+    )
+    return with_rate(joined)
+
+
+def by_players(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
+    """One row: players, rounds, no-winner share, mean turns, first-player share of wins."""
+    decided = pl.col("winner") >= 0
+    return games.select(
+        pl.lit(players, pl.Int64).alias("players"),
+        pl.len().cast(pl.Int64).alias("rounds"),
+        (~decided).sum().cast(pl.Int64).alias("no_winner"),
+        pl.col("turns").mean().alias("mean_turns"),
+        decided.sum().cast(pl.Int64).alias("decided"),
+        (decided & (pl.col("winner") == pl.col("first_player")))
+        .sum()
+        .cast(pl.Int64)
+        .alias("first_wins"),
+    )
+
+
+def queries(run) -> dict[str, pl.LazyFrame]:
+    return {"ends": ends(run.games), "players": by_players(run.games, run.players)}
+
+
+def section(items: list[RunData]) -> Section:
+    sec = Section(
+        KEY,
+        "How rounds end",
+        "Share of rounds by how they end (protocol §6): a winning claim, a self-meld that "
+        "empties the hand, the last card paired by a draw or a claim, a last action card, a "
+        "last discard (variant), or no winner (empty piles, AT-23) and the turn cap.",
+    )
+    df = stack(items, f"{KEY}.ends")
+    sec.tables.append(Table("ends", "How rounds end", df, ("rate",)))
+    group = "run" if len(items) > 1 else None
+    sec.figures.append(
+        Figure(
+            "ends",
+            "round ends",
+            plots.bar_rates(
+                df, "end", group=group, title="How rounds end (95 % CI)", xlabel="", ylabel="share"
+            ),
+        )
+    )
+    for it in items:
+        e = {r["end"]: r for r in it.get(f"{KEY}.ends").iter_rows(named=True)}
+        nw, tc = e["no_winner"], e["turn_cap"]
+        sec.findings.append(
+            Finding(
+                f"{prefix(items, it)}{pm(nw['rate'], nw['rate_lo'], nw['rate_hi'])} of rounds end "
+                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap."
+            )
+        )
+    if len(items) > 1:
+        rows = []
+        for it in items:
+            r = it.get(f"{KEY}.players")
+            rows.append(r.select(pl.lit(it.label).alias("run"), pl.all()))
+        pdf = pl.concat(rows)
+        pdf = with_rate(pdf.lazy(), "no_winner", "rounds", "no_winner_rate")
+        pdf = (
+            with_rate(pdf, "first_wins", "decided", "first_share")
+            .with_columns(fair_share=1.0 / pl.col("players"))
+            .collect()
+        )
+        sec.tables.append(
+            Table(
+                "players",
+                "Effect of the player count",
+                pdf.sort("players"),
+                ("no_winner_rate", "first_share", "fair_share"),
+            )
+        )
+        sec.figures.append(
+            Figure(
+                "players",
+                "player count",
+                plots.line_rates(
+                    pdf.with_columns(
+                        rate=pl.col("first_share"),
+                        rate_lo=pl.col("first_share_lo"),
+                        rate_hi=pl.col("first_share_hi"),
+                    ),
+                    "players",
+                    title="First player's share of wins by player count (95 % band)",
+                    xlabel="players",
+                    ylabel="first player's share",
+                ),
+            )
+        )
+    return sec

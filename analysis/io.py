@@ -1,0 +1,168 @@
+"""Open run directories for analysis: manifest, one ``scan_parquet`` per table, warnings.
+
+A run directory (see ``sim/runner.py``) holds ``manifest.json`` and the Parquet parts of every
+finished chunk. :func:`open_run` checks the directory, scans the parts of the chunks marked
+``done`` (a half-finished run is analysed with the games it has, and says so in
+:attr:`Run.warnings`) and never reads the data itself: the analyses get LazyFrames.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from sim.errors import CardsimError
+
+MANIFEST = "manifest.json"
+TABLES = ("games", "seats")
+_REQUIRED_KEYS = ("game", "players", "seats", "rules", "seed", "games", "chunks")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run directory, ready to analyse: its manifest and lazily scanned tables."""
+
+    path: Path
+    manifest: dict
+    games: pl.LazyFrame
+    seats: pl.LazyFrame
+    games_done: int
+    chunks_done: int
+    chunks_total: int
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def game(self) -> str:
+        return str(self.manifest["game"])
+
+    @property
+    def players(self) -> int:
+        return int(self.manifest["players"])
+
+    @property
+    def strategies(self) -> list[str]:
+        return [str(s) for s in self.manifest["seats"]]
+
+    @property
+    def rules(self) -> dict:
+        return dict(self.manifest["rules"])
+
+    @property
+    def games_planned(self) -> int:
+        return int(self.manifest["games"])
+
+    @property
+    def complete(self) -> bool:
+        return self.chunks_done == self.chunks_total
+
+
+def read_manifest(path: Path) -> dict:
+    """The manifest of run directory ``path``; :class:`CardsimError` if it is not a run."""
+    path = Path(path)
+    if not path.exists():
+        raise CardsimError(f"{path}: no such directory")
+    if not path.is_dir():
+        raise CardsimError(f"{path}: not a directory (give a run directory made by cardsim run)")
+    if not any(path.iterdir()):
+        raise CardsimError(f"{path}: the directory is empty (no run has been written there)")
+    mpath = path / MANIFEST
+    if not mpath.is_file():
+        raise CardsimError(f"{path}: not a cardsim run directory (no {MANIFEST})")
+    try:
+        manifest = json.loads(mpath.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CardsimError(f"{mpath}: unreadable manifest ({e})") from None
+    missing = [k for k in _REQUIRED_KEYS if not isinstance(manifest, dict) or k not in manifest]
+    if missing:
+        raise CardsimError(f"{mpath}: not a cardsim manifest (missing {', '.join(missing)})")
+    return manifest
+
+
+def _part(path: Path, table: str, index: int) -> Path:
+    return path / table / f"part-{index:05d}.parquet"
+
+
+def open_run(path: Path | str) -> Run:
+    """Check a run directory and scan the parts of its finished chunks.
+
+    Examples
+    --------
+    >>> run = open_run("runs/yz")  # doctest: +SKIP
+    >>> run.games.select(pl.len()).collect().item()  # doctest: +SKIP
+    200000
+    """
+    path = Path(path)
+    manifest = read_manifest(path)
+    chunks = manifest["chunks"]
+    warnings: list[str] = []
+    done, missing = [], []
+    for c in chunks:
+        if c.get("status") != "done":
+            continue
+        if all(_part(path, t, c["index"]).is_file() for t in TABLES):
+            done.append(c)
+        else:
+            missing.append(c["index"])
+    if missing:
+        warnings.append(
+            f"{path}: {len(missing)} chunk(s) marked done have missing part files "
+            f"(chunks {', '.join(map(str, missing[:5]))}{', …' if len(missing) > 5 else ''}); "
+            "they are left out"
+        )
+    games_done = sum(int(c["count"]) for c in done)
+    if not done:
+        raise CardsimError(
+            f"{path}: the run has no finished games yet (0 of {len(chunks)} chunks done); "
+            "finish it with cardsim run … --resume"
+        )
+    if len(done) < len(chunks):
+        stopped = manifest.get("stopped_by")
+        if manifest.get("status") == "complete" and stopped not in (None, "games"):
+            warnings.append(
+                f"{path}: the run was stopped early by {stopped!r} after "
+                f"{games_done:,} of {int(manifest['games']):,} planned games"
+            )
+        else:
+            warnings.append(
+                f"{path}: half-finished run: {games_done:,} of {int(manifest['games']):,} games "
+                f"({len(done)} of {len(chunks)} chunks) are done; the report covers only those "
+                "(complete it with cardsim run … --resume)"
+            )
+    scans = {t: pl.scan_parquet([_part(path, t, c["index"]) for c in done]) for t in TABLES}
+    return Run(
+        path=path,
+        manifest=manifest,
+        games=scans["games"],
+        seats=scans["seats"],
+        games_done=games_done,
+        chunks_done=len(done),
+        chunks_total=len(chunks),
+        warnings=tuple(warnings),
+    )
+
+
+def open_runs(paths: list[Path] | list[str]) -> list[Run]:
+    """Open several run directories of one game; :class:`CardsimError` if games differ."""
+    if not paths:
+        raise CardsimError("give at least one run directory")
+    runs = [open_run(p) for p in paths]
+    games = {r.game for r in runs}
+    if len(games) > 1:
+        listing = ", ".join(f"{r.path} ({r.game})" for r in runs)
+        raise CardsimError(f"the run directories are of different games: {listing}")
+    return runs
+
+
+def run_labels(runs: list[Run]) -> list[str]:
+    """Short distinct labels for runs: the directory names, made unique where they clash."""
+    names = [r.path.name or str(r.path) for r in runs]
+    if len(set(names)) == len(names):
+        return names
+    return (
+        [str(r.path) for r in runs]
+        if len({str(r.path) for r in runs}) == len(runs)
+        else [f"{n} #{i + 1}" for i, n in enumerate(names)]
+    )

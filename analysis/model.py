@@ -1,0 +1,177 @@
+"""What an analysis hands to the report: sections of tables, figures and findings.
+
+A column ``x`` with companions ``x_lo`` and ``x_hi`` is an estimate with its 95 % interval; the
+writers show the three as one cell. Columns listed in :attr:`Table.percent` are proportions
+shown as percentages; ``p``-value columns (``p``, ``p_*``) are shown to three places.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import polars as pl
+
+
+@dataclass
+class Table:
+    key: str
+    title: str
+    df: pl.DataFrame
+    percent: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    key: str
+    title: str
+    png: bytes
+
+
+@dataclass
+class Finding:
+    """A plain-words statement; with a p-value it is "clear" only after multiple-test correction.
+
+    ``clear`` / ``unclear`` are the wordings for a significant and a non-significant result;
+    without a p-value, ``clear`` is used as is (a descriptive fact).
+    """
+
+    clear: str
+    unclear: str = ""
+    pvalue: float | None = None
+    p_adjusted: float | None = None
+    significant: bool | None = None
+
+    @property
+    def text(self) -> str:
+        if self.pvalue is None or self.significant is None:
+            return self.clear
+        return self.clear if self.significant else self.unclear
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    intro: str = ""
+    tables: list[Table] = field(default_factory=list)
+    figures: list[Figure] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+
+def fmt_pct(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{100 * x:.{digits}f} %"
+
+
+def fmt_num(x, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        if math.isinf(x):
+            return "∞"
+        if x.is_integer() and abs(x) < 1e15:
+            return f"{int(x):,}"
+        return f"{x:,.{digits}f}"
+    return str(x)
+
+
+def fmt_p(p: float | None) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "–"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}"
+
+
+def pm(rate: float, lo: float, hi: float) -> str:
+    """``27.1 % ± 0.3 %`` (half the interval width) for findings."""
+    half = (hi - lo) / 2
+    digits = 1 if half >= 0.0005 else 2
+    return f"{fmt_pct(rate, digits)} ± {fmt_pct(half, digits)}"
+
+
+def _digits_for(df: pl.DataFrame, col: str) -> int:
+    lo, hi = f"{col}_lo", f"{col}_hi"
+    if lo in df.columns and hi in df.columns:
+        widths = (df[hi] - df[lo]).drop_nulls().drop_nans()
+        if len(widths) and widths.min() is not None and widths.min() < 0.002:
+            return 2
+    return 1
+
+
+def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
+    """Header and formatted cells of a table (interval columns merged into their estimate)."""
+    df = table.df
+    cols = [
+        c
+        for c in df.columns
+        if not (
+            (c.endswith("_lo") and c[:-3] in df.columns)
+            or (c.endswith("_hi") and c[:-3] in df.columns)
+        )
+    ]
+    header = [
+        f"{c} [95 % CI]" if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns else c for c in cols
+    ]
+    rows = []
+    for rec in df.iter_rows(named=True):
+        cells = []
+        for c in cols:
+            v = rec[c]
+            pct = c in table.percent
+            is_p = c == "p" or c.startswith("p_")
+            if is_p:
+                s = fmt_p(v)
+            elif pct:
+                s = fmt_pct(v, _digits_for(df, c))
+            else:
+                s = fmt_num(v)
+            if f"{c}_lo" in rec and f"{c}_hi" in rec:
+                lo, hi = rec[f"{c}_lo"], rec[f"{c}_hi"]
+                if pct:
+                    d = _digits_for(df, c)
+                    s += f" [{fmt_pct(lo, d)}, {fmt_pct(hi, d)}]".replace(" %", "")
+                    s = s.replace("] ", "]")
+                else:
+                    s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
+            cells.append(s)
+        rows.append(cells)
+    return header, rows
+
+
+@dataclass
+class RunData:
+    """One run's collected query results, keyed ``"<module>.<query>"``."""
+
+    label: str
+    run: object  # analysis.io.Run (kept untyped here to avoid an import cycle)
+    data: dict[str, pl.DataFrame]
+
+    def get(self, key: str) -> pl.DataFrame:
+        return self.data[key]
+
+
+def stack(items: list[RunData], key: str) -> pl.DataFrame:
+    """One query's results of every run; with several runs, a leading ``run`` column."""
+    if len(items) == 1:
+        return items[0].get(key)
+    return pl.concat(
+        [it.get(key).select(pl.lit(it.label).alias("run"), pl.all()) for it in items],
+        how="diagonal_relaxed",
+    )
+
+
+def prefix(items: list[RunData], it: RunData) -> str:
+    """``"label: "`` when several runs are reported, else nothing."""
+    return f"{it.label}: " if len(items) > 1 else ""

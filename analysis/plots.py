@@ -1,0 +1,225 @@
+"""Report figures with matplotlib (Agg backend), returned as PNG bytes."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib import font_manager  # noqa: E402
+
+COLORS = ["#3867d6", "#eb3b5a", "#20bf6b", "#f7b731", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584"]
+EXPECTED = "#222222"
+
+_CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "WenQuanYi Zen Hei",
+    "Source Han Sans SC",
+    "SimHei",
+    "Microsoft YaHei",
+    "PingFang SC",
+)
+_AVAILABLE = {f.name for f in font_manager.fontManager.ttflist}
+CJK_FONT = next((f for f in _CJK_FONTS if f in _AVAILABLE), None)
+#: Used in plot text when no CJK font is installed (tables and HTML keep the characters).
+_ROMAN = {
+    "刀": "dao",
+    "双夹": "shuangjia",
+    "上游": "shangyou",
+    "南北": "N-S",
+    "东西": "E-W",
+    "原子": "atom",
+}
+
+
+def label(text: str) -> str:
+    """Plot text: as is with a CJK font available, else with the CJK words romanised."""
+    if CJK_FONT or not text:
+        return text
+    for k, v in _ROMAN.items():
+        text = text.replace(k, v)
+    return text
+
+
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "axes.grid.axis": "y",
+        "grid.alpha": 0.3,
+        "figure.dpi": 100,
+        "font.family": ["DejaVu Sans", *([CJK_FONT] if CJK_FONT else []), "sans-serif"],
+    }
+)
+
+
+def _png(fig) -> bytes:
+    for ax in fig.axes:
+        ax.set_title(label(ax.get_title()), fontsize=10)
+        ax.set_xlabel(label(ax.get_xlabel()))
+        ax.set_ylabel(label(ax.get_ylabel()))
+        ax.set_xticks(ax.get_xticks(), [label(t.get_text()) for t in ax.get_xticklabels()])
+        leg = ax.get_legend()
+        if leg is not None:
+            for t in leg.get_texts():
+                t.set_text(label(t.get_text()))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _groups(df: pl.DataFrame, group: str | None) -> list[tuple[str, pl.DataFrame]]:
+    if group is None or group not in df.columns:
+        return [("", df)]
+    return [(str(k[0]), d) for k, d in df.group_by(group, maintain_order=True)]
+
+
+def bar_rates(
+    df: pl.DataFrame,
+    x: str,
+    y: str = "rate",
+    *,
+    group: str | None = None,
+    expected: float | str | None = None,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "win rate",
+    percent: bool = True,
+) -> bytes:
+    """Bars of ``y`` per ``x`` (one colour per ``group``), 95 % error bars, expected line/markers."""
+    groups = _groups(df, group)
+    cats = list(dict.fromkeys(df[x].to_list()))
+    pos = {c: i for i, c in enumerate(cats)}
+    width = 0.8 / len(groups)
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(cats) * max(1, len(groups)) + 1.5), 2.8))
+    scale = 100.0 if percent else 1.0
+    for gi, (label, d) in enumerate(groups):
+        xs = np.array([pos[c] for c in d[x].to_list()]) + (gi - (len(groups) - 1) / 2) * width
+        vals = d[y].fill_null(np.nan).to_numpy() * scale
+        err = None
+        if f"{y}_lo" in d.columns:
+            lo = d[f"{y}_lo"].fill_null(np.nan).to_numpy() * scale
+            hi = d[f"{y}_hi"].fill_null(np.nan).to_numpy() * scale
+            err = np.clip(np.vstack([vals - lo, hi - vals]), 0, None)
+        ax.bar(
+            xs,
+            vals,
+            width * 0.9,
+            color=COLORS[gi % len(COLORS)],
+            label=label or None,
+            yerr=err,
+            capsize=3,
+            error_kw={"elinewidth": 1, "ecolor": "#333"},
+        )
+    if isinstance(expected, int | float):
+        ax.axhline(expected * scale, color=EXPECTED, ls="--", lw=1, label="expected")
+    elif isinstance(expected, str) and expected in df.columns:
+        d0 = groups[0][1]
+        xs = np.array([pos[c] for c in d0[x].to_list()])
+        ax.scatter(
+            xs,
+            d0[expected].to_numpy() * scale,
+            marker="_",
+            s=400,
+            color=EXPECTED,
+            zorder=5,
+            label="expected (exact)",
+        )
+    ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel + (" (%)" if percent else ""))
+    if title:
+        ax.set_title(title, fontsize=10)
+    if len(groups) > 1 or expected is not None:
+        ax.legend(fontsize=8, frameon=False)
+    return _png(fig)
+
+
+def histogram(
+    df: pl.DataFrame,
+    value: str,
+    count: str = "count",
+    *,
+    group: str | None = None,
+    title: str = "",
+    xlabel: str = "",
+    bins: int = 40,
+) -> bytes:
+    """Histogram (share of rows) from a table of values and their counts, one step per group."""
+    lo = df[value].min()
+    hi = df[value].max()
+    fig, ax = plt.subplots(figsize=(6.0, 2.8))
+    if lo is None:
+        return _png(fig)
+    distinct = df[value].n_unique()
+    if distinct <= bins:
+        edges = np.unique(np.sort(df[value].unique().to_numpy()))
+        step = np.min(np.diff(edges)) if len(edges) > 1 else 1
+        edges = np.append(edges, edges[-1] + step) - step / 2
+    else:
+        edges = np.linspace(lo, hi + 1, bins + 1)
+    for gi, (label, d) in enumerate(_groups(df, group)):
+        w = d[count].to_numpy().astype(float)
+        ax.hist(
+            d[value].to_numpy(),
+            bins=edges,
+            weights=100 * w / w.sum(),
+            histtype="stepfilled" if gi == 0 and group is None else "step",
+            lw=1.5,
+            alpha=0.85,
+            color=COLORS[gi % len(COLORS)],
+            label=label or None,
+        )
+    ax.set_xlabel(xlabel or value)
+    ax.set_ylabel("share (%)")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if group is not None and df[group].n_unique() > 1:
+        ax.legend(fontsize=8, frameon=False)
+    return _png(fig)
+
+
+def line_rates(
+    df: pl.DataFrame,
+    x: str,
+    y: str = "rate",
+    *,
+    group: str | None = None,
+    title: str = "",
+    xlabel: str = "",
+    ylabel: str = "win rate",
+    expected: float | None = None,
+) -> bytes:
+    """``y`` against a numeric ``x`` with a 95 % band, one line per group."""
+    fig, ax = plt.subplots(figsize=(5.5, 2.8))
+    for gi, (label, d) in enumerate(_groups(df, group)):
+        d = d.sort(x)
+        xs = d[x].to_numpy()
+        c = COLORS[gi % len(COLORS)]
+        ax.plot(xs, 100 * d[y].to_numpy(), marker="o", ms=3, color=c, label=label or None)
+        if f"{y}_lo" in d.columns:
+            ax.fill_between(
+                xs,
+                100 * d[f"{y}_lo"].to_numpy(),
+                100 * d[f"{y}_hi"].to_numpy(),
+                color=c,
+                alpha=0.2,
+                lw=0,
+            )
+    if expected is not None:
+        ax.axhline(100 * expected, color=EXPECTED, ls="--", lw=1, label="even")
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel + " (%)")
+    if title:
+        ax.set_title(title, fontsize=10)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, frameon=False)
+    return _png(fig)

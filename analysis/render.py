@@ -1,0 +1,310 @@
+"""Report writers: one self-contained HTML file, Markdown + PNG files, JSON numbers."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import os
+from pathlib import Path
+
+from analysis.model import Figure, Finding, Section, Table, display_rows
+
+GAME_TITLE = {"yuanzi": "原子 (yuanzi)", "atlas": "ATLAS"}
+
+CSS = """
+:root { --ink:#1e272e; --muted:#6b7785; --line:#dfe4ea; --accent:#3867d6; --ok:#20bf6b;
+        --warn:#fa8231; --bg:#f5f6fa; }
+* { box-sizing: border-box; }
+body { margin:0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans CJK SC",
+       "Noto Sans", sans-serif; color: var(--ink); background: var(--bg); }
+header { background: linear-gradient(120deg, #2d3a8c, #3867d6); color: #fff; padding: 28px 40px; }
+header h1 { margin: 0 0 4px; font-size: 26px; font-weight: 650; }
+header p { margin: 0; opacity: .85; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 40px 60px; }
+nav { margin: 0 0 18px; font-size: 13px; }
+nav a { color: var(--accent); text-decoration: none; margin-right: 14px; white-space: nowrap; }
+section, .card { background: #fff; border: 1px solid var(--line); border-radius: 10px;
+          padding: 18px 24px; margin: 0 0 22px; box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+h2 { font-size: 19px; margin: 0 0 8px; }
+h3 { font-size: 14px; margin: 18px 0 6px; color: #34495e; }
+p.intro { color: var(--muted); margin: 0 0 10px; }
+.warning { background: #fff4e6; border: 1px solid #ffc078; border-left: 6px solid var(--warn);
+           border-radius: 8px; padding: 12px 18px; margin: 0 0 20px; }
+.warning strong { color: #d9480f; }
+ul.findings { list-style: none; padding: 0; margin: 0; }
+ul.findings li { padding: 7px 0 7px 0; border-bottom: 1px solid var(--line); display: flex; gap: 10px; }
+ul.findings li:last-child { border-bottom: 0; }
+.badge { flex: 0 0 auto; font-size: 11px; font-weight: 650; border-radius: 999px; padding: 2px 9px;
+         height: 20px; margin-top: 1px; text-transform: uppercase; letter-spacing: .03em; }
+.badge.clear { background: #e6f7ee; color: #0b7a43; }
+.badge.unclear { background: #eef1f5; color: #57606a; }
+.badge.fact { background: #e8efff; color: #2d4fb3; }
+.tablewrap { overflow-x: auto; margin: 4px 0 10px; }
+table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: #f1f3f7; font-weight: 600; color: #34495e; position: sticky; top: 0; }
+td:first-child, th:first-child { text-align: left; }
+tr.nondefault td { background: #fff3bf; font-weight: 600; }
+tr:hover td { background: #f8f9fc; }
+.note { color: var(--muted); font-size: 12px; margin: 2px 0 8px; }
+.figs { display: flex; flex-wrap: wrap; gap: 14px; margin-top: 8px; }
+figure { margin: 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 12px; }
+footer { color: var(--muted); font-size: 12px; text-align: center; padding: 10px; }
+"""
+
+
+def _badge(f: Finding) -> tuple[str, str]:
+    if f.pvalue is None or f.significant is None:
+        return "fact", "fact"
+    if f.significant:
+        return "clear", "clear"
+    return "unclear", "not detectable"
+
+
+def _p_text(f: Finding) -> str:
+    if f.pvalue is None or f.p_adjusted is None:
+        return ""
+    return f" (Holm-adjusted p = {f.p_adjusted:.3g})"
+
+
+# --- HTML ----------------------------------------------------------------------------------
+
+
+def _html_table(t: Table, highlight: str | None = None) -> str:
+    df = t.df
+    if highlight and highlight in df.columns:
+        flags = df[highlight].to_list()
+        df = df.drop(highlight)
+    else:
+        flags = [False] * df.height
+    header, rows = display_rows(Table(t.key, t.title, df, t.percent, t.note))
+    out = [f'<h3 id="t-{html.escape(t.key)}">{html.escape(t.title)}</h3>']
+    out.append('<div class="tablewrap"><table><thead><tr>')
+    out += [f"<th>{html.escape(h)}</th>" for h in header]
+    out.append("</tr></thead><tbody>")
+    for flag, row in zip(flags, rows, strict=True):
+        cls = ' class="nondefault"' if flag else ""
+        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
+    out.append("</tbody></table></div>")
+    if t.note:
+        out.append(f'<p class="note">{html.escape(t.note)}</p>')
+    return "".join(out)
+
+
+def _html_figure(f: Figure) -> str:
+    data = base64.b64encode(f.png).decode()
+    return (
+        f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{data}">'
+        f"<figcaption>{html.escape(f.title)}</figcaption></figure>"
+    )
+
+
+def _html_section(s: Section, highlight: str | None = None) -> str:
+    out = [f'<section id="{html.escape(s.key)}"><h2>{html.escape(s.title)}</h2>']
+    if s.intro:
+        out.append(f'<p class="intro">{html.escape(s.intro)}</p>')
+    for t in s.tables:
+        out.append(_html_table(t, highlight))
+    for n in s.notes:
+        out.append(f'<p class="note">{html.escape(n)}</p>')
+    if s.figures:
+        out.append('<div class="figs">' + "".join(_html_figure(f) for f in s.figures) + "</div>")
+    out.append("</section>")
+    return "".join(out)
+
+
+def html_text(report) -> str:
+    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    games = sum(r.games_done for r in report.runs)
+    sub = (
+        f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {games:,} "
+        f"{'matches' if report.game == 'yuanzi' else 'games'} · generated {report.generated} "
+        f"by cardsim {report.version}"
+    )
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(sub)}</p></header><main>",
+    ]
+    nav = [("findings", "Findings"), ("config", "Configuration")] + [
+        (s.key, s.title) for s in report.sections
+    ]
+    parts.append(
+        "<nav>" + "".join(f'<a href="#{k}">{html.escape(v)}</a>' for k, v in nav) + "</nav>"
+    )
+    for w in report.warnings:
+        parts.append(f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>')
+    parts.append('<section id="findings"><h2>Findings</h2>')
+    parts.append(
+        '<p class="intro">"Clear" means significant at 5 % after Holm\'s correction over all '
+        'the tests below; "not detectable" means this sample cannot tell the difference from '
+        "chance.</p><ul class='findings'>"
+    )
+    for _, f in report.findings:
+        cls, label = _badge(f)
+        parts.append(
+            f'<li><span class="badge {cls}">{label}</span><span>{html.escape(f.text)}'
+            f'<span class="note">{html.escape(_p_text(f))}</span></span></li>'
+        )
+    parts.append("</ul></section>")
+    parts.append(_html_section(report.config, highlight="non_default"))
+    parts += [_html_section(s) for s in report.sections]
+    parts.append(
+        "</main><footer>cardsim · numbers with 95 % intervals · "
+        "machine-readable numbers: cardsim report … --json</footer></body></html>"
+    )
+    return "".join(parts)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_html(report, out: Path) -> None:
+    _atomic_write(out, html_text(report).encode())
+
+
+# --- Markdown ------------------------------------------------------------------------------
+
+
+def _md_cell(s: str) -> str:
+    return s.replace("|", "\\|")
+
+
+def _md_table(t: Table, highlight: str | None = None) -> list[str]:
+    df = t.df
+    flags = df[highlight].to_list() if highlight and highlight in df.columns else None
+    if flags is not None:
+        df = df.drop(highlight)
+    header, rows = display_rows(Table(t.key, t.title, df, t.percent, t.note))
+    lines = [f"### {t.title}", "", "| " + " | ".join(map(_md_cell, header)) + " |"]
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
+    for i, row in enumerate(rows):
+        cells = [_md_cell(c) for c in row]
+        if flags and flags[i]:
+            cells = [f"**{c}**" for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    if t.note:
+        lines += ["", f"*{t.note}*"]
+    return [*lines, ""]
+
+
+def write_markdown(report, out: Path) -> None:
+    """``out`` (.md) plus its figures as PNG files in ``<stem>_files/`` beside it."""
+    figdir = out.with_name(f"{out.stem}_files")
+    figdir.mkdir(exist_ok=True)
+    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    lines = [f"# {title}", "", f"Generated {report.generated} by cardsim {report.version}.", ""]
+    for w in report.warnings:
+        lines += [f"> **Warning:** {w}", ""]
+    lines += ["## Findings", ""]
+    for _, f in report.findings:
+        _, label = _badge(f)
+        lines.append(f"- **[{label}]** {f.text}{_p_text(f)}")
+    lines.append("")
+    for s in [report.config, *report.sections]:
+        lines += [f"## {s.title}", ""]
+        if s.intro:
+            lines += [s.intro, ""]
+        for t in s.tables:
+            lines += _md_table(t, "non_default" if s is report.config else None)
+        for n in s.notes:
+            lines += [f"*{n}*", ""]
+        for fig in s.figures:
+            name = f"{s.key}-{fig.key}.png"
+            _atomic_write(figdir / name, fig.png)
+            lines += [f"![{fig.title}]({figdir.name}/{name})", ""]
+    _atomic_write(out, "\n".join(lines).encode())
+
+
+# --- JSON ----------------------------------------------------------------------------------
+
+
+def _clean(v):
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_clean(x) for x in v]
+    return v
+
+
+def _json_table(t: Table) -> dict:
+    return {"title": t.title, "columns": t.df.columns, "rows": t.df.to_dicts(), "note": t.note}
+
+
+def json_doc(report) -> dict:
+    runs = []
+    for lab, r in zip(report.labels, report.runs, strict=True):
+        runs.append(
+            {
+                "label": lab,
+                "path": str(r.path),
+                "complete": r.complete,
+                "games_done": r.games_done,
+                "games_planned": r.games_planned,
+                "chunks_done": r.chunks_done,
+                "chunks_total": r.chunks_total,
+                "config": {
+                    k: r.manifest.get(k)
+                    for k in (
+                        "game",
+                        "players",
+                        "seats",
+                        "rules",
+                        "seed",
+                        "games",
+                        "cardsim_version",
+                        "created",
+                    )
+                },
+            }
+        )
+    findings = [
+        {
+            "section": key,
+            "text": f.text,
+            "p": f.pvalue,
+            "p_holm": f.p_adjusted,
+            "clear": f.significant,
+        }
+        for key, f in report.findings
+    ]
+    sections = {
+        s.key: {
+            "title": s.title,
+            "notes": s.notes,
+            "tables": {t.key: _json_table(t) for t in s.tables},
+        }
+        for s in [report.config, *report.sections]
+    }
+    return _clean(
+        {
+            "format": "cardsim-report",
+            "format_version": 1,
+            "cardsim_version": report.version,
+            "generated": report.generated,
+            "game": report.game,
+            "runs": runs,
+            "warnings": report.warnings,
+            "findings": findings,
+            "sections": sections,
+        }
+    )
+
+
+def write_json(report, out: Path) -> None:
+    text = json.dumps(json_doc(report), indent=1, ensure_ascii=False, default=str)
+    _atomic_write(out, text.encode())

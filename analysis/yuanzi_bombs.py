@@ -1,0 +1,155 @@
+"""原子 bombs, 刀 bombs, atoms and hydrogen bombs: how often each is played per half.
+
+"Win rate of the side that played more of them" needs bomb counts per seat or team; the
+games table has totals only (see docs/report.md, "Columns the kernels do not provide yet").
+:func:`side_more_win` computes it from per-seat columns ``bombs_h`` / ``atoms_h`` /
+``hydrogens_h`` and is used as soon as the seats table carries them.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from analysis import plots
+from analysis.exprs import length_summary, mean_ci, rate_table
+from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+
+KEY = "yuanzi_bombs"
+KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
+
+
+def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Long ``half, kind, value`` over played halves."""
+    return pl.concat(
+        [
+            games.filter(pl.col(f"tricks_{h}") >= 0).select(
+                pl.lit(h + 1, pl.Int64).alias("half"),
+                pl.lit(kind).alias("kind"),
+                pl.col(f"{kind}_{h}").cast(pl.Int64).alias("value"),
+            )
+            for h in (0, 1)
+            for kind in KINDS
+        ]
+    )
+
+
+def summary(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Per half and kind: mean count per half (with sd) and the share of halves with one."""
+    long = per_half(games)
+    means = long.group_by("half", "kind", maintain_order=True).agg(length_summary(pl.col("value")))
+    shares = rate_table(long, ["half", "kind"], pl.col("value") > 0).rename(
+        {
+            "k": "halves_with",
+            "n": "halves",
+            "rate": "share",
+            "rate_lo": "share_lo",
+            "rate_hi": "share_hi",
+        }
+    )
+    return (
+        means.select("half", "kind", "n", "mean", "sd", "max")
+        .join(shares, on=["half", "kind"])
+        .drop("halves")
+        .sort("half", "kind")
+    )
+
+
+def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
+    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
+    col = f"{kind}_{half}"
+    teams = seats.group_by("game", "team").agg(pl.col(col).sum().alias("c"), pl.col("won").first())
+    per_game = teams.group_by("game").agg(
+        (pl.col("c").max() - pl.col("c").min()).alias("margin"),
+        pl.col("won").sort_by("c").last().alias("won"),
+    )
+    return rate_table(
+        per_game.filter(pl.col("margin") > 0).with_columns(kind=pl.lit(kind)),
+        ["kind"],
+        pl.col("won"),
+    ).rename({"k": "wins"})
+
+
+def queries(run) -> dict[str, pl.LazyFrame]:
+    out = {"summary": summary(run.games)}
+    names = set(run.seats.collect_schema().names())
+    for kind in ("bombs", "atoms", "hydrogens"):
+        if f"{kind}_0" in names:
+            out[f"more_{kind}"] = side_more_win(run.seats, kind)
+    return out
+
+
+def section(items: list[RunData]) -> Section:
+    sec = Section(
+        KEY,
+        "Bombs, atoms and hydrogen bombs",
+        "Plays per half of each bomb class (bombs include 刀 bombs), and the share of halves in "
+        "which at least one was played.",
+    )
+    rows = []
+    for it in items:
+        s = it.get(f"{KEY}.summary")
+        it.data[f"{KEY}.summary"] = mean_ci(s).select(
+            "half",
+            "kind",
+            "n",
+            "mean",
+            "mean_lo",
+            "mean_hi",
+            "sd",
+            "max",
+            "halves_with",
+            "share",
+            "share_lo",
+            "share_hi",
+        )
+        more = [k for k in it.data if k.startswith(f"{KEY}.more_")]
+        rows += [
+            it.get(k).select(*([pl.lit(it.label).alias("run")] if len(items) > 1 else []), pl.all())
+            for k in more
+        ]
+    summ = stack(items, f"{KEY}.summary")
+    sec.tables.append(Table("summary", "Bomb-class plays per half", summ, ("share",)))
+    if rows:
+        sec.tables.append(
+            Table(
+                "side_more",
+                "Match win rate of the team that played more of them in the first half",
+                pl.concat(rows),
+                ("rate",),
+            )
+        )
+    else:
+        sec.notes.append(
+            "The win rate of the side that played more bombs / atoms / hydrogen bombs needs "
+            "per-seat counts (seats columns bombs_h, atoms_h, hydrogens_h), which this run's "
+            "tables do not have."
+        )
+    group = "run" if len(items) > 1 else None
+    sec.figures.append(
+        Figure(
+            "share",
+            "bomb shares",
+            plots.bar_rates(
+                summ.with_columns(label=pl.format("{} (half {})", "kind", "half")),
+                "label",
+                "share",
+                group=group,
+                title="Share of halves with at least one (95 % CI)",
+                xlabel="",
+                ylabel="share of halves",
+            ),
+        )
+    )
+    for it in items:
+        s = it.get(f"{KEY}.summary")
+        b = s.filter((pl.col("half") == 1) & (pl.col("kind") == "bombs")).row(0, named=True)
+        a = s.filter((pl.col("half") == 1) & (pl.col("kind") == "atoms")).row(0, named=True)
+        hy = s.filter((pl.col("half") == 1) & (pl.col("kind") == "hydrogens")).row(0, named=True)
+        sec.findings.append(
+            Finding(
+                f"{prefix(items, it)}A first half sees {fmt_num(b['mean'], 1)} bombs, "
+                f"{fmt_num(a['mean'], 2)} atoms and {fmt_num(hy['mean'], 3)} hydrogen bombs on average; "
+                f"{100 * hy['share']:.1f} % of first halves have a hydrogen bomb."
+            )
+        )
+    return sec

@@ -1,0 +1,348 @@
+"""原子 刀: rank frequencies against the exact probabilities, fallbacks, first receiver and
+first leader, win rate against 刀 cards / jokers dealt, and the 41-card hands.
+
+Exact probabilities (YZ-05 … YZ-08, protocol §1) are computed by enumerating the 162 cards the
+indicator can be: 12 of each natural rank, 6 jokers. First half: 3 is 刀 for a 3 or a joker,
+(12 + 6) / 162; second half also for 5, 10 and K, (12 + 6 + 36) / 162. With
+``joker_indicator=redraw`` jokers are never the indicator (156 equally likely cards).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import polars as pl
+from statsmodels.stats.contingency_tables import Table as CTable
+
+from analysis import plots, stats
+from analysis.exprs import rate_table, with_rate
+from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+
+KEY = "yuanzi_dao"
+
+#: YZ-07 values of rank idx 0..12 (3 4 5 6 7 8 9 10 J Q K A 2).
+RANK_VALUE = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2)
+POINT_RANK_VALUES = (5, 10, 13)
+VALUE_NAME = {1: "A", 11: "J", 12: "Q", 13: "K"}
+FALLBACK_NAME = {0: "none", 1: "joker", 2: "point rank"}
+
+
+def rank_name(value: int) -> str:
+    return VALUE_NAME.get(value, str(value))
+
+
+def _indicator_cards(joker_indicator: str) -> list[tuple[int | None, Fraction]]:
+    """(natural rank value or None for a joker, probability) for each of the 162 cards."""
+    cards: list[int | None] = [v for v in RANK_VALUE for _ in range(12)] + [None] * 6
+    weights = [0 if (c is None and joker_indicator == "redraw") else 1 for c in cards]
+    total = sum(weights)
+    return [(c, Fraction(w, total)) for c, w in zip(cards, weights, strict=True) if w]
+
+
+def exact(half: int, joker_indicator: str = "three") -> dict[str, dict[int, Fraction]]:
+    """Exact distributions of one half: ``dao`` (value), ``fallback`` and, for the first half,
+    ``first_receiver`` and ``first_leader`` (seat)."""
+    dao: dict[int, Fraction] = {v: Fraction(0) for v in range(1, 14)}
+    fallback: dict[int, Fraction] = {0: Fraction(0), 1: Fraction(0), 2: Fraction(0)}
+    receiver: dict[int, Fraction] = {s: Fraction(0) for s in range(4)}
+    for value, p in _indicator_cards(joker_indicator):
+        if value is None:
+            d, fb = 3, 1
+        elif half == 1 and value in POINT_RANK_VALUES:
+            d, fb = 3, 2
+        else:
+            d, fb = value, 0
+        dao[d] += p
+        fallback[fb] += p
+        receiver[3 if value is None else value % 4] += p
+    out = {"dao": dao, "fallback": fallback}
+    if half == 0:
+        # the indicator's position p is uniform over 0..161 and independent of its card
+        # (protocol §1; also under redraw); the first leader is seat (receiver + p) % 4.
+        offset = {j: Fraction(sum(1 for i in range(162) if i % 4 == j), 162) for j in range(4)}
+        leader = {s: Fraction(0) for s in range(4)}
+        for r, pr in receiver.items():
+            for j, pj in offset.items():
+                leader[(r + j) % 4] += pr * pj
+        out["first_receiver"] = receiver
+        out["first_leader"] = leader
+    return out
+
+
+def exact_frame(kind: str, joker_indicator: str) -> pl.DataFrame:
+    """``half, <key>, expected`` for ``kind`` in dao / fallback / first_receiver / first_leader."""
+    key = {"dao": "dao", "fallback": "fallback", "first_receiver": "seat", "first_leader": "seat"}[
+        kind
+    ]
+    rows = [
+        {"half": h + 1, key: k, "expected": float(p)}
+        for h in (0, 1)
+        if kind in exact(h, joker_indicator)
+        for k, p in exact(h, joker_indicator)[kind].items()
+    ]
+    return pl.DataFrame(rows, schema={"half": pl.Int64, key: pl.Int64, "expected": pl.Float64})
+
+
+# --- observed --------------------------------------------------------------------------------
+
+
+def _halves(games: pl.LazyFrame, cols: dict[str, str]) -> pl.LazyFrame:
+    """Stack both halves: ``half`` (1, 2) and ``cols`` renamed (``{new: old_prefix}``), played
+    halves only."""
+    return pl.concat(
+        [
+            games.filter(pl.col(f"dao_{h}") >= 1).select(
+                pl.lit(h + 1, pl.Int64).alias("half"),
+                *[pl.col(f"{old}_{h}").cast(pl.Int64).alias(new) for new, old in cols.items()],
+            )
+            for h in (0, 1)
+        ]
+    )
+
+
+def frequency(games: pl.LazyFrame, key: str, source: str, expected: pl.DataFrame) -> pl.LazyFrame:
+    """Observed count and rate (Wilson CI) of each value of ``source`` per half, beside
+    ``expected``; values that never occur are kept (count 0)."""
+    halves = _halves(games, {key: source})
+    n = halves.group_by("half").agg(n=pl.len().cast(pl.Int64))
+    k = halves.group_by("half", key).agg(k=pl.len().cast(pl.Int64))
+    grid = expected.lazy().join(n, on="half")
+    joined = grid.join(k, on=["half", key], how="left").with_columns(pl.col("k").fill_null(0))
+    return (
+        with_rate(joined.select("half", key, "k", "n", "expected"))
+        .with_columns(
+            within_ci=pl.when(pl.col("expected") == 0)
+            .then(pl.col("k") == 0)
+            .otherwise(
+                (pl.col("expected") >= pl.col("rate_lo"))
+                & (pl.col("expected") <= pl.col("rate_hi"))
+            )
+        )
+        .sort("half", key)
+    )
+
+
+def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
+    """Team 0's win rate by how many of ``col`` (``dao_cards_0`` / ``jokers_0``) it was dealt
+    in the first half (team 1 holds the rest; one row per match)."""
+    team0 = (
+        seats.filter(pl.col("team") == 0)
+        .group_by("game")
+        .agg(pl.col(col).cast(pl.Int64).sum().alias("dealt"), pl.col("won").first())
+    )
+    return rate_table(team0, ["dealt"], pl.col("won")).rename({"k": "wins"})
+
+
+def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Per half: how often the 上游 (first out) was dealt a 41-card hand (expected 50 %)."""
+    parts = [
+        seats.filter(pl.col(f"finish_{h}") == 1).select(
+            pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"hand41_{h}").alias("hit")
+        )
+        for h in (0, 1)
+    ]
+    return rate_table(pl.concat(parts), ["half"], pl.col("hit"))
+
+
+def queries(run) -> dict[str, pl.LazyFrame]:
+    ji = str(run.rules.get("joker_indicator", "three"))
+    g, s = run.games, run.seats
+    return {
+        "dao": frequency(g, "dao", "dao", exact_frame("dao", ji)),
+        "fallback": frequency(g, "fallback", "dao_fallback", exact_frame("fallback", ji)),
+        "first_receiver": frequency(g, "seat", "first_receiver", exact_frame("first_receiver", ji)),
+        "first_leader": frequency(g, "seat", "first_leader", exact_frame("first_leader", ji)),
+        "receiver_half2": _halves(g, {"seat": "first_receiver"})
+        .filter(pl.col("half") == 2)
+        .group_by("seat")
+        .agg(k=pl.len().cast(pl.Int64))
+        .sort("seat"),
+        "dao_cards": dealt_win(s, "dao_cards_0"),
+        "jokers": dealt_win(s, "jokers_0"),
+        "hand41": hand41_upstream(s),
+    }
+
+
+# --- section ---------------------------------------------------------------------------------
+
+
+def gof(df: pl.DataFrame, half: int) -> stats.Chi2:
+    d = df.filter(pl.col("half") == half)
+    return stats.chi2_gof(d["k"].to_numpy(), d["expected"].to_numpy())
+
+
+def trend_p(df: pl.DataFrame) -> float:
+    """Linear-by-linear association (statsmodels) of win/loss with the count dealt."""
+    d = df.filter(pl.col("n") > 0).sort("dealt")
+    if d.height < 2:
+        return float("nan")
+    table = CTable([[w, n - w] for w, n in zip(d["wins"], d["n"], strict=True)])
+    return float(
+        table.test_ordinal_association(row_scores=d["dealt"].to_numpy().astype(float)).pvalue
+    )
+
+
+def section(items: list[RunData]) -> Section:
+    sec = Section(
+        KEY,
+        "刀: frequencies, first receiver and leader, 刀 cards and jokers, 41-card hands",
+        "Observed frequencies beside the exact probabilities the rules imply (YZ-05/06/07, "
+        "protocol §1), with chi-square goodness-of-fit tests. The second half is counted over "
+        "matches that played it.",
+    )
+    tables = {}
+    for name in ("dao", "fallback", "first_receiver", "first_leader"):
+        df = stack(items, f"{KEY}.{name}")
+        if "dao" in df.columns:
+            df = df.with_columns(rank=pl.col("dao").map_elements(rank_name, return_dtype=pl.String))
+            df = df.select(
+                *(["run"] if "run" in df.columns else []),
+                "half",
+                "rank",
+                pl.exclude("run", "half", "rank"),
+            )
+        if "fallback" in df.columns:
+            df = df.with_columns(
+                kind=pl.col("fallback").replace_strict(FALLBACK_NAME, return_dtype=pl.String)
+            )
+        tables[name] = df
+    pct = ("rate", "expected")
+    sec.tables += [
+        Table("dao", "刀 rank per half: observed vs exact", tables["dao"], pct),
+        Table(
+            "fallback",
+            "Why 3 is 刀: fallback kind per half (joker / point-rank indicator)",
+            tables["fallback"],
+            pct,
+        ),
+        Table(
+            "first_receiver",
+            "First receiver by seat (first half; YZ-07)",
+            tables["first_receiver"],
+            pct,
+        ),
+        Table(
+            "first_leader", "First leader by seat (first half; YZ-08)", tables["first_leader"], pct
+        ),
+        Table(
+            "receiver_half2",
+            "First receiver by seat, second half (= first-half 上游)",
+            stack(items, f"{KEY}.receiver_half2"),
+        ),
+        Table(
+            "dao_cards",
+            "Team 0's match win rate by 刀 cards it was dealt (first half)",
+            stack(items, f"{KEY}.dao_cards"),
+            ("rate",),
+        ),
+        Table(
+            "jokers",
+            "Team 0's match win rate by jokers it was dealt (first half)",
+            stack(items, f"{KEY}.jokers"),
+            ("rate",),
+        ),
+        Table(
+            "hand41",
+            "41-card hands: share of halves whose 上游 held 41 cards (expected 50 %)",
+            stack(items, f"{KEY}.hand41"),
+            ("rate",),
+            "Each half deals one 41-card hand to each team (seats fr and fr+1 are adjacent), "
+            "so a team-level 41-card win rate is 50 % by construction; see also the first "
+            "receiver's team in 'Seat and position advantage'.",
+        ),
+    ]
+    for it in items:
+        pre = prefix(items, it)
+        dao = it.get(f"{KEY}.dao")
+        for h in (1, 2):
+            chi = gof(dao, h)
+            three = dao.filter((pl.col("half") == h) & (pl.col("dao") == 3)).row(0, named=True)
+            inside = int(dao.filter(pl.col("half") == h)["within_ci"].sum())
+            sec.findings.append(
+                Finding(
+                    f"{pre}Half {h}: the 刀 frequencies do not match the exact probabilities "
+                    f"(χ² = {chi.statistic:.1f}, dof {chi.dof}, p = {chi.pvalue:.3g}); check the deal.",
+                    f"{pre}Half {h}: 刀 frequencies agree with the exact probabilities (χ² p = "
+                    f"{chi.pvalue:.2f}; {inside} of {dao.filter(pl.col('half') == h).height} ranks inside their 95 % intervals); 3 is 刀 in "
+                    f"{pm(three['rate'], three['rate_lo'], three['rate_hi'])} of halves "
+                    f"(exact {100 * three['expected']:.2f} %).",
+                    chi.pvalue,
+                )
+            )
+        fl = it.get(f"{KEY}.first_leader")
+        chi = gof(fl, 1)
+        sec.notes.append(
+            f"{pre}first leader by seat vs exact: χ² = {chi.statistic:.2f}, p = {chi.pvalue:.3g}"
+        )
+        fr = it.get(f"{KEY}.first_receiver")
+        chi = gof(fr, 1)
+        sec.notes.append(
+            f"{pre}first receiver by seat vs exact: χ² = {chi.statistic:.2f}, p = {chi.pvalue:.3g}"
+        )
+        for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
+            d = it.get(f"{KEY}.{name}")
+            p = trend_p(d)
+            sec.findings.append(
+                Finding(
+                    f"{pre}The number of {what} dealt matters: team 0's match win rate goes from "
+                    f"{_ends(d)} (trend test p = {p:.3g}).",
+                    f"{pre}No effect of the number of {what} dealt on winning is detectable (trend "
+                    f"test p = {p:.2f}).",
+                    p,
+                )
+            )
+        h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)
+        _, _, _, p41 = stats.diff_from(h41["k"], h41["n"], 0.5)
+        sec.findings.append(
+            Finding(
+                f"{pre}The 上游 of the first half held a 41-card hand in "
+                f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves (50 % if the extra card "
+                "did not matter).",
+                f"{pre}No 41-card-hand advantage detectable: the first-half 上游 held 41 cards in "
+                f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves.",
+                float(p41[0]),
+            )
+        )
+    group = "run" if len(items) > 1 else None
+    for h in (1, 2):
+        d = tables["dao"].filter(pl.col("half") == h)
+        sec.figures.append(
+            Figure(
+                f"dao_{h}",
+                f"刀 half {h}",
+                plots.bar_rates(
+                    d,
+                    "rank",
+                    group=group,
+                    expected="expected",
+                    ylabel="frequency",
+                    title=f"刀 rank, half {h}: observed (95 % CI) vs exact",
+                    xlabel="刀 rank",
+                ),
+            )
+        )
+    for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
+        d = stack(items, f"{KEY}.{name}").filter(pl.col("n") >= 30)
+        sec.figures.append(
+            Figure(
+                name,
+                what,
+                plots.line_rates(
+                    d,
+                    "dealt",
+                    group=group,
+                    expected=0.5,
+                    xlabel=f"{what} dealt to team 0 (first half)",
+                    title=f"Team 0 win rate by {what} dealt (95 % band; n ≥ 30)",
+                ),
+            )
+        )
+    return sec
+
+
+def _ends(d: pl.DataFrame) -> str:
+    d = d.filter(pl.col("n") >= 30).sort("dealt")
+    if d.height < 2:
+        return "–"
+    a, b = d.row(0, named=True), d.row(-1, named=True)
+    return f"{100 * a['rate']:.1f} % with {a['dealt']} to {100 * b['rate']:.1f} % with {b['dealt']}"
