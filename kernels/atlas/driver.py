@@ -456,8 +456,13 @@ def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt,
     reset_round(S, n, r)
     S[H_FIRST] = first
     deal(S, rngs[0], n)
+    play_from(S, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
+
+
+@_jit
+def play_from(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
+    """Play turns (§3) from seat ``p``'s turn until the round ends (also on hand-built states)."""
     rng = rngs[2]
-    p = first
     cap = R[R_TURN_CAP]
     while True:
         if S[P_TURNS] >= cap:  # AT-23 turn cap
@@ -671,3 +676,18 @@ def build_user_driver(functions) -> types.ModuleType:
         code = compile(f.read(), __file__, "exec")
     exec(code, mod.__dict__)
     return mod
+
+
+def scratch(level: int = 1, cap: int = 4096):
+    """Trace buffers ``(tc, tdec, thash, twin, topt, snap)`` for calling driver functions directly."""
+    tc = np.zeros(TC_LEN, np.int64)
+    tc[T_LEVEL] = level
+    tc[T_SNAP_AT] = -1
+    return (
+        tc,
+        np.zeros((cap, 7), np.int64),
+        np.zeros(cap, np.uint64),
+        np.zeros((cap, 5), np.int64),
+        np.zeros(cap * 8, np.int32),
+        np.full(S_LEN + 4 + MAX_OPTIONS, -1, np.int32),
+    )
