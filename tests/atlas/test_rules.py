@@ -308,7 +308,9 @@ def test_at14_winning_claim_beats_youxianpei_and_distance():
 
 def test_at14_meld_size_gives_no_priority():
     # seat 2 claims with a quad, seat 1 with a triple: nearest wins
-    hands = six_hands(s1=["Elephant", "Giraffe", "Whale"], s2=["Crocodile", "Ostrich", "Acacia", "Kiwi Bird"])
+    hands = six_hands(
+        s1=["Elephant", "Giraffe", "Whale"], s2=["Crocodile", "Ostrich", "Acacia", "Kiwi Bird"]
+    )
     assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 2: quad(0)}) == (1, "distance")
 
 
