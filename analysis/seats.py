@@ -32,6 +32,11 @@ def yuanzi_outcomes(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def team_outcomes(outcomes: pl.LazyFrame) -> pl.LazyFrame:
+    """原子: one row per (match, team); partners share the result, so each team counts once."""
+    return outcomes.group_by("game", "team").agg(pl.col("won").first())
+
+
 def atlas_outcomes(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
     """Per round × seat: ``won`` and ``position`` after the round's first player."""
     seat = pl.int_range(0, players, dtype=pl.Int64).alias("seat")
@@ -73,7 +78,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         return {
             "seat": win_rates(out, "seat"),
             "position": win_rates(out, "position"),
-            "team": win_rates(out, "team"),
+            "team": win_rates(team_outcomes(out), "team"),
             "first_leader_team": first_team_rate(run.games, "first_leader_0"),
             "first_receiver_team": first_team_rate(run.games, "first_receiver_0"),
         }

@@ -1,0 +1,52 @@
+"""Fixtures: small real runs of both games (made once per session) and run-directory helpers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+def _real_run(tmp_path_factory, game: str, games: int, **kw) -> Path:
+    engines = pytest.importorskip("sim.games")
+    from sim import runner
+    from sim.config import build_config
+
+    try:
+        engine = engines.get_engine(game)
+    except Exception as e:  # engine still being written: skip, with the reason
+        pytest.skip(f"{game} engine not importable: {e}")
+    out = tmp_path_factory.mktemp(game) / "run"
+    cfg = build_config(engine, games=games, seed=1, **kw)
+    runner.run(cfg, out, chunk_size=games // 3, progress=False, threads=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def yz_run(tmp_path_factory) -> Path:
+    return _real_run(tmp_path_factory, "yuanzi", 3000)
+
+
+@pytest.fixture(scope="session")
+def at_run(tmp_path_factory) -> Path:
+    return _real_run(tmp_path_factory, "atlas", 3000)
+
+
+def copy_run(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def interrupt(run_dir: Path, chunks: list[int]) -> None:
+    """Make a run look killed: the given chunks back to pending, their parts removed."""
+    mpath = run_dir / "manifest.json"
+    m = json.loads(mpath.read_text())
+    for c in m["chunks"]:
+        if c["index"] in chunks:
+            c["status"] = "pending"
+            for t in ("games", "seats"):
+                (run_dir / t / f"part-{c['index']:05d}.parquet").unlink()
+    m["status"] = "running"
+    mpath.write_text(json.dumps(m))

@@ -1,0 +1,254 @@
+"""Every analysis on small hand-built frames with known answers."""
+
+from fractions import Fraction
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from analysis import atlas_cards, atlas_end, length, seats, stats, strategy
+from analysis import yuanzi_dao as dao
+from analysis import yuanzi_finish as finish
+from analysis.exprs import rate_table
+
+
+def wilson_cols(k, n, name="rate"):
+    lo, hi = stats.wilson(k, n)
+    return {
+        name: [a / b for a, b in zip(k, n, strict=True)],
+        f"{name}_lo": list(lo),
+        f"{name}_hi": list(hi),
+    }
+
+
+# --- common ----------------------------------------------------------------------------------
+
+
+def test_rate_table_counts_and_intervals():
+    lf = pl.LazyFrame({"g": [1, 1, 2, 2, 2], "w": [True, False, True, True, False]})
+    got = rate_table(lf, ["g"], pl.col("w")).collect()
+    want = pl.DataFrame({"g": [1, 2], "k": [1, 2], "n": [2, 3], **wilson_cols([1, 2], [2, 3])})
+    assert_frame_equal(got, want)
+
+
+def test_atlas_outcomes_positions_and_decided_rates():
+    games = pl.LazyFrame(
+        {"game": [0, 1, 2], "round": [0, 0, 0], "first_player": [0, 1, 2], "winner": [0, 2, -1]}
+    )
+    out = seats.atlas_outcomes(games, 3).collect().sort("game", "seat")
+    assert out["position"].to_list() == [0, 1, 2, 2, 0, 1, 1, 2, 0]
+    assert out["won"].to_list() == [True, False, False, False, False, True, False, False, False]
+    decided = seats.atlas_outcomes(games, 3).filter(pl.col("decided"))
+    got = seats.win_rates(decided, "position").collect()
+    # round 0: first player (pos 0) won; round 1: seat 2 = position 1 won; round 2 undecided
+    want = pl.DataFrame(
+        {
+            "position": [0, 1, 2],
+            "wins": [1, 1, 0],
+            "n": [2, 2, 2],
+            **wilson_cols([1, 1, 0], [2, 2, 2]),
+        }
+    )
+    assert_frame_equal(got, want)
+
+
+def test_yuanzi_outcomes_and_first_leader_team():
+    games = pl.LazyFrame(
+        {
+            "game": [0, 1],
+            "first_leader_0": [1, 2],
+            "first_receiver_0": [1, 1],
+            "winner_team": [1, 1],
+        }
+    )
+    st = pl.LazyFrame(
+        {
+            "game": [0] * 4 + [1] * 4,
+            "seat": [0, 1, 2, 3] * 2,
+            "team": [0, 1, 0, 1] * 2,
+            "won": [False, True, False, True] * 2,
+        }
+    )
+    out = seats.yuanzi_outcomes(games, st).collect().sort("game", "seat")
+    assert out["position"].to_list() == [3, 0, 1, 2, 2, 3, 0, 1]
+    team = seats.win_rates(seats.team_outcomes(seats.yuanzi_outcomes(games, st)), "team").collect()
+    assert team["wins"].to_list() == [0, 2] and team["n"].to_list() == [2, 2]
+    fl = seats.first_team_rate(games, "first_leader_0").collect()
+    # game 0: leader seat 1 (team 1) won; game 1: leader seat 2 (team 0) lost
+    assert_frame_equal(fl, pl.DataFrame({"wins": [1], "n": [2], **wilson_cols([1], [2])}))
+
+
+def test_length_summary_quantiles():
+    games = pl.LazyFrame({"turns": [10, 20, 30, 40], "reshuffles": [0, 0, 1, 1]})
+    got = length.summary(length.atlas_lengths(games)).collect()
+    row = got.filter(pl.col("measure") == "turns per round").row(0, named=True)
+    assert row["n"] == 4 and row["mean"] == 25 and row["min"] == 10 and row["max"] == 40
+    hist = length.histogram(length.atlas_lengths(games)).collect()
+    assert hist.filter(pl.col("measure") == "reshuffles per round")["count"].to_list() == [2, 2]
+
+
+def test_strategy_lineups_and_atlas_rates():
+    units = strategy.lineups("atlas", ["a", "b", "a", "b"])
+    assert units["expected"].to_list() == [0.5] * 4
+    games = pl.LazyFrame({"winner": [0, 2, 1, -1, 0]})
+    got = strategy.atlas_rates(games, units).collect().sort("strategy")
+    want = pl.DataFrame(
+        {
+            "strategy": ["a", "b"],
+            "wins": [3, 1],
+            "n": [4, 4],
+            "expected": [0.5, 0.5],
+            **wilson_cols([3, 1], [4, 4]),
+        }
+    )
+    assert_frame_equal(got, want)
+
+
+def test_strategy_yuanzi_team_lineups():
+    units = strategy.lineups("yuanzi", ["greedy", "random", "greedy", "random"])
+    games = pl.LazyFrame({"winner_team": [0, 0, 1, 0]})
+    got = strategy.yuanzi_rates(games, units).collect().sort("strategy")
+    assert got["strategy"].to_list() == ["greedy + greedy (team 0)", "random + random (team 1)"]
+    assert got["wins"].to_list() == [3, 1] and got["n"].to_list() == [4, 4]
+
+
+# --- 原子 刀 -----------------------------------------------------------------------------------
+
+
+def test_exact_dao_probabilities_default():
+    h0, h1 = dao.exact(0)["dao"], dao.exact(1)["dao"]
+    assert h0[3] == Fraction(18, 162) and h0[7] == Fraction(12, 162)
+    assert h1[3] == Fraction(12 + 6 + 36, 162)
+    assert h1[5] == h1[10] == h1[13] == 0 and h1[1] == Fraction(12, 162)
+    assert sum(h0.values()) == sum(h1.values()) == 1
+    assert dao.exact(0)["fallback"] == {0: Fraction(156, 162), 1: Fraction(6, 162), 2: 0}
+    assert dao.exact(1)["fallback"][2] == Fraction(36, 162)
+
+
+def test_exact_dao_probabilities_redraw():
+    h0, h1 = dao.exact(0, "redraw")["dao"], dao.exact(1, "redraw")["dao"]
+    assert all(p == Fraction(1, 13) for p in h0.values())
+    assert h1[3] == Fraction(48, 156)
+    assert dao.exact(0, "redraw")["fallback"][1] == 0
+
+
+def test_exact_first_receiver_and_leader():
+    fr = dao.exact(0)["first_receiver"]
+    # value mod 4: 0 <- 4 8 Q; 1 <- A 5 9 K; 2 <- 2 6 10; 3 <- 3 7 J + 6 jokers
+    assert fr == {
+        0: Fraction(36, 162),
+        1: Fraction(48, 162),
+        2: Fraction(36, 162),
+        3: Fraction(42, 162),
+    }
+    fl = dao.exact(0)["first_leader"]
+    off = [Fraction(41, 162), Fraction(41, 162), Fraction(40, 162), Fraction(40, 162)]
+    assert fl[0] == sum(fr[r] * off[(0 - r) % 4] for r in range(4))
+    assert sum(fl.values()) == 1
+
+
+def test_dao_frequency_keeps_zero_rows_and_checks_intervals():
+    games = pl.LazyFrame({"dao_0": [3, 3, 7, 1], "dao_1": [3, -1, 3, 1]})
+    expected = dao.exact_frame("dao", "three")
+    got = dao.frequency(games, "dao", "dao", expected).collect()
+    assert got.height == 26  # 13 ranks x 2 halves, unseen ranks included
+    h1 = got.filter(pl.col("half") == 1)
+    assert h1.filter(pl.col("dao") == 3)["k"].item() == 2 and h1["n"].unique().item() == 4
+    h2 = got.filter(pl.col("half") == 2)
+    assert h2["n"].unique().item() == 3  # the unplayed second half is left out
+    # a point rank can never be 刀 in half 2: expected 0, observed 0 -> inside
+    assert h2.filter(pl.col("dao") == 5)["within_ci"].item() is True
+
+
+def test_dealt_win_team0_perspective():
+    st = pl.LazyFrame(
+        {
+            "game": [0] * 4 + [1] * 4,
+            "team": [0, 1, 0, 1] * 2,
+            "dao_cards_0": [2, 3, 1, 6, 4, 4, 2, 2],
+            "won": [True, False, True, False, False, True, False, True],
+        }
+    )
+    got = dao.dealt_win(st, "dao_cards_0").collect()
+    want = pl.DataFrame(
+        {"dealt": [3, 6], "wins": [1, 0], "n": [1, 1], **wilson_cols([1, 0], [1, 1])}
+    )
+    assert_frame_equal(got, want)
+    assert dao.trend_p(got) == pytest.approx(dao.trend_p(got))  # finite for two levels
+
+
+def test_hand41_upstream():
+    st = pl.LazyFrame(
+        {
+            "finish_0": [1, 2, 3, 4],
+            "hand41_0": [True, True, False, False],
+            "finish_1": [-1, -1, -1, -1],
+            "hand41_1": [False] * 4,
+        }
+    )
+    got = dao.hand41_upstream(st).collect()
+    assert got["half"].to_list() == [1] and got["k"].to_list() == [1] and got["n"].to_list() == [1]
+
+
+# --- 原子 finish -------------------------------------------------------------------------------
+
+
+def _finish_games():
+    return pl.LazyFrame(
+        {
+            # game 0: seats 0 & 2 out 1-2 (双夹 won by team 0); game 1: 1-3, second half 1-4
+            "finish_0_s0": [1, 2],
+            "finish_0_s1": [4, 1],
+            "finish_0_s2": [2, 4],
+            "finish_0_s3": [4, 3],
+            "finish_1_s0": [-1, 1],
+            "finish_1_s1": [-1, 2],
+            "finish_1_s2": [-1, 4],
+            "finish_1_s3": [-1, 3],
+            "tricks_0": [10, 12],
+            "tricks_1": [-1, 11],
+            "shuangjia": [True, False],
+            "second_half": [False, True],
+            "winner_team": [0, 1],
+        }
+    )
+
+
+def test_finish_patterns():
+    got = finish.patterns(_finish_games()).collect()
+    want = pl.DataFrame(
+        {
+            "half": [1, 1, 1, 2, 2, 2],
+            "pattern": ["1-2", "1-3", "1-4"] * 2,
+            "k": [1, 1, 0, 0, 0, 1],
+            "n": [2, 2, 2, 1, 1, 1],
+            **wilson_cols([1, 1, 0, 0, 0, 1], [2, 2, 2, 1, 1, 1]),
+        }
+    )
+    assert_frame_equal(got, want)
+
+
+def test_shuangjia_rates():
+    got = finish.match_rates(_finish_games()).collect()
+    assert got["k"].to_list() == [1, 1, 0, 1] and got["n"].to_list() == [2] * 4
+    up = finish.upstream_team_wins(_finish_games()).collect()
+    assert up["wins"].item() == 2  # the 上游's team won both
+
+
+# --- ATLAS -----------------------------------------------------------------------------------
+
+
+def test_atlas_ends_zero_filled():
+    games = pl.LazyFrame({"end": ["claim", "claim", "no_winner", "self_meld"]})
+    got = atlas_end.ends(games).collect()
+    assert got["end"].to_list() == list(atlas_end.END_NAMES)
+    assert got["k"].to_list() == [2, 1, 0, 0, 0, 1, 0, 0] and set(got["n"]) == {4}
+
+
+def test_atlas_melds_and_dealt():
+    games = pl.LazyFrame({"triples": [2, 0], "quads": [1, 1], "fives": [0, 0]})
+    m = atlas_cards.melds(games).collect()
+    assert m["total"].to_list() == [2, 2, 0] and m["share"].to_list() == [0.5, 0.5, 0.0]
+    st = pl.LazyFrame({"atlas_dealt": [0, 1, 1, 2], "won": [False, True, False, True]})
+    d = atlas_cards.dealt_win(st, pl.col("atlas_dealt")).collect()
+    assert d["wins"].to_list() == [0, 1, 1] and d["n"].to_list() == [1, 2, 1]
