@@ -65,7 +65,11 @@ def _png(fig) -> bytes:
         ax.set_title(label(ax.get_title()), fontsize=10)
         ax.set_xlabel(label(ax.get_xlabel()))
         ax.set_ylabel(label(ax.get_ylabel()))
-        ax.set_xticks(ax.get_xticks(), [label(t.get_text()) for t in ax.get_xticklabels()])
+        texts = [t.get_text() for t in ax.get_xticklabels()]
+        if any(label(t) != t for t in texts):
+            lim = ax.get_xlim()
+            ax.set_xticks(ax.get_xticks(), [label(t) for t in texts])
+            ax.set_xlim(lim)
         leg = ax.get_legend()
         if leg is not None:
             for t in leg.get_texts():
@@ -127,9 +131,11 @@ def bar_rates(
         ax.scatter(
             xs,
             d0[expected].to_numpy() * scale,
-            marker="_",
-            s=400,
-            color=EXPECTED,
+            marker="D",
+            s=28,
+            color="#fa8231",
+            edgecolors="#222",
+            linewidths=0.6,
             zorder=5,
             label="expected (exact)",
         )
