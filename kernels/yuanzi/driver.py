@@ -145,6 +145,23 @@ def _trace(tr, trh, trn, leg, g, half, seat, buf, n, chosen):
 
 
 @kernel
+def decide(hands, played, st, rules, sids, buf, rng):
+    """Legal set of the seat to act into ``buf`` and its strategy's pick: (n, index, bad).
+
+    The strategy sees only its own hand row and the public state (YZ-28). With one legal
+    move it is not asked. An out-of-range answer counts as bad and becomes PASS (or index 0).
+    """
+    n = legal_moves(hands, st, rules, buf)
+    if n == 1:
+        return n, 0, 0
+    seat = st[ST_ACTOR]
+    idx = choose_builtin(sids[seat], hands[seat], played, st, buf, n, rng)
+    if idx < 0 or idx >= n:
+        return n, n - 1 if buf[n - 1] == PASS else 0, 1
+    return n, idx, 0
+
+
+@kernel
 def play_half(
     g,
     half,
@@ -169,14 +186,9 @@ def play_half(
     begin_half(half, deck, p, up0, hands, played, st, info)
     bad = 0
     while True:
-        n = legal_moves(hands, st, rules, buf)
         seat = st[ST_ACTOR]
-        idx = 0
-        if n > 1:
-            idx = choose_builtin(sids[seat], hands[seat], played, st, buf, n, rng)
-            if idx < 0 or idx >= n:
-                bad += 1
-                idx = n - 1 if buf[n - 1] == PASS else 0
+        n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
+        bad += b
         code = buf[idx]
         if tracing:
             _trace(tr, trh, trn, leg, g, half, seat, buf, n, code)
@@ -377,7 +389,7 @@ def make_dispatch(user_fns):
 
 _UNCACHED = {**JIT, "cache": False}
 #: the driver chain that calls ``choose_builtin``; a user variant re-binds it (uncached)
-_CHAIN = ("play_half", "play_game", "_run_block", "simulate", "simulate_trace")
+_CHAIN = ("decide", "play_half", "play_game", "_run_block", "simulate", "simulate_trace")
 
 
 def make_user_driver(dispatch):
