@@ -13,11 +13,12 @@ T_NDEC         decisions recorded (rows of ``tdec``: round, seat, type, n, chose
 T_NWIN         claim windows recorded (rows of ``twin``: round, discarder, card,
                winning seat or -1, winning code)
 T_NOPT         ints used in ``topt``
-T_SNAP_AT      decision index at which ``snap`` receives a copy of the state, -1 none
+T_SNAP_AT      decision index whose state ``snap[0]`` receives, -1 none, -2 every
+               decision (row = decision index, while rows last)
 T_OVERFLOW     1 when a trace buffer was too small (the caller retries bigger)
 =============  ====================================================================
-``thash[i]`` is ``option_set_hash`` of decision i's options. ``snap`` holds ``S`` (``S_LEN``),
-then seat, type, n, strategy id, then the options.
+``thash[i]`` is ``option_set_hash`` of decision i's options. A ``snap`` row holds ``S`` (``S_LEN``)
+as it was when the decision was asked, then seat, type, n, strategy id, then the options.
 """
 
 import sys
@@ -90,7 +91,10 @@ from kernels.atlas.state import (  # noqa: I001
     S_LEN,
     SEAT_CLAIMS,
     SEAT_DEALT,
+    SEAT_DISCARDED,
+    SEAT_MELDED,
     SEAT_MELDS,
+    SEAT_TRADE_NET,
     ST_ATLAS,
     ST_CLAIMS,
     ST_DEC,
@@ -136,6 +140,7 @@ from kernels.rng import bounded, seed_stream
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
 TC_LEN = 8
+SNAP_LEN = S_LEN + 4 + MAX_OPTIONS
 
 GAMES_DTYPE = np.dtype(
     [
@@ -213,13 +218,15 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     S[P_SEAT] = p
     sid = sids[p]
     dec = S[ST_DEC]
-    if tc[T_SNAP_AT] == dec:
-        snap[:S_LEN] = S
-        snap[S_LEN] = p
-        snap[S_LEN + 1] = dtype
-        snap[S_LEN + 2] = n
-        snap[S_LEN + 3] = sid
-        snap[S_LEN + 4 : S_LEN + 4 + n] = opts[:n]
+    at = tc[T_SNAP_AT]
+    if at == dec or (at == -2 and dec < snap.shape[0]):
+        row = 0 if at >= 0 else dec
+        snap[row, :S_LEN] = S
+        snap[row, S_LEN] = p
+        snap[row, S_LEN + 1] = dtype
+        snap[row, S_LEN + 2] = n
+        snap[row, S_LEN + 3] = sid
+        snap[row, S_LEN + 4 : S_LEN + 4 + n] = opts[:n]
     S[ST_DEC] = dec + 1
     h0 = HANDS + p * N_TYPES
     if n == 1:
@@ -365,6 +372,8 @@ def trade(S, p, R, sids, rngs, opts, tc, tdec, thash, topt, snap):
         S[P_TARGET_HAND : P_TARGET_HAND + N_TYPES] = 0
     remove_card(S, t, c)
     add_card(S, p, c)
+    S[SEAT_TRADE_NET + p] += 1
+    S[SEAT_TRADE_NET + t] -= 1
     S[P_TAKEN] = c
     k = 0
     hp = HANDS + p * N_TYPES
@@ -375,6 +384,8 @@ def trade(S, p, R, sids, rngs, opts, tc, tdec, thash, topt, snap):
     g = decide(S, p, DT_GIVE, opts, k, sids, rng, tc, tdec, thash, topt, snap) - GIVE
     remove_card(S, p, g)
     add_card(S, t, g)
+    S[SEAT_TRADE_NET + p] -= 1
+    S[SEAT_TRADE_NET + t] += 1
     S[P_TAKEN] = -1
     S[P_TARGET] = -1
 
@@ -390,6 +401,7 @@ def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
             if R[R_LAST_DISCARD]:
                 t = only_card(S, cur)
                 remove_card(S, cur, t)
+                S[SEAT_DISCARDED + cur] += 1
                 push_discard(S, t)
                 _win(S, cur, END_LAST_DISCARD)
                 return -1
@@ -402,6 +414,7 @@ def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
                 k += 1
         x = decide(S, cur, DT_DISCARD, opts, k, sids, rng, tc, tdec, thash, topt, snap) - DISCARD
         remove_card(S, cur, x)
+        S[SEAT_DISCARDED + cur] += 1
         if x == SKIP:  # AT-17
             push_discard(S, x)
             S[ST_SKIPS] += 1
@@ -427,6 +440,7 @@ def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
         S[SEAT_CLAIMS + q] += 1
         if code == PAIR:  # AT-21: the last-card pair wins at once
             remove_card(S, q, only_card(S, q))
+            S[SEAT_MELDED + q] += 1
             S[ST_LCP] += 1
             _win(S, q, END_LAST_CARD_CLAIM)
             return -1
@@ -474,6 +488,7 @@ def play_from(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
         h = only_card(S, p) if held == 1 else -1
         if held == 1 and h > ATLAS:  # AT-21: a last action card is played and wins
             remove_card(S, p, h)
+            S[SEAT_DISCARDED + p] += 1
             push_discard(S, h)
             _win(S, p, END_ACTION_CARD)
             return
@@ -487,6 +502,7 @@ def play_from(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
         if held == 1 and pairs(h, y):  # AT-21 last card drawn
             remove_card(S, p, h)
             remove_card(S, p, y)
+            S[SEAT_MELDED + p] += 2
             S[P_MELDED + h] += 1
             S[P_MELDED + y] += 1
             S[ST_LCP] += 1
@@ -587,7 +603,7 @@ def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_
         thash = np.empty(0, np.uint64)
         twin = np.empty((0, 5), np.int64)
         topt = np.empty(0, np.int32)
-        snap = np.empty(0, np.int32)
+        snap = np.empty((0, SNAP_LEN), np.int32)
         err += play_match(
             root_seed, first_index + i, n_players, seat_strategy_ids, rules_arr,
             out_games, i * rounds, out_seats, i * rounds * n_players,
@@ -618,7 +634,7 @@ class Trace:
         self.hashes = hashes  # uint64[k]
         self.windows = windows  # int64[w, 5]
         self.options = options  # int32 flat (level 2)
-        self.snapshot = snapshot  # int32 or None
+        self.snapshot = snapshot  # int32[SNAP_LEN] (snap_at >= 0), [k, SNAP_LEN] (-2) or None
         self.errors = errors
 
     def options_of(self, i: int) -> np.ndarray:
@@ -647,18 +663,19 @@ def run_trace(root, game_index, n, sids, rules_arr, level=1, snap_at=-1, sim=Non
         thash = np.zeros(cap, np.uint64)
         twin = np.zeros((cap, 5), np.int64)
         topt = np.zeros(cap * 8 if level > 1 else 1, np.int32)
-        snap = np.full(S_LEN + 4 + MAX_OPTIONS, -1, np.int32)
+        snap = np.full((cap if snap_at == -2 else 1, SNAP_LEN), -1, np.int32)
         err = mod.trace_match(
             np.uint64(root), game_index, n, np.asarray(sids, np.int64),
             np.asarray(rules_arr, np.int64), games, seats, tc, tdec, thash, twin, topt, snap,
         )  # fmt: skip
-        if tc[T_OVERFLOW] == 0:
+        if tc[T_OVERFLOW] == 0 and (snap_at != -2 or tc[T_NDEC] <= cap):
             break
         cap *= 4
     nd, nw, no = int(tc[T_NDEC]), int(tc[T_NWIN]), int(tc[T_NOPT])
     return Trace(
         games, seats, tdec[:nd].copy(), thash[:nd].copy(), twin[:nw].copy(), topt[:no].copy(),
-        snap if snap_at >= 0 and snap[S_LEN] >= 0 else None, int(err),
+        snap[:nd] if snap_at == -2 else (snap[0] if snap_at >= 0 and snap[0, S_LEN] >= 0 else None),
+        int(err),
     )  # fmt: skip
 
 
@@ -689,5 +706,5 @@ def scratch(level: int = 1, cap: int = 4096):
         np.zeros(cap, np.uint64),
         np.zeros((cap, 5), np.int64),
         np.zeros(cap * 8, np.int32),
-        np.full(S_LEN + 4 + MAX_OPTIONS, -1, np.int32),
+        np.full((1, SNAP_LEN), -1, np.int32),
     )

@@ -28,6 +28,7 @@ from kernels.atlas.state import (
     P_MELDED,
     P_N,
     P_SIZES,
+    SEAT_MELDED,
     ST_ATLAS,
     ST_FIVES,
     ST_QUADS,
@@ -251,6 +252,7 @@ def apply_meld(S, p, code, x):
     if x >= 0:
         S[P_MELDED + x] += 1
     S[ST_ATLAS] += wilds
+    S[SEAT_MELDED + p] += meld_size(code) - (1 if x >= 0 else 0)
 
 
 @kernel

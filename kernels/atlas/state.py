@@ -89,11 +89,17 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("SEAT_MELDS", MAX_PLAYERS),
     ("SEAT_CLAIMS", MAX_PLAYERS),
     ("SEAT_DEALT", MAX_PLAYERS * 4),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
+    # per-seat card accounting (checked by tests/atlas/test_invariants.py)
+    ("SEAT_DRAWN", MAX_PLAYERS),
+    ("SEAT_DISCARDED", MAX_PLAYERS),
+    ("SEAT_MELDED", MAX_PLAYERS),  # cards given up from the hand into melds and pairs
+    ("SEAT_TRADE_NET", MAX_PLAYERS),  # cards received minus cards handed over in TRADEs
     ("HANDS", MAX_PLAYERS * N_TYPES),
     ("CELLS", MAX_PLAYERS * 20),
     ("PILE", N_CARDS),
     ("S_LEN", 0),
 )
+
 
 P_N = 0
 P_DIR = 1
@@ -137,10 +143,14 @@ ST_DEC = 438
 SEAT_MELDS = 439
 SEAT_CLAIMS = 449
 SEAT_DEALT = 459
-HANDS = 499
-CELLS = 1139
-PILE = 1339
-S_LEN = 1543
+SEAT_DRAWN = 499
+SEAT_DISCARDED = 509
+SEAT_MELDED = 519
+SEAT_TRADE_NET = 529
+HANDS = 539
+CELLS = 1179
+PILE = 1379
+S_LEN = 1583
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3
@@ -213,6 +223,7 @@ def draw_card(S, p):
     t = S[PILE + pos]
     S[H_PILE_POS] = pos + 1
     S[P_DRAW] -= 1
+    S[SEAT_DRAWN + p] += 1
     add_card(S, p, t)
     return t
 
