@@ -73,7 +73,7 @@ SEAT_FIELDS: list[tuple[str, str]] = [("game", "i8"), ("seat", "i1"), ("team", "
 for _h in (0, 1):
     SEAT_FIELDS += [
         (f"cards_{_h}", "i1"),
-        (f"hand41_{_h}", "?"),
+        (f"long_hand_{_h}", "?"),
         (f"dao_cards_{_h}", "i1"),
         (f"jokers_{_h}", "i1"),
         (f"finish_{_h}", "i1"),
@@ -101,7 +101,7 @@ def seats_table(mat: np.ndarray, first: int) -> np.ndarray:
     for h in (0, 1):
         b = drv.S_HALF0 + drv.S_HALF * h
         out[f"cards_{h}"] = mat[:, b + drv.SH_CARDS]
-        out[f"hand41_{h}"] = mat[:, b + drv.SH_CARDS] == 41
+        out[f"long_hand_{h}"] = mat[:, b + drv.SH_CARDS] == 41
         out[f"dao_cards_{h}"] = mat[:, b + drv.SH_DAO_CARDS]
         out[f"jokers_{h}"] = mat[:, b + drv.SH_JOKERS]
         out[f"finish_{h}"] = mat[:, b + drv.SH_FINISH]

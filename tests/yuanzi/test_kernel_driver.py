@@ -54,7 +54,7 @@ def test_yz05_yz07_yz08_first_half_deal(tables):
     # YZ-07: the first receiver and the next seat hold 41 cards
     s = seats.join(games.select("game", "first_receiver_0"), on="game")
     big = s.filter(pl.col("cards_0") == 41)
-    assert len(big) == 2 * len(games) and big["hand41_0"].all()
+    assert len(big) == 2 * len(games) and big["long_hand_0"].all()
     assert ((big["seat"] - big["first_receiver_0"]) % 4 <= 1).all()
     assert s.filter(pl.col("cards_0") == 40).height == 2 * len(games)
 
@@ -135,7 +135,7 @@ def test_seats_table_matches_games_table(tables):
     per_game = seats.group_by("game").agg(pl.col("jokers_0").sum(), pl.col("dao_cards_0").sum())
     assert (per_game["jokers_0"] == 6).all() and (per_game["dao_cards_0"] == 12).all()
     unplayed = seats.join(games.filter(~pl.col("second_half")), on="game")
-    assert (unplayed["cards_1"] == -1).all() and (~unplayed["hand41_1"]).all()
+    assert (unplayed["cards_1"] == -1).all() and (~unplayed["long_hand_1"]).all()
 
 
 def test_determinism_across_chunkings_and_threads():
