@@ -250,7 +250,8 @@ class YuanziEngine:
         chosen = [int(c) for c in tr[:, drv.T_CHOSEN]]
         rules = dict(config.rules)
         deal = ref.deal_from_seed(config.seed, game_index, rules)
-        return ref.replay_trace(deal, chosen, rules).log
+        log = ref.replay_trace(deal, chosen, rules).log
+        return log if isinstance(log, str) else "\n".join(log)
 
 
 ENGINE = YuanziEngine()

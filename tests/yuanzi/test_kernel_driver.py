@@ -223,3 +223,12 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "one_two_settlement",
         "shuangjia",
     }
+
+
+def test_replay_feeds_the_kernel_choices_to_the_reference():
+    cfg = config(seats=("greedy", "bomber", "points", "random"), pass_is_final=True)
+    log = ENGINE.replay(cfg, 12)
+    games, _ = ENGINE.play_chunk(cfg, 12, 1)
+    assert isinstance(log, str) and log.startswith("half 0:")
+    deltas = [games[f"delta_{s}"][0] for s in range(4)]
+    assert log.rstrip().splitlines()[-1] == f"delta per seat {deltas}"
