@@ -137,7 +137,7 @@ def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
     """Per half: how often the 上游 (first out) was dealt a 41-card hand (expected 50 %)."""
     parts = [
         seats.filter(pl.col(f"finish_{h}") == 1).select(
-            pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"hand41_{h}").alias("hit")
+            pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"long_hand_{h}").alias("hit")
         )
         for h in (0, 1)
     ]

@@ -181,9 +181,9 @@ def test_hand41_upstream():
     st = pl.LazyFrame(
         {
             "finish_0": [1, 2, 3, 4],
-            "hand41_0": [True, True, False, False],
+            "long_hand_0": [True, True, False, False],
             "finish_1": [-1, -1, -1, -1],
-            "hand41_1": [False] * 4,
+            "long_hand_1": [False] * 4,
         }
     )
     got = dao.hand41_upstream(st).collect()
