@@ -132,7 +132,7 @@ from kernels.atlas.strategies import (
     DT_TARGET,
     MAX_USER,
     USER_BASE,
-    choose,
+    choose_in_state,
     user_placeholder,
 )
 from kernels.jit import JIT, kernel, parallel_kernel
@@ -232,7 +232,7 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     if n == 1:
         idx = 0
     elif sid < USER_BASE:
-        idx = choose(sid, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], opts[:n], n, rng)
+        idx = choose_in_state(S, p, sid, dtype, opts, n, rng)
     else:
         idx = _user(sid - USER_BASE, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], opts[:n], n, rng)
     if idx < 0 or idx >= n:

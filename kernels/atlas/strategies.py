@@ -16,7 +16,7 @@ AT-26 lets a player know; the driver never passes anything else. User strategies
 import numpy as np
 
 from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, N_TYPES, PAIR, REVERSE, SKIP, TAKE, TARGET
-from kernels.atlas.state import P_DIR, P_DISCC, P_MELDED, P_N, P_SEAT, P_SIZES
+from kernels.atlas.state import HANDS, P_DIR, P_DISCC, P_MELDED, P_N, P_SEAT, P_SIZES, PUB_LEN
 from kernels.jit import kernel
 from kernels.rng import bounded
 
@@ -240,6 +240,13 @@ def choose(sid, dtype, hand, pub, options, n, rng):
     if dtype == DT_TAKE:
         return _pick_take(hand, pub, options, n, careful)
     return _pick_min_keep(hand, pub, options, n, GIVE, careful, True)
+
+
+@kernel
+def choose_in_state(S, p, sid, dtype, options, n, rng):
+    """What the driver calls: ``choose`` on seat ``p``'s view of state ``S`` (AT-26), nothing else."""
+    h0 = HANDS + p * N_TYPES
+    return choose(sid, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], options[:n], n, rng)
 
 
 @kernel
