@@ -457,12 +457,30 @@ def report_cmd(run_dirs, out, fmt, json_out) -> None:
         click.echo(f"numbers written to {result.json_out}", err=True)
 
 
+def one_line(message: str) -> str:
+    """A multi-line error (e.g. Numba's, for a user strategy) as one line: its first line and
+    the first place in the user's own file it names; ``CARDSIM_DEBUG=1`` shows it all."""
+    import os
+    import re
+
+    lines = [ln.strip() for ln in str(message).splitlines() if ln.strip()]
+    if len(lines) <= 1 or os.environ.get("CARDSIM_DEBUG"):
+        return str(message)
+    head = lines[0]
+    for ln in lines[1:]:
+        m = re.match(r'File "([^"]+)", line (\d+)', ln)
+        if m and not re.search(r"(^|[/\\])(kernels|sim|numba)[/\\]", m.group(1)):
+            head += f" (at {m.group(1)} line {m.group(2)})"
+            break
+    return head + " [CARDSIM_DEBUG=1 for details]"
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
     try:
         cli.main(args=argv, prog_name="cardsim", standalone_mode=False)
     except CardsimError as e:
-        click.echo(f"cardsim: error: {e}", err=True)
+        click.echo(f"cardsim: error: {one_line(str(e))}", err=True)
         sys.exit(2)
     except click.exceptions.Abort:
         click.echo("cardsim: interrupted", err=True)

@@ -181,7 +181,14 @@ def _describe_mismatch(old: dict, new: dict) -> str:
     return "; ".join(parts)
 
 
-def prepare_directory(
+def _nearest_existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_directory(
     out: Path,
     config: RunConfig,
     chunk_size: int,
@@ -189,8 +196,8 @@ def prepare_directory(
     resume: bool,
     force: bool,
     extra: dict | None = None,
-) -> dict:
-    """Check ``out`` and return the manifest to work from (new or resumed)."""
+) -> tuple[dict, bool]:
+    """Check ``out`` without writing anything; returns (manifest to work from, is it new)."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise CardsimError(f"--out {out}: exists and is not a directory")
@@ -208,11 +215,21 @@ def prepare_directory(
                 f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
                 f"not {chunk_size}"
             )
-        return manifest
+        return manifest, False
     if nonempty and not force:
         raise CardsimError(
             f"--out {out} is not empty; use --resume to complete that run or --force to replace it"
         )
+    base = _nearest_existing(out)
+    if not base.is_dir():
+        raise CardsimError(f"--out {out}: cannot write there ({base} is not a directory)")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise CardsimError(f"--out {out}: cannot write there (permission denied on {base})")
+    return new_manifest(config, chunk_size, extra), True
+
+
+def create_directory(out: Path, *, clear: bool) -> None:
+    """Create ``out`` (for a new run), removing an old run's files when ``clear``."""
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / f".write-test-{os.getpid()}"
@@ -220,14 +237,13 @@ def prepare_directory(
         probe.unlink()
     except OSError as e:
         raise CardsimError(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    if nonempty and force:
+    if clear:
         for child in (MANIFEST, *TABLES):
             p = out / child
             if p.is_dir():
                 shutil.rmtree(p)
             elif p.exists():
                 p.unlink()
-    return new_manifest(config, chunk_size, extra)
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -422,26 +438,27 @@ def run(
     out = Path(out)
     n_threads = set_threads(threads)
     check_scheduler(scheduler)
-    manifest = prepare_directory(
+    manifest, fresh = check_directory(
         out, config, chunk_size, resume=resume, force=force, extra=extra_manifest
     )
-    _clean_temporaries(out)
     chunks = manifest["chunks"]
-    todo = [c for c in chunks if not chunk_is_intact(out, c)]
+    todo = chunks if fresh else [c for c in chunks if not chunk_is_intact(out, c)]
     done_games = sum(c["count"] for c in chunks if c not in todo)
     if resume and manifest.get("status") == "complete" and not todo:
         return RunResult(
             out, manifest, done_games, 0.0, stopped_by=manifest.get("stopped_by") or "games"
         )
+    bar = Progress(config.games, done_games, config.game, progress)
+    result = RunResult(out, manifest, done_games, 0.0)
+    if todo and scheduler is None:  # compile (user strategies fail here) before writing
+        result.compiled_seconds = _warm_up(engine, config, bar)
+    if fresh:
+        create_directory(out, clear=force)
+    _clean_temporaries(out)
     manifest["status"] = "running"
     manifest["threads"] = n_threads
     write_manifest(out, manifest)
-
-    bar = Progress(config.games, done_games, config.game, progress)
-    result = RunResult(out, manifest, done_games, 0.0)
     t0 = time.perf_counter()
-    if todo and scheduler is None:
-        result.compiled_seconds = _warm_up(engine, config, bar)
     source = (
         _local_results(engine, config, todo)
         if scheduler is None

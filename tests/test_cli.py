@@ -199,3 +199,24 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path):
     for a, b in zip(tables(ref), tables(out), strict=True):
         assert_frame_equal(a, b)
     assert not list(out.rglob(".*tmp*"))
+
+
+def test_user_strategy_that_does_not_compile_is_one_line_and_writes_nothing(capsys, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text('def choose(own, played, pub, legal, n_legal, rng):\n    return "x" + {}\n')
+    out = tmp_path / "run"
+    code, _, err = cardsim(
+        capsys,
+        "run",
+        "yuanzi",
+        "--games",
+        "5",
+        "--seat",
+        f"0={bad}:choose",
+        "--out",
+        out,
+        "--quiet",
+    )
+    assert code == 2 and "user strategy" in err and "bad.py line 2" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
