@@ -225,7 +225,7 @@ class AtlasEngine:
         result = reference.replay_trace(
             config.seed, game_index, config.players, tr.chosen(), resolve_rules(config.rules)
         )
-        return result.log
+        return "\n".join(result.log)
 
 
 ENGINE = AtlasEngine()
