@@ -98,3 +98,64 @@ def until_ci_rule(width: float):
         return None
 
     return rule
+
+
+def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05):
+    """A runner stop rule for ``--test a>b``: Wald's sequential probability ratio test.
+
+    On the paired per-deal differences ``D(d)`` of a comparison run (analysis.compare), taken as
+    normal with the observed variance: H0 "a is no better than b" (mean 0) against H1 "a beats
+    b by ``delta``" (mean ``delta``). After each chunk,
+    ``LLR = n · delta · (mean(D) − delta / 2) / Var(D)``; the run stops accepting H1 once
+    ``LLR ≥ log((1 − beta) / alpha)`` and accepting H0 once ``LLR ≤ log(beta / (1 − alpha))``:
+    error rates alpha (false "a > b") and beta (missed a real ``delta``).
+    """
+    import math
+
+    from analysis.compare import per_game_win_rates
+
+    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+
+    def rule(manifest: dict, out: Path) -> str | None:
+        w = per_game_win_rates(_scan(Path(out), "seats", manifest))
+        if a not in w.columns or b not in w.columns:
+            raise ValueError(f"--test {a}>{b}: the run compares {', '.join(w.columns[2:])}")
+        d = (
+            w.select("game", (pl.col(a) - pl.col(b)).alias("d"))
+            .drop_nulls()
+            .group_by("game")
+            .agg(pl.col("d").mean())["d"]
+        )
+        n = d.len()
+        var = float(d.var()) if n > 1 else 0.0
+        mean = float(d.mean()) if n else 0.0
+        llr = n * delta * (mean - delta / 2) / var if var > 0 else 0.0
+        verdict = None
+        if n > 1 and var > 0 and llr >= upper:
+            verdict = f"sprt: accepted H1 ({a} beats {b} by {delta} or more)"
+        elif n > 1 and var > 0 and llr <= lower:
+            verdict = f"sprt: accepted H0 ({a} does not beat {b} by {delta})"
+        manifest["sequential_test"] = {
+            "test": f"{a}>{b}", "delta": delta, "alpha": alpha, "beta": beta, "deals": n,
+            "mean_diff": mean, "llr": llr, "accept_h1_at": upper, "accept_h0_at": lower,
+            "verdict": verdict,
+        }  # fmt: skip
+        return verdict
+
+    return rule
+
+
+def first_of(*rules):
+    """Combine stop rules: the first one that gives a reason stops the run."""
+    active = [r for r in rules if r is not None]
+    if not active:
+        return None
+
+    def rule(manifest: dict, out: Path) -> str | None:
+        for r in active:
+            reason = r(manifest, out)
+            if reason:
+                return reason
+        return None
+
+    return rule

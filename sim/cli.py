@@ -205,6 +205,21 @@ def _until_ci(width):
     return until_ci_rule(width)
 
 
+def _sprt(spec, config, delta, alpha, beta):
+    if spec is None:
+        return None
+    a, sep, b = spec.partition(">")
+    a, b = a.strip(), b.strip()
+    labels = sorted({x for seats in config.assignments for x in seats})
+    if not sep or a not in labels or b not in labels or a == b:
+        raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
+    if not 0 < delta < 1 or not 0 < alpha < 0.5 or not 0 < beta < 0.5:
+        raise CardsimError("--test: need 0 < --delta < 1 and 0 < --alpha, --beta < 0.5")
+    from analysis.stopping import sprt_rule
+
+    return sprt_rule(a, b, delta, alpha, beta)
+
+
 def _echo_result(result, game) -> None:
     rate = result.games_done / result.seconds if result.seconds > 0 else float("nan")
     click.echo(
@@ -212,6 +227,14 @@ def _echo_result(result, game) -> None:
         f"({result.seconds:.1f} s, {rate:,.0f} games/s)",
         err=True,
     )
+    test = result.manifest.get("sequential_test")
+    if test:
+        click.echo(
+            f"sequential test {test['test']} (delta {test['delta']}, alpha {test['alpha']}, "
+            f"beta {test['beta']}): LLR {test['llr']:.2f} after {test['deals']:,} deals — "
+            f"{test['verdict'] or 'undecided'}",
+            err=True,
+        )
     iv = result.manifest.get("main_interval")
     if result.stopped_by != "games" and iv:
         click.echo(
@@ -243,6 +266,34 @@ def _echo_result(result, game) -> None:
     metavar="W",
     help="Stop early once every paired difference is known to ±W (95 %).",
 )
+@click.option(
+    "--test",
+    "test_spec",
+    default=None,
+    metavar="A>B",
+    help="Sequential test (SPRT) of 'A beats B by --delta': stop once decided.",
+)
+@click.option(
+    "--delta",
+    type=float,
+    default=0.02,
+    show_default=True,
+    help="--test: the win-rate difference H1 asserts.",
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="--test: rate of false 'A beats B'.",
+)
+@click.option(
+    "--beta",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="--test: rate of missing a real --delta.",
+)
 def compare_cmd(
     game,
     strategies,
@@ -258,12 +309,17 @@ def compare_cmd(
     quiet,
     scheduler,
     until_ci,
+    test_spec,
+    delta,
+    alpha,
+    beta,
 ) -> None:
     """Compare strategies on duplicate deals: every deal under every seat assignment.
 
     Example: cardsim compare yuanzi --strategies greedy,random --games 20000 --out runs/cmp
     """
     from analysis.compare import pairwise, ratings
+    from analysis.stopping import first_of
     from sim.compare import DuplicateEngine, build_compare_config
     from sim.runner import DEFAULT_CHUNK_SIZE, run
 
@@ -280,7 +336,7 @@ def compare_cmd(
         force=force,
         progress=not quiet,
         engine=DuplicateEngine(engine),
-        stop_rule=_until_ci(until_ci),
+        stop_rule=first_of(_until_ci(until_ci), _sprt(test_spec, config, delta, alpha, beta)),
         scheduler=scheduler,
     )
     _echo_result(result, game)

@@ -66,6 +66,11 @@ def test_version(capsys):
         (["run", "yuanzi", "--games", "5", "--threads", "0"], "--threads"),
         (["compare", "yuanzi", "--strategies", "greedy", "--games", "5"], "at least two"),
         (["replay", "yuanzi", "--game", "-1"], "non-negative"),
+        (
+            ["compare", "yuanzi", "--strategies", "greedy,random", "--games", "5", "--test", "x>y"],
+            "--test must be A>B",
+        ),
+        (["run", "yuanzi", "--games", "5", "--until-ci", "2"], "--until-ci"),
     ],
 )
 def test_bad_input_is_one_clear_line_exit_2_and_writes_nothing(capsys, tmp_path, args, message):

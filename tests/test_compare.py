@@ -172,3 +172,31 @@ def test_until_ci_first_player_advantage_on_a_plain_run(tmp_path):
 def test_study_file_errors_name_the_place(text, message):
     with pytest.raises(CardsimError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_study(text, "my.toml")
+
+
+def test_sprt_accepts_h1_for_a_real_difference_and_h0_for_none(tmp_path):
+    from analysis.stopping import sprt_rule
+
+    # greedy's bonus is worth about +0.2 of win rate in the fake game: H1 (delta 0.05) holds
+    _, out, res = compare_run(
+        tmp_path,
+        ["greedy", "random"],
+        games=20000,
+        name="h1",
+        stop_rule=sprt_rule("greedy", "random", 0.05),
+    )
+    m = json.loads((out / "manifest.json").read_text())
+    assert res.stopped_by.startswith("sprt: accepted H1")
+    assert (
+        m["games_done"] < 20000
+        and m["sequential_test"]["llr"] >= m["sequential_test"]["accept_h1_at"]
+    )
+    # the other way round, random > greedy by 0.05 is clearly false: H0
+    _, out, res = compare_run(
+        tmp_path,
+        ["greedy", "random"],
+        games=20000,
+        name="h0",
+        stop_rule=sprt_rule("random", "greedy", 0.05),
+    )
+    assert res.stopped_by.startswith("sprt: accepted H0")
