@@ -43,7 +43,7 @@ from kernels.rng import shuffle
 MAX_PLAYERS = 10
 
 #: (name, size) of every field, in order; the constants below are its running offsets
-#: (tests/atlas/test_kernel_state.py checks them).
+#: (tests/atlas/test_kernel_rules.py checks them).
 LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_N", 1),
     ("P_DIR", 1),

@@ -16,7 +16,16 @@ AT-26 lets a player know; the driver never passes anything else. User strategies
 import numpy as np
 
 from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, N_TYPES, PAIR, REVERSE, SKIP, TAKE, TARGET
-from kernels.atlas.state import HANDS, P_DIR, P_DISCC, P_MELDED, P_N, P_SEAT, P_SIZES, PUB_LEN
+from kernels.atlas.state import (
+    HANDS,
+    P_DIR,
+    P_DISCC,
+    P_MELDED,
+    P_N,
+    P_SEAT,
+    P_SIZES,
+    PUB_LEN,
+)
 from kernels.jit import kernel
 from kernels.rng import bounded
 
@@ -42,6 +51,8 @@ USER_BASE = 100
 MAX_USER = 4
 
 DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE = 0, 1, 2, 3, 4, 5
+SUMMARY_LEN = 50
+POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 
 
 @kernel
@@ -59,36 +70,54 @@ def _unseen_cell(hand, pub, cell):
 
 
 @kernel
-def usefulness(hand, pub, t, careful, extra):
-    """How much matching card ``t`` helps complete melds with ``hand`` (+ ``extra`` copies of t)."""
+def hand_summary(hand, pub, careful, out):
+    """Per decision, once: ``out[:20]`` cell counts, ``out[20:40]`` unseen naturals per cell
+    (careful only), ``out[40:45]`` class bitmask per continent, ``out[45:49]`` continent
+    bitmask per class, ``out[49]`` the smallest opponent hand."""
+    for k in range(5):
+        out[40 + k] = 0
+    for c in range(4):
+        out[45 + c] = 0
+    for cell in range(20):
+        cc = hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
+        out[cell] = cc
+        if cc > 0:
+            out[40 + cell // 4] |= 1 << (cell % 4)
+            out[45 + cell % 4] |= 1 << (cell // 4)
+        if careful:
+            out[20 + cell] = _unseen_cell(hand, pub, cell)
+    n = pub[P_N]
+    me = pub[P_SEAT]
+    ms = 1 << 20
+    for s in range(n):
+        if s != me and pub[P_SIZES + s] < ms:
+            ms = pub[P_SIZES + s]
+    out[49] = ms
+
+
+@kernel
+def usefulness(hand, sm, t, careful, extra):
+    """How much matching card ``t`` helps complete melds with ``hand`` (+ ``extra`` copies of t);
+    ``sm`` is the :func:`hand_summary` of the hand."""
     cell = t // 3
     cont = t // 12
     cl = cell % 4
     atl = hand[ATLAS]
-    tri = _cellcount(hand, cell) + extra - 1
-    quad = 0
-    quad_ok = True
-    for c in range(4):
-        if c != cl:
-            if _cellcount(hand, cont * 4 + c) > 0:
-                quad += 1
-            elif careful and _unseen_cell(hand, pub, cont * 4 + c) == 0:
-                quad_ok = False
-    five = 0
-    five_ok = True
-    for k in range(5):
-        if k != cont:
-            if _cellcount(hand, k * 4 + cl) > 0:
-                five += 1
-            elif careful and _unseen_cell(hand, pub, k * 4 + cl) == 0:
-                five_ok = False
+    tri = sm[cell] + extra - 1
+    cm = sm[40 + cont] & ~(1 << cl)
+    km = sm[45 + cl] & ~(1 << cont)
+    quad = POPC[cm]
+    five = POPC[km]
     if careful:
-        if tri + _unseen_cell(hand, pub, cell) + atl < 2:
+        if tri + sm[20 + cell] + atl < 2:
             tri = 0
-        if not quad_ok and atl == 0:
-            quad = 0
-        if not five_ok and atl == 0:
-            five = 0
+        if atl == 0:
+            for c in range(4):
+                if c != cl and (cm >> c) & 1 == 0 and sm[20 + cont * 4 + c] == 0:
+                    quad = 0
+            for k in range(5):
+                if k != cont and (km >> k) & 1 == 0 and sm[20 + k * 4 + cl] == 0:
+                    five = 0
     u = 3.0 * tri + quad + 0.8 * five
     if hand[t] + extra >= 2:
         u += 1.0
@@ -96,46 +125,33 @@ def usefulness(hand, pub, t, careful, extra):
 
 
 @kernel
-def _closest(pub):
-    """The smallest hand size among the viewer's opponents."""
-    n = pub[P_N]
-    me = pub[P_SEAT]
-    ms = 1 << 20
-    for s in range(n):
-        if s != me and pub[P_SIZES + s] < ms:
-            ms = pub[P_SIZES + s]
-    return ms
-
-
-@kernel
-def _danger(hand, pub, t):
+def _danger(hand, pub, sm, t):
     """careful: how likely an opponent claims discard ``t`` (unseen copies nearby)."""
     if t >= ATLAS:
         return 4.0
     sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-    cell = _unseen_cell(hand, pub, t // 3)
-    d = 0.6 * sp + 0.25 * cell
-    if _closest(pub) == 1:
+    d = 0.6 * sp + 0.25 * sm[20 + t // 3]
+    if sm[49] == 1:
         d += 2.0 * sp
     return d
 
 
 @kernel
-def keep_value(hand, pub, t, careful):
-    """Value of keeping card ``t`` (lowest is discarded first)."""
+def keep_value(hand, pub, sm, t, careful):
+    """Value of keeping card ``t`` (lowest is discarded first); ``sm``: :func:`hand_summary`."""
     if t == ATLAS:
         return 100.0
     if t < ATLAS:
-        v = usefulness(hand, pub, t, careful, 0)
+        v = usefulness(hand, sm, t, careful, 0)
         if careful:
-            v += _danger(hand, pub, t)
+            v += _danger(hand, pub, sm, t)
         return v
     n = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
     nxt = (me + d + n) % n
     prv = (me - d + n) % n
-    ms = _closest(pub)
+    ms = sm[49]
     if t == SKIP or (t == REVERSE and n == 2):
         return -2.0 if pub[P_SIZES + nxt] == ms else 2.5
     if t == REVERSE:
@@ -175,11 +191,13 @@ def bin_count(x):
 
 @kernel
 def _pick_min_keep(hand, pub, options, n, base, careful, give):
+    sm = np.empty(SUMMARY_LEN, np.int32)
+    hand_summary(hand, pub, careful, sm)
     best = 0
     bv = 1e18
     for i in range(n):
         t = options[i] - base
-        v = keep_value(hand, pub, t, careful)
+        v = keep_value(hand, pub, sm, t, careful)
         if give and t > ATLAS:
             v = 6.0  # do not hand an opponent a card that wins as a last card (AT-21)
         if v < bv:
@@ -209,6 +227,8 @@ def _pick_target(pub, options, n):
 
 @kernel
 def _pick_take(hand, pub, options, n, careful):
+    sm = np.empty(SUMMARY_LEN, np.int32)
+    hand_summary(hand, pub, careful, sm)
     best = 0
     bv = -1e18
     for i in range(n):
@@ -216,7 +236,7 @@ def _pick_take(hand, pub, options, n, careful):
         if t == ATLAS:
             v = 100.0
         elif t < ATLAS:
-            v = usefulness(hand, pub, t, careful, 1)
+            v = usefulness(hand, sm, t, careful, 1)
         else:
             v = 0.5
         if v > bv:
