@@ -22,7 +22,10 @@ import numpy as np
 
 from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_TYPES, PAIR, QUAD, TRIPLE
 from kernels.atlas.state import (
+    CELL_OF,
     CELLS,
+    CLASS_OF,
+    CONT_OF,
     HANDS,
     P_DIR,
     P_MELDED,
@@ -136,9 +139,9 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     c0 = CELLS + q * 20
     W = S[HANDS + q * N_TYPES + ATLAS]
     if x < ATLAS:
-        cell = x // 3
-        cont = x // 12
-        cl = cell % 4
+        cell = CELL_OF[x]
+        cont = CONT_OF[x]
+        cl = CLASS_OF[x]
         cnt = S[c0 + cell]
         for w in range(3):  # x is one of the 3 - w naturals
             if 2 - w <= cnt and w <= W:
@@ -224,7 +227,7 @@ def apply_meld(S, p, code, x):
     kind = code & 3
     loc = (code >> 2) & 31
     wild = (code >> 7) & 31
-    xcell = x // 3 if (x >= 0 and x < ATLAS) else -1
+    xcell = CELL_OF[x] if x >= 0 else -1
     if kind == TRIPLE:
         nat = 3 - wild
         if xcell >= 0:

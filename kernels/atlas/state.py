@@ -42,6 +42,12 @@ from kernels.rng import shuffle
 
 MAX_PLAYERS = 10
 
+#: Lookup tables (integer division is slow in the hot loops): cell, continent and class of a
+#: card type (-1 for ATLAS and the action cards).
+CELL_OF = np.array([t // 3 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
+CONT_OF = np.array([t // 12 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
+CLASS_OF = np.array([(t % 12) // 3 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
+
 #: (name, size) of every field, in order; the constants below are its running offsets
 #: (tests/atlas/test_kernel_rules.py checks them).
 LAYOUT: tuple[tuple[str, int], ...] = (
@@ -175,8 +181,12 @@ def new_state() -> np.ndarray:
 @kernel
 def next_seat(S, p):
     """The next seat in the current direction (AT-16)."""
-    n = S[P_N]
-    return (p + S[P_DIR] + n) % n
+    q = p + S[P_DIR]
+    if q >= S[P_N]:
+        return 0
+    if q < 0:
+        return S[P_N] - 1
+    return q
 
 
 @kernel
@@ -184,7 +194,7 @@ def add_card(S, p, t):
     """Put one card of type ``t`` into seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] += 1
     if t < N_SPECIES:
-        S[CELLS + p * 20 + t // 3] += 1
+        S[CELLS + p * 20 + CELL_OF[t]] += 1
     S[P_SIZES + p] += 1
 
 
@@ -193,7 +203,7 @@ def remove_card(S, p, t):
     """Take one card of type ``t`` out of seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] -= 1
     if t < N_SPECIES:
-        S[CELLS + p * 20 + t // 3] -= 1
+        S[CELLS + p * 20 + CELL_OF[t]] -= 1
     S[P_SIZES + p] -= 1
 
 

@@ -17,6 +17,9 @@ import numpy as np
 
 from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, N_TYPES, PAIR, REVERSE, SKIP, TAKE, TARGET
 from kernels.atlas.state import (
+    CELL_OF,
+    CLASS_OF,
+    CONT_OF,
     HANDS,
     P_DIR,
     P_DISCC,
@@ -56,11 +59,6 @@ POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 
 
 @kernel
-def _cellcount(hand, cell):
-    return hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
-
-
-@kernel
 def _unseen_cell(hand, pub, cell):
     """Copies of ``cell``'s 9 naturals not in ``hand``, not melded, not on the discard pile."""
     u = 9
@@ -96,67 +94,76 @@ def hand_summary(hand, pub, careful, out):
 
 
 @kernel
-def usefulness(hand, sm, t, careful, extra):
-    """How much matching card ``t`` helps complete melds with ``hand`` (+ ``extra`` copies of t);
-    ``sm`` is the :func:`hand_summary` of the hand."""
-    cell = t // 3
-    cont = t // 12
-    cl = cell % 4
-    atl = hand[ATLAS]
-    tri = sm[cell] + extra - 1
-    cm = sm[40 + cont] & ~(1 << cl)
-    km = sm[45 + cl] & ~(1 << cont)
-    quad = POPC[cm]
-    five = POPC[km]
-    if careful:
-        if tri + sm[20 + cell] + atl < 2:
-            tri = 0
-        if atl == 0:
-            for c in range(4):
-                if c != cl and (cm >> c) & 1 == 0 and sm[20 + cont * 4 + c] == 0:
-                    quad = 0
-            for k in range(5):
-                if k != cont and (km >> k) & 1 == 0 and sm[20 + k * 4 + cl] == 0:
-                    five = 0
-    u = 3.0 * tri + quad + 0.8 * five
-    if hand[t] + extra >= 2:
-        u += 1.0
-    return u
+def _best_card(hand, pub, options, n, base, careful, mode):
+    """Index of the card option to play: mode 0 discard / 1 give: the lowest keep value; mode 2
+    take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (a
+    call boundary costs an NRT incref/decref per array argument, which dominated the profile).
 
-
-@kernel
-def _danger(hand, pub, sm, t):
-    """careful: how likely an opponent claims discard ``t`` (unseen copies nearby)."""
-    if t >= ATLAS:
-        return 4.0
-    sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-    d = 0.6 * sp + 0.25 * sm[20 + t // 3]
-    if sm[49] == 1:
-        d += 2.0 * sp
-    return d
-
-
-@kernel
-def keep_value(hand, pub, sm, t, careful):
-    """Value of keeping card ``t`` (lowest is discarded first); ``sm``: :func:`hand_summary`."""
-    if t == ATLAS:
-        return 100.0
-    if t < ATLAS:
-        v = usefulness(hand, sm, t, careful, 0)
-        if careful:
-            v += _danger(hand, pub, sm, t)
-        return v
-    n = pub[P_N]
+    Keep value of a card: ATLAS 100; an action card -2 when it hits the opponent closest to
+    winning (SKIP: the next seat; REVERSE: the next seat and not the previous one), else 2.5,
+    TRADE -1 (6 when giving: an action card can win as an opponent's last card, AT-21); a
+    matching card its meld potential ``3·(cell mates) + (classes of its continent held)
+    + 0.8·(continents of its class held) + (1 if paired)``; ``careful`` drops potentials that
+    the unseen cards can no longer complete and adds the danger of feeding a claim.
+    """
+    sm = np.empty(SUMMARY_LEN, np.int32)
+    hand_summary(hand, pub, careful, sm)
+    nn = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
-    nxt = (me + d + n) % n
-    prv = (me - d + n) % n
+    nxt = (me + d + nn) % nn
+    prv = (me - d + nn) % nn
     ms = sm[49]
-    if t == SKIP or (t == REVERSE and n == 2):
-        return -2.0 if pub[P_SIZES + nxt] == ms else 2.5
-    if t == REVERSE:
-        return -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
-    return -1.0  # TRADE: always worth playing at the leader
+    atl = hand[ATLAS]
+    extra = 1 if mode == 2 else 0
+    best = 0
+    bv = 1e18 if mode < 2 else -1e18
+    for i in range(n):
+        t = options[i] - base
+        if t == ATLAS:
+            v = 100.0
+        elif t > ATLAS:
+            if mode == 2:
+                v = 0.5
+            elif mode == 1:
+                v = 6.0
+            elif t == SKIP or (t == REVERSE and nn == 2):
+                v = -2.0 if pub[P_SIZES + nxt] == ms else 2.5
+            elif t == REVERSE:
+                v = -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
+            else:
+                v = -1.0
+        else:
+            cell = CELL_OF[t]
+            cont = CONT_OF[t]
+            cl = CLASS_OF[t]
+            tri = sm[cell] + extra - 1
+            cm = sm[40 + cont] & ~(1 << cl)
+            km = sm[45 + cl] & ~(1 << cont)
+            quad = POPC[cm]
+            five = POPC[km]
+            if careful:
+                if tri + sm[20 + cell] + atl < 2:
+                    tri = 0
+                if atl == 0:
+                    for c in range(4):
+                        if c != cl and (cm >> c) & 1 == 0 and sm[20 + cont * 4 + c] == 0:
+                            quad = 0
+                    for k in range(5):
+                        if k != cont and (km >> k) & 1 == 0 and sm[20 + k * 4 + cl] == 0:
+                            five = 0
+            v = 3.0 * tri + quad + 0.8 * five
+            if hand[t] + extra >= 2:
+                v += 1.0
+            if careful and mode == 0:  # danger of feeding a claim
+                sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
+                v += 0.6 * sp + 0.25 * sm[20 + cell]
+                if ms == 1:
+                    v += 2.0 * sp
+        if (mode < 2 and v < bv) or (mode == 2 and v > bv):
+            bv = v
+            best = i
+    return best
 
 
 @kernel
@@ -190,23 +197,6 @@ def bin_count(x):
 
 
 @kernel
-def _pick_min_keep(hand, pub, options, n, base, careful, give):
-    sm = np.empty(SUMMARY_LEN, np.int32)
-    hand_summary(hand, pub, careful, sm)
-    best = 0
-    bv = 1e18
-    for i in range(n):
-        t = options[i] - base
-        v = keep_value(hand, pub, sm, t, careful)
-        if give and t > ATLAS:
-            v = 6.0  # do not hand an opponent a card that wins as a last card (AT-21)
-        if v < bv:
-            bv = v
-            best = i
-    return best
-
-
-@kernel
 def _pick_target(pub, options, n):
     """TRADE at the opponent with the fewest cards; ties: the one next in the direction."""
     nn = pub[P_N]
@@ -226,26 +216,6 @@ def _pick_target(pub, options, n):
 
 
 @kernel
-def _pick_take(hand, pub, options, n, careful):
-    sm = np.empty(SUMMARY_LEN, np.int32)
-    hand_summary(hand, pub, careful, sm)
-    best = 0
-    bv = -1e18
-    for i in range(n):
-        t = options[i] - TAKE
-        if t == ATLAS:
-            v = 100.0
-        elif t < ATLAS:
-            v = usefulness(hand, sm, t, careful, 1)
-        else:
-            v = 0.5
-        if v > bv:
-            bv = v
-            best = i
-    return best
-
-
-@kernel
 def choose(sid, dtype, hand, pub, options, n, rng):
     """Dispatch built-in strategy ``sid``; returns an index into ``options[:n]``."""
     if sid == RANDOM:
@@ -254,12 +224,12 @@ def choose(sid, dtype, hand, pub, options, n, rng):
     if dtype in (DT_CLAIM, DT_SELF):
         return _pick_meld(options, n)
     if dtype == DT_DISCARD:
-        return _pick_min_keep(hand, pub, options, n, DISCARD, careful, False)
+        return _best_card(hand, pub, options, n, DISCARD, careful, 0)
     if dtype == DT_TARGET:
         return _pick_target(pub, options, n)
     if dtype == DT_TAKE:
-        return _pick_take(hand, pub, options, n, careful)
-    return _pick_min_keep(hand, pub, options, n, GIVE, careful, True)
+        return _best_card(hand, pub, options, n, TAKE, careful, 2)
+    return _best_card(hand, pub, options, n, GIVE, careful, 1)
 
 
 @kernel
