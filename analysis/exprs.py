@@ -50,6 +50,13 @@ def rate_table(lf: pl.LazyFrame, by: list[str], success: pl.Expr) -> pl.LazyFram
     return with_rate(counted.select(*by, "k", "n")).sort(by)
 
 
+def game_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
+    """The columns naming one played game: ``game``, plus ``assignment`` in a comparison run
+    (there every deal is played once per seat assignment, so ``game`` alone names a deal)."""
+    names = lf.collect_schema().names() if isinstance(lf, pl.LazyFrame) else lf.columns
+    return ["game", "assignment"] if "assignment" in names else ["game"]
+
+
 def team(seat: str = "seat") -> pl.Expr:
     """原子 team of a seat: 0 = 南北 {0, 2}, 1 = 东西 {1, 3} (YZ-02)."""
     return (pl.col(seat) % 2).cast(pl.Int64)

@@ -58,6 +58,33 @@ class Run:
     def complete(self) -> bool:
         return self.chunks_done == self.chunks_total
 
+    @property
+    def assignments(self) -> list[list[str]]:
+        """A comparison run's seat assignments (strategy label per seat); [] for a plain run."""
+        return [[str(x) for x in a] for a in self.manifest.get("assignments") or []]
+
+    @property
+    def is_comparison(self) -> bool:
+        """Made by ``cardsim compare``: every deal played once per seat assignment."""
+        return bool(self.assignments)
+
+    @property
+    def compared(self) -> list[str]:
+        """The strategy labels of a comparison run, in the order given (``greedy``, ``greedy@2``)."""
+        return list(dict.fromkeys(x for a in self.assignments for x in a))
+
+    @property
+    def stopped_early(self) -> str | None:
+        """The stop rule that ended the run before its planned games (``until_ci: …``), or None."""
+        stopped = self.manifest.get("stopped_by")
+        return None if stopped in (None, "games") else str(stopped)
+
+    @property
+    def main_interval(self) -> dict | None:
+        """The interval ``--until-ci`` watched (label, estimate, lo, hi, half widths), if any."""
+        iv = self.manifest.get("main_interval")
+        return dict(iv) if isinstance(iv, dict) else None
+
 
 def read_manifest(path: Path) -> dict:
     """The manifest of run directory ``path``; :class:`CardsimError` if it is not a run."""

@@ -229,3 +229,77 @@ def line_rates(
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8, frameon=False)
     return _png(fig)
+
+
+def diff_matrix(
+    names: list[str],
+    diff: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    title: str = "",
+) -> bytes:
+    """Strategy × strategy heat map: cell (row i, column j) = win rate of i − win rate of j
+    (points), with its 95 % interval as text; the diagonal is empty."""
+    k = len(names)
+    fig, ax = plt.subplots(figsize=(max(3.6, 1.45 * k + 1.6), max(2.8, 1.0 * k + 1.2)))
+    vals = 100 * np.asarray(diff, dtype=float)
+    finite = np.abs(vals[np.isfinite(vals)])
+    vmax = max(float(finite.max()) if finite.size else 1.0, 1e-9)
+    im = ax.imshow(np.ma.masked_invalid(vals), cmap="RdBu", vmin=-vmax, vmax=vmax)
+    for i in range(k):
+        for j in range(k):
+            if i == j or not np.isfinite(vals[i, j]):
+                ax.text(j, i, "–", ha="center", va="center", color="#888")
+                continue
+            dark = abs(vals[i, j]) > 0.6 * vmax
+            ax.text(
+                j,
+                i,
+                f"{vals[i, j]:+.1f}\n[{100 * lo[i, j]:+.1f}, {100 * hi[i, j]:+.1f}]",
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="white" if dark else "#222",
+            )
+    ax.set_xticks(range(k), [label(n) for n in names])
+    ax.set_yticks(range(k), [label(n) for n in names])
+    ax.set_xlabel("against (column)")
+    ax.set_ylabel("strategy (row)")
+    ax.grid(False)
+    cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+    cb.set_label("row − column, points of win rate")
+    if title:
+        ax.set_title(title, fontsize=10)
+    return _png(fig)
+
+
+def interval_points(
+    panels: list[tuple[str, pl.DataFrame, str, str]],
+    *,
+    value: str = "rating",
+) -> bytes:
+    """Estimates with 95 % error bars, one horizontal panel per ``(title, df, label, xlabel)``
+    (``df`` has ``label``, ``value`` or ``effect`` and its ``_lo``, ``_hi``); a line at 0."""
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(4.6 * len(panels), max(1.8, 0.45 * max(d.height for _, d, _, _ in panels) + 1.2)),
+        squeeze=False,
+    )
+    for ax, (title, d, lab, xlabel) in zip(axes[0], panels, strict=True):
+        col = value if value in d.columns else "effect"
+        ys = np.arange(d.height)
+        est = d[col].to_numpy().astype(float)
+        lo, hi = d[f"{col}_lo"].to_numpy(), d[f"{col}_hi"].to_numpy()
+        err = np.clip(np.vstack([est - lo, hi - est]).astype(float), 0, None)
+        ax.errorbar(est, ys, xerr=err, fmt="o", color=COLORS[0], capsize=4, ms=5, elinewidth=1.2)
+        ax.axvline(0, color=EXPECTED, ls="--", lw=1)
+        ax.set_yticks(ys, [label(str(x)) for x in d[lab].to_list()])
+        ax.set_ylim(-0.7, d.height - 0.3)
+        ax.invert_yaxis()
+        ax.grid(True, axis="x", alpha=0.3)
+        ax.grid(False, axis="y")
+        ax.set_xlabel(xlabel)
+        ax.set_title(title, fontsize=10)
+    return _png(fig)

@@ -21,6 +21,7 @@ import polars as pl
 from analysis import (
     atlas_cards,
     atlas_end,
+    duplicate,
     length,
     scores,
     seats,
@@ -35,7 +36,7 @@ from analysis.model import Finding, RunData, Section, Table, pm
 from sim import __version__
 from sim.errors import CardsimError
 
-COMMON = (seats, length, scores, strategy)
+COMMON = (duplicate, seats, length, scores, strategy)
 GAME_MODULES = {
     "yuanzi": (*COMMON, yuanzi_dao, yuanzi_finish, yuanzi_bombs),
     "atlas": (*COMMON, atlas_end, atlas_cards),
@@ -86,6 +87,21 @@ def _same(a, b) -> bool:
     return str(a).lower() == str(b).lower()
 
 
+def stop_text(r: Run) -> str:
+    """How a run ended: "" (its planned games), or the stop rule and the interval it reached."""
+    if not r.stopped_early:
+        return ""
+    iv = r.main_interval
+    if str(r.stopped_early).startswith("until_ci") and iv:
+        target = iv.get("target_half_width")
+        return (
+            f"by --until-ci ±{target:g} after {iv.get('n', 0):,} "
+            f"{'deals' if r.is_comparison else 'games'}: {iv.get('label', 'main interval')} "
+            f"= {pm(iv['estimate'], iv['lo'], iv['hi'])}"
+        )
+    return f"by {r.stopped_early}"
+
+
 def config_section(runs: list[Run], labels: list[str], warnings: list[str]) -> Section:
     game = runs[0].game
     defaults = rule_defaults(game)
@@ -101,15 +117,36 @@ def config_section(runs: list[Run], labels: list[str], warnings: list[str]) -> S
                 "path": str(r.path),
                 "game": game,
                 "players": r.players,
-                "strategies": ", ".join(f"{i}: {s}" for i, s in enumerate(r.strategies)),
+                "strategies": (
+                    f"comparison of {', '.join(r.compared)} "
+                    f"({len(r.assignments)} seat assignments per deal)"
+                    if r.is_comparison
+                    else ", ".join(f"{i}: {s}" for i, s in enumerate(r.strategies))
+                ),
                 "seed": str(m["seed"]),
                 "games": f"{r.games_done:,} of {r.games_planned:,}",
-                "status": "complete" if r.complete else "INCOMPLETE",
+                "status": (
+                    "stopped early"
+                    if r.stopped_early
+                    else "complete"
+                    if r.complete
+                    else "INCOMPLETE"
+                ),
+                "stopped": stop_text(r),
                 "cardsim": str(m.get("cardsim_version", "?")),
                 "created": str(m.get("created", "")),
             }
         )
     sec.tables.append(Table("runs", "Runs", pl.DataFrame(rows)))
+    for lab, r in zip(labels, runs, strict=True):
+        if r.stopped_early:
+            pre = f"{lab}: " if len(runs) > 1 else ""
+            sec.findings.append(
+                Finding(
+                    f"{pre}The run stopped early: {stop_text(r)}; {r.games_done:,} of "
+                    f"{r.games_planned:,} planned games were played."
+                )
+            )
     names = sorted({k for r in runs for k in r.rules} | set(defaults or {}))
     rule_rows = []
     for name in names:
@@ -266,10 +303,14 @@ def build_report(run_dirs: list[Path]) -> Report:
     for (i, key), df in zip(keys, frames, strict=True):
         items[i].data[key] = df
     config = config_section(runs, labels, warnings)
-    sections = [mod.section(items) for mod in modules]
+    sections = [
+        mod.section(items)
+        for mod in modules
+        if mod is not duplicate or any(r.is_comparison for r in runs)
+    ]
     if len(items) > 1:
         sections.insert(0, comparison_section(items))
-    findings = [(s.key, f) for s in sections for f in s.findings]
+    findings = [(s.key, f) for s in [config, *sections] for f in s.findings]
     judge(findings)
     return Report(
         game=game,

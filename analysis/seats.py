@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots, stats
-from analysis.exprs import position, rate_table, with_rate
+from analysis.exprs import game_keys, position, rate_table, with_rate
 from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
 
 KEY = "seats"
@@ -22,9 +22,10 @@ KEY = "seats"
 
 def yuanzi_outcomes(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     """Per match × seat: ``won``, ``position`` after the first half's first leader, ``team``."""
-    first = games.select("game", pl.col("first_leader_0").cast(pl.Int64).alias("first"))
-    return seats.join(first, on="game").select(
-        "game",
+    keys = game_keys(games)
+    first = games.select(*keys, pl.col("first_leader_0").cast(pl.Int64).alias("first"))
+    return seats.join(first, on=keys).select(
+        *keys,
         pl.col("seat").cast(pl.Int64),
         pl.col("team").cast(pl.Int64),
         position(pl.col("seat").cast(pl.Int64), pl.col("first"), 4).alias("position"),
@@ -34,7 +35,7 @@ def yuanzi_outcomes(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
 
 def team_outcomes(outcomes: pl.LazyFrame) -> pl.LazyFrame:
     """原子: one row per (match, team); partners share the result, so each team counts once."""
-    return outcomes.group_by("game", "team").agg(pl.col("won").first())
+    return outcomes.group_by(*game_keys(outcomes), "team").agg(pl.col("won").first())
 
 
 def atlas_outcomes(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
@@ -111,6 +112,14 @@ def section(items: list[RunData]) -> Section:
             "'How rounds end'."
         ),
     )
+    for it in items:
+        if it.run.is_comparison:
+            sec.notes.append(
+                f"{prefix(items, it)}comparison run: seat and position rates are pooled over "
+                f"the {len(it.run.assignments)} seat assignments (every strategy sits in every "
+                "seat equally often), so they describe the seats, not a strategy; every played "
+                "game counts once."
+            )
     rows = []
     for it in items:
         pre = prefix(items, it)

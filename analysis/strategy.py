@@ -77,7 +77,42 @@ def atlas_rates(games: pl.LazyFrame, units: pl.DataFrame) -> pl.LazyFrame:
     return with_rate(per.select(pl.col("unit").alias("strategy"), "wins", "n", "expected"), "wins")
 
 
+def label_rates(seats: pl.LazyFrame, game: str) -> pl.LazyFrame:
+    """Comparison runs: win rate per strategy label from the seats table's ``strategy``.
+
+    原子: one row per (played game, team) — a team's two seats carry one label — against 50 %.
+    ATLAS: the share of decided rounds won by a seat with the label, against the label's share
+    of the seats in those rounds.
+    """
+    keys = [c for c in ("game", "assignment", "round") if c in seats.collect_schema().names()]
+    if game == "yuanzi":
+        teams = seats.group_by(*keys, "team").agg(pl.col("strategy").first(), pl.col("won").first())
+        per = teams.group_by("strategy").agg(
+            wins=pl.col("won").cast(pl.Int64).sum(),
+            n=pl.len().cast(pl.Int64),
+            expected=pl.lit(0.5, pl.Float64),
+        )
+    else:
+        decided = seats.group_by(keys).agg(pl.col("won").any().alias("d")).filter(pl.col("d"))
+        n = decided.select(n=pl.len().cast(pl.Int64))
+        rows = seats.join(decided.select(keys), on=keys)
+        total = rows.select(total=pl.len().cast(pl.Float64))
+        per = (
+            rows.group_by("strategy")
+            .agg(wins=pl.col("won").cast(pl.Int64).sum(), seats=pl.len().cast(pl.Float64))
+            .join(n, how="cross")
+            .join(total, how="cross")
+            .with_columns(expected=pl.col("seats") / pl.col("total"))
+        )
+    return with_rate(
+        per.select(pl.col("strategy").cast(pl.String), "wins", "n", "expected").sort("strategy"),
+        "wins",
+    )
+
+
 def queries(run) -> dict[str, pl.LazyFrame]:
+    if run.manifest.get("assignments"):
+        return {"rates": label_rates(run.seats, run.game)}
     units = lineups(run.game, run.strategies)
     if units["unit"].str.replace(r" \(team \d\)$", "").n_unique() < 2:
         return {}
@@ -104,6 +139,14 @@ def section(items: list[RunData]) -> Section:
         "Win rate per strategy (原子: per team line-up) against its fair share, for runs whose "
         "seats play different strategies.",
     )
+    for it in items:
+        if it.run.manifest.get("assignments"):
+            sec.notes.append(
+                f"{prefix(items, it)}comparison run: rates per strategy label, pooled over "
+                f"{len(it.run.manifest['assignments'])} seat assignments per deal (unpaired "
+                "binomial intervals); the paired differences are in 'Strategy comparison on "
+                "duplicate deals'."
+            )
     have = [it for it in items if f"{KEY}.rates" in it.data]
     for it in items:
         if it not in have:

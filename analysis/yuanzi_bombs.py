@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import length_summary, mean_ci, rate_table
+from analysis.exprs import game_keys, length_summary, mean_ci, rate_table
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "yuanzi_bombs"
@@ -57,8 +57,9 @@ def summary(games: pl.LazyFrame) -> pl.LazyFrame:
 def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
     """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
     col = f"{kind}_{half}"
-    teams = seats.group_by("game", "team").agg(pl.col(col).sum().alias("c"), pl.col("won").first())
-    per_game = teams.group_by("game").agg(
+    keys = game_keys(seats)
+    teams = seats.group_by(*keys, "team").agg(pl.col(col).sum().alias("c"), pl.col("won").first())
+    per_game = teams.group_by(keys).agg(
         (pl.col("c").max() - pl.col("c").min()).alias("margin"),
         pl.col("won").sort_by("c").last().alias("won"),
     )

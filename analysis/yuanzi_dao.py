@@ -15,7 +15,7 @@ import polars as pl
 from statsmodels.stats.contingency_tables import Table as CTable
 
 from analysis import plots, stats
-from analysis.exprs import rate_table, with_rate
+from analysis.exprs import game_keys, rate_table, with_rate
 from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
 
 KEY = "yuanzi_dao"
@@ -127,7 +127,7 @@ def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
     in the first half (team 1 holds the rest; one row per match)."""
     team0 = (
         seats.filter(pl.col("team") == 0)
-        .group_by("game")
+        .group_by(game_keys(seats))
         .agg(pl.col(col).cast(pl.Int64).sum().alias("dealt"), pl.col("won").first())
     )
     return rate_table(team0, ["dealt"], pl.col("won")).rename({"k": "wins"})

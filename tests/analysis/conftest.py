@@ -50,3 +50,36 @@ def interrupt(run_dir: Path, chunks: list[int]) -> None:
                 (run_dir / t / f"part-{c['index']:05d}.parquet").unlink()
     m["status"] = "running"
     mpath.write_text(json.dumps(m))
+
+
+def _compare_run(tmp_path_factory, game: str, strategies: list[str], deals: int, **kw) -> Path:
+    """A small real ``cardsim compare`` run (every deal under every seat assignment)."""
+    engines = pytest.importorskip("sim.games")
+    from sim import runner
+    from sim.compare import DuplicateEngine, build_compare_config
+
+    try:
+        engine = engines.get_engine(game)
+    except Exception as e:
+        pytest.skip(f"{game} engine not importable: {e}")
+    out = tmp_path_factory.mktemp(f"{game}-cmp") / "cmp"
+    cfg = build_compare_config(engine, strategies, games=deals, seed=3, **kw)
+    runner.run(
+        cfg,
+        out,
+        chunk_size=deals // 2,
+        progress=False,
+        threads=1,
+        engine=DuplicateEngine(engine),
+    )
+    return out
+
+
+@pytest.fixture(scope="session")
+def yz_cmp_run(tmp_path_factory) -> Path:
+    return _compare_run(tmp_path_factory, "yuanzi", ["greedy", "random"], 300)
+
+
+@pytest.fixture(scope="session")
+def at_cmp_run(tmp_path_factory) -> Path:
+    return _compare_run(tmp_path_factory, "atlas", ["careful", "greedy", "greedy"], 300, players=3)
