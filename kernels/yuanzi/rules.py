@@ -61,18 +61,19 @@ from kernels.yuanzi.state import (
     ST_TOP_SEAT,
     ST_TRICK_PTS,
     ST_TRICKS,
+    inline_kernel,
 )
 
 # --- move codes (same layout as encoding.pack_move, inlined for the hot loop) ------------
 
 
-@kernel
+@inline_kernel
 def code_of(kind, rank, size, jokers, suit):
     """Move code, identical to ``encoding.pack_move``."""
     return np.int32(kind | (rank << 3) | (size << 7) | (jokers << 12) | (suit << 15))
 
 
-@kernel
+@inline_kernel
 def power(code, dao):
     """Power of a single/pair/triple/bomb/hydrogen code (protocol §2, YZ-09, YZ-11)."""
     rank = (code >> 3) & 15
@@ -85,13 +86,13 @@ def power(code, dao):
     return rank
 
 
-@kernel
+@inline_kernel
 def is_dao(code, dao):
     """A 刀 play: its rank is the 刀 and it holds no jokers (YZ-11, YZ-14)."""
     return ((code >> 3) & 15) == dao and ((code >> 12) & 7) == 0
 
 
-@kernel
+@inline_kernel
 def atom_strength(code, dao):
     """YZ-16: 刀原子 > 大王原子 > 小王原子 > ordinary atoms by rank then suit."""
     rank = (code >> 3) & 15
@@ -105,7 +106,7 @@ def atom_strength(code, dao):
     return rank * 4 + suit
 
 
-@kernel
+@inline_kernel
 def bomb_beats_bomb(play, top, dao, dao_bomb_mode):
     """YZ-15 bomb on bomb (mode 0 over_all, 1 same_count_only)."""
     ps = (play >> 7) & 31
@@ -155,7 +156,7 @@ def beats(play, top, dao, rules):
 # --- legal moves ---------------------------------------------------------------------------
 
 
-@kernel
+@inline_kernel
 def _emit_rank_sized(hand, r, nat, jok_avail, s, kind, buf, n):
     """All codes of one natural rank and size ``s`` (natural count k >= 1, jokers s - k)."""
     kmin = s - jok_avail
@@ -168,7 +169,7 @@ def _emit_rank_sized(hand, r, nat, jok_avail, s, kind, buf, n):
     return n
 
 
-@kernel
+@inline_kernel
 def gen_all(hand, dao, buf):
     """Every combination the hand holds (the leader's legal set, protocol §2); returns count."""
     n = 0
@@ -216,12 +217,46 @@ def gen_all(hand, dao, buf):
     return n
 
 
-@kernel
-def _gen_bomb_class(hand, dao, top, rules, buf, n):
-    """Bombs, atoms and hydrogen bombs of the hand that beat ``top``."""
+@inline_kernel
+def _bomb_min_size(p, pd, ts, tp, td, mode):
+    """Smallest size at which a bomb of power ``p`` (刀 if ``pd``) beats a bomb on top (YZ-15);
+    99 if none does."""
+    if mode == 0:  # over_all: 刀 first, then size, then power
+        if pd != td:
+            return 4 if pd else 99
+        return ts if p > tp else ts + 1
+    if pd == td:  # same_count_only: size first; equal size: 刀, then power
+        return ts if p > tp else ts + 1
+    return ts if pd else ts + 1
+
+
+@inline_kernel
+def _gen_follow(hand, dao, top, rules, buf, n):
+    """Append the codes of the hand that beat ``top`` (YZ-13 … YZ-17) in one pass over ranks.
+
+    Equivalent to filtering every combination with :func:`beats` (tested), but computes per
+    rank which sizes beat instead of testing each code.
+    """
+    tk = top & 7
     sj = np.int64(hand[SMALL_JOKER])
     bj = np.int64(hand[BIG_JOKER])
     jt = sj + bj
+    ts = (top >> 7) & 31
+    tp = power(top, dao)
+    td = is_dao(top, dao)
+    mode = rules[R_DAO_BOMB]
+    # which bombs can beat: 0 none, 1 all, 2 刀 bombs only, 3 by _bomb_min_size
+    if tk <= TRIPLE:
+        if td:
+            bomb_rule = 2 if rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 else 0
+        else:
+            bomb_rule = 1
+    elif tk == BOMB:
+        bomb_rule = 3
+    else:
+        bomb_rule = 0
+    top_atom = atom_strength(top, dao) if tk == ATOM else -1
+    basic = tk if tk <= TRIPLE and not td else 0  # YZ-13: same type, higher rank
     for r in range(13):
         b = r * 4
         c0 = np.int64(hand[b])
@@ -232,78 +267,59 @@ def _gen_bomb_class(hand, dao, top, rules, buf, n):
         if nat == 0:
             continue
         ja = 0 if r == dao else jt
-        for s in range(4, nat + ja + 1):
-            kmin = s - ja
-            if kmin < 1:
-                kmin = 1
-            kmax = nat if nat < s else s
-            for k in range(kmin, kmax + 1):
-                c = code_of(BOMB, r, s, s - k, 0)
-                if beats(c, top, dao, rules):
-                    buf[n] = c
-                    n += 1
-        for su in range(4):
-            if hand[b + su] == 3:
-                c = code_of(ATOM, r, 3, 0, su)
-                if beats(c, top, dao, rules):
-                    buf[n] = c
-                    n += 1
-        if c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2:
-            c = code_of(HYDROGEN, r, 8, 0, 0)
-            if beats(c, top, dao, rules):
-                buf[n] = c
-                n += 1
-    for s in range(4, jt + 1):
-        c = code_of(BOMB, 0, s, s, 0)
-        if beats(c, top, dao, rules):
-            buf[n] = c
+        if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
+            n = _emit_rank_sized(hand, r, nat, ja, basic, basic, buf, n)
+        if bomb_rule != 0 and nat + ja >= 4:
+            smin = 4
+            if bomb_rule == 2:
+                smin = 4 if r == dao else 99
+            elif bomb_rule == 3:
+                smin = _bomb_min_size(13 if r == dao else r, r == dao, ts, tp, td, mode)
+                if smin < 4:
+                    smin = 4
+            for s in range(smin, nat + ja + 1):
+                n = _emit_rank_sized(hand, r, nat, ja, s, BOMB, buf, n)
+        if tk <= ATOM and nat >= 3:
+            for su in range(4):
+                if hand[b + su] == 3:
+                    c = code_of(ATOM, r, 3, 0, su)
+                    if tk != ATOM or atom_strength(c, dao) > top_atom:
+                        buf[n] = c
+                        n += 1
+        if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (
+            tk != HYDROGEN or (13 if r == dao else r) > tp
+        ):
+            buf[n] = code_of(HYDROGEN, r, 8, 0, 0)
             n += 1
-    if sj == 3:
-        c = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
-        if beats(c, top, dao, rules):
-            buf[n] = c
+    if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
+        buf[n] = code_of(basic, 0, basic, basic, 0)
+        n += 1
+    if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):  # joker-only bombs: never 刀
+        smin = 4
+        if bomb_rule == 3:
+            smin = _bomb_min_size(-1 if dao == 0 else 0, False, ts, tp, td, mode)
+            if smin < 4:
+                smin = 4
+        for s in range(smin, jt + 1):
+            buf[n] = code_of(BOMB, 0, s, s, 0)
             n += 1
-    if bj == 3:
-        c = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
-        if beats(c, top, dao, rules):
-            buf[n] = c
+    if tk <= ATOM:
+        if sj == 3 and (tk != ATOM or top_atom < 80):
+            buf[n] = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+            n += 1
+        if bj == 3 and (tk != ATOM or top_atom < 90):
+            buf[n] = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
             n += 1
     return n
 
 
-@kernel
+@inline_kernel
 def gen_beats(hand, dao, top, rules, buf):
     """Every code of the hand that beats ``top`` (YZ-13 … YZ-17); returns count."""
-    n = 0
-    tk = top & 7
-    if tk <= TRIPLE:
-        s = tk
-        tp = power(top, dao)
-        if not is_dao(top, dao):  # nothing of the same type beats a 刀 play
-            jt = np.int64(hand[SMALL_JOKER]) + np.int64(hand[BIG_JOKER])
-            for r in range(13):
-                p = 13 if r == dao else r
-                if p <= tp:
-                    continue
-                b = r * 4
-                nat = (
-                    np.int64(hand[b])
-                    + np.int64(hand[b + 1])
-                    + np.int64(hand[b + 2])
-                    + np.int64(hand[b + 3])
-                )
-                if nat == 0:
-                    continue
-                ja = 0 if r == dao else jt
-                if nat + ja >= s:
-                    n = _emit_rank_sized(hand, r, nat, ja, s, tk, buf, n)
-            if jt >= s and (-1 if dao == 0 else 0) > tp:
-                buf[n] = code_of(tk, 0, s, s, 0)
-                n += 1
-    return _gen_bomb_class(hand, dao, top, rules, buf, n)
+    return _gen_follow(hand, dao, top, rules, buf, 0)
 
 
-@kernel
+@inline_kernel
 def legal_moves(hands, st, rules, buf):
     """The legal set of the seat to act (protocol §4) into ``buf``; returns its size."""
     seat = st[ST_ACTOR]
@@ -334,7 +350,7 @@ def draw_half_deck(state, deck, joker_rule):
     return p
 
 
-@kernel
+@inline_kernel
 def dao_of_indicator(card, half):
     """(刀 rank idx, fallback) of an indicator card (YZ-06)."""
     if card >= SMALL_JOKER:
@@ -388,7 +404,7 @@ def begin_half(half, deck, p, upstream0, hands, played, st, info):
 # --- applying a move ----------------------------------------------------------------------
 
 
-@kernel
+@inline_kernel
 def _take_natural(hand, played, r, k):
     """Give up k natural cards of rank r, each from the suit with the fewest copies > 0."""
     b = r * 4
@@ -404,7 +420,7 @@ def _take_natural(hand, played, r, k):
         played[b + best] += 1
 
 
-@kernel
+@inline_kernel
 def remove_cards(hand, played, code):
     """Remove the physical cards of ``code`` from ``hand`` (protocol §2); returns their points."""
     kind = code & 7
@@ -446,7 +462,7 @@ def move_cards(code):
     return (code >> 7) & 31
 
 
-@kernel
+@inline_kernel
 def _count_play(st, code, dao):
     kind = code & 7
     st[ST_PLAYS] += 1
@@ -460,7 +476,7 @@ def _count_play(st, code, dao):
         st[ST_HYDROGENS] += 1
 
 
-@kernel
+@inline_kernel
 def half_over(st):
     """YZ-20: a 1-2 finish (returns 2), three out (returns 3), else 0."""
     nout = st[ST_NOUT]
@@ -471,7 +487,7 @@ def half_over(st):
     return 0
 
 
-@kernel
+@inline_kernel
 def hand_points(hand):
     """Point cards left in a hand (YZ-03)."""
     t = 0
@@ -511,7 +527,7 @@ def settle(hands, st, rules, kind):
     st[ST_DONE] = 1
 
 
-@kernel
+@inline_kernel
 def _next_actor(st, last):
     """First seat after ``last`` holding cards, not the top seat, not passed; -1 if none."""
     for d in range(1, 4):
@@ -521,7 +537,7 @@ def _next_actor(st, last):
     return -1
 
 
-@kernel
+@inline_kernel
 def _end_trick(st, rules):
     """YZ-19: the top seat takes the trick; the next leader leads a new trick."""
     ts = st[ST_TOP_SEAT]
@@ -547,7 +563,7 @@ def _end_trick(st, rules):
     st[ST_TRICKS] += 1
 
 
-@kernel
+@inline_kernel
 def apply_move(code, hands, played, st, rules):
     """Apply the actor's move in place (protocol §4, §5); returns 1 when the half has ended."""
     q = st[ST_ACTOR]

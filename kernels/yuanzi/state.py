@@ -12,6 +12,9 @@ Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as glob
 """
 
 import numpy as np
+from numba import njit
+
+from kernels.jit import JIT
 
 # --- rule array (YZ rulings) -------------------------------------------------------------
 R_JOKER_INDICATOR = 0  # YZ-06: 0 three, 1 redraw
@@ -86,3 +89,14 @@ INFO_DEALT = 0  # cards dealt (41 or 40)
 INFO_DAO_CARDS = 1  # 刀 cards dealt
 INFO_JOKERS = 2  # jokers dealt
 N_INFO = 3
+
+
+def inline_kernel(fn):
+    """A small hot helper, inlined into its callers at Numba IR level (cached like ``kernel``).
+
+    Separately compiled Numba functions are called through pointers and never inlined by
+    LLVM; for the few-instruction helpers of the legal-move generator that call costs more
+    than the work. Note: a caller's disk cache does not notice edits to an inlined helper in
+    another file — clear ``kernels/yuanzi/__pycache__`` after editing one.
+    """
+    return njit(**JIT, inline="always")(fn)

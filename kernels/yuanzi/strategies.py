@@ -28,6 +28,7 @@ from kernels.yuanzi.state import (
     ST_TOP,
     ST_TOP_SEAT,
     ST_TRICK_PTS,
+    inline_kernel,
 )
 
 RANDOM, GREEDY, POINTS, BOMBER, PLANNER = 0, 1, 2, 3, 4
@@ -66,19 +67,19 @@ _BIG = 1 << 40
 DANGER_CARDS = 5  # an opponent with this few cards is "about to go out"
 
 
-@kernel
+@inline_kernel
 def nat_of(own, r):
     """Natural cards of rank idx ``r`` in the hand."""
     b = r * 4
     return np.int64(own[b]) + own[b + 1] + own[b + 2] + own[b + 3]
 
 
-@kernel
+@inline_kernel
 def jokers_of(own):
     return np.int64(own[52]) + own[53]
 
 
-@kernel
+@inline_kernel
 def opponent_min_count(pub, seat):
     """Fewest cards held by an opponent still in the half (99 if none)."""
     m = 99
@@ -89,7 +90,7 @@ def opponent_min_count(pub, seat):
     return m
 
 
-@kernel
+@inline_kernel
 def basic_cost(own, code, dao):
     """How much a single/pair/triple costs to give up (lower is cheaper)."""
     rank = (code >> 3) & 15
@@ -107,7 +108,7 @@ def basic_cost(own, code, dao):
     return cost
 
 
-@kernel
+@inline_kernel
 def bomb_cost(code, dao):
     """How much a bomb-class play costs to give up."""
     kind = code & 7
@@ -123,14 +124,14 @@ def bomb_cost(code, dao):
     return 3000 + power(code, dao)
 
 
-@kernel
+@inline_kernel
 def move_cost(own, code, dao):
     if (code & 7) <= TRIPLE:
         return basic_cost(own, code, dao)
     return bomb_cost(code, dao)
 
 
-@kernel
+@inline_kernel
 def code_points(code):
     """Points carried by the natural cards of a code."""
     kind = code & 7
@@ -142,7 +143,7 @@ def code_points(code):
     return (((code >> 7) & 31) - ((code >> 12) & 7)) * RANK_POINTS[rank]
 
 
-@kernel
+@inline_kernel
 def find_pass(legal, n):
     for i in range(n):
         if legal[i] == PASS:
@@ -150,12 +151,12 @@ def find_pass(legal, n):
     return -1
 
 
-@kernel
+@inline_kernel
 def goes_out(own_count, code):
     return code != PASS and ((code >> 7) & 31) == own_count
 
 
-@kernel
+@inline_kernel
 def cheapest(own, legal, n, dao, extra_points_cost):
     """Index of the cheapest non-pass move (point cards cost ``extra_points_cost`` each 5)."""
     best = -1
@@ -171,13 +172,13 @@ def cheapest(own, legal, n, dao, extra_points_cost):
     return best
 
 
-@kernel
+@inline_kernel
 def choose_random(own, played, pub, legal, n, rng):
     """random: uniform over the legal moves."""
     return bounded(rng, n)
 
 
-@kernel
+@inline_kernel
 def choose_greedy(own, played, pub, legal, n, rng):
     """greedy: weakest first, cheapest sufficient beat, bombs kept for rich or urgent tricks."""
     seat = pub[ST_ACTOR]
@@ -207,7 +208,7 @@ def choose_greedy(own, played, pub, legal, n, rng):
     return best
 
 
-@kernel
+@inline_kernel
 def choose_points(own, played, pub, legal, n, rng):
     """points: take rich tricks, feed point cards to the partner, withhold them otherwise."""
     seat = pub[ST_ACTOR]
@@ -260,7 +261,7 @@ def choose_points(own, played, pub, legal, n, rng):
     return best
 
 
-@kernel
+@inline_kernel
 def choose_bomber(own, played, pub, legal, n, rng):
     """bomber: bomb every opponent play at once; lead the weakest combination."""
     seat = pub[ST_ACTOR]
@@ -290,7 +291,7 @@ def choose_bomber(own, played, pub, legal, n, rng):
     return best if best >= 0 else ip
 
 
-@kernel
+@inline_kernel
 def is_whole(own, code):
     """Does ``code`` play exactly one whole combination of the plan (a rank, or all jokers)?"""
     kind = code & 7
@@ -306,7 +307,7 @@ def is_whole(own, code):
     return jok == 0 and size == nat_of(own, rank)
 
 
-@kernel
+@inline_kernel
 def plan_size(own):
     """Combinations in the plan: one per rank held, plus one for the jokers."""
     g = 0
@@ -318,7 +319,7 @@ def plan_size(own):
     return g
 
 
-@kernel
+@inline_kernel
 def choose_planner(own, played, pub, legal, n, rng):
     """planner: play whole combinations of a fewest-combinations plan, lowest first."""
     seat = pub[ST_ACTOR]

@@ -1,0 +1,104 @@
+"""原子 kernel benchmark (not a test): matches/s and decisions/s, deal-only floor, ratios.
+
+    .venv/bin/python benchmarks/bench_yuanzi.py [--matches N] [--repeats R]
+
+A decision is one play or pass (forced passes included). Every figure is the median of the
+repeats; the first call of each kernel (compilation / cache load) is not timed.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from kernels.jit import parallel_kernel  # noqa: E402
+from kernels.rng import STREAM_DEAL, seed_stream  # noqa: E402
+from kernels.yuanzi import driver as drv  # noqa: E402
+from kernels.yuanzi.rules import begin_half, draw_half_deck  # noqa: E402
+from kernels.yuanzi.state import N_INFO, N_ST, rules_array  # noqa: E402
+from kernels.yuanzi.strategies import GREEDY, RANDOM  # noqa: E402
+
+
+@parallel_kernel
+def deal_only(root, first, count, out):
+    """The floor: per match seed stream 0, shuffle + indicator for both halves, deal half 0."""
+    for i in numba.prange(count):
+        state = np.empty(4, np.uint64)
+        deck0 = np.empty(162, np.uint8)
+        deck1 = np.empty(162, np.uint8)
+        hands = np.empty((4, 54), np.uint8)
+        played = np.empty((4, 54), np.uint8)
+        st = np.empty(N_ST, np.int64)
+        info = np.empty((4, N_INFO), np.int64)
+        seed_stream(state, root, first + i, STREAM_DEAL)
+        p0 = draw_half_deck(state, deck0, 0)
+        p1 = draw_half_deck(state, deck1, 0)
+        begin_half(0, deck0, p0, 0, hands, played, st, info)
+        out[i] = hands[0, 0] + p1
+
+
+def timed(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bench_matches(sid, matches, repeats, threads):
+    numba.set_num_threads(threads)
+    rules = rules_array()
+    sids = np.full(4, sid, np.int64)
+    g, _ = drv.run_games(1, 0, 64, sids, rules)  # warm-up (cache load)
+    decisions = []
+
+    def run():
+        g, _ = drv.run_games(1, 0, matches, sids, rules)
+        decisions.append(int(g[:, drv.H_DECISIONS].sum() + np.maximum(g[:, drv.G_HALF + drv.H_DECISIONS], 0).sum()))
+
+    t = timed(run, repeats)
+    return matches / t, decisions[-1] / t
+
+
+def bench_deal(matches, repeats):
+    numba.set_num_threads(1)
+    out = np.empty(matches, np.int64)
+    deal_only(np.uint64(1), np.int64(0), np.int64(64), out)
+    t = timed(lambda: deal_only(np.uint64(1), np.int64(0), np.int64(matches), out), repeats)
+    return matches / t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=4000)
+    ap.add_argument("--repeats", type=int, default=5)
+    a = ap.parse_args()
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    print(f"yuanzi kernel, numba {numba.__version__}, {all_threads} threads available, "
+          f"{os.cpu_count()} CPUs; {a.matches} matches x {a.repeats} repeats (median)")
+    deal = bench_deal(a.matches * 10, a.repeats)
+    print(f"deal-only floor      1 thread : {deal:12,.0f} matches/s")
+    res = {}
+    for name, sid in (("greedy", GREEDY), ("random", RANDOM)):
+        for threads in sorted({1, all_threads}):
+            m, d = bench_matches(sid, a.matches, a.repeats, threads)
+            res[name, threads] = m
+            print(f"{name:8s} {threads:2d} thread(s)     : {m:12,.0f} matches/s {d:14,.0f} decisions/s "
+                  f"({d / m:.0f} decisions/match)")
+    g1 = res["greedy", 1]
+    print(f"ratio greedy(1 thread) / deal floor : 1/{deal / g1:.1f}  (target: >= 1/150)")
+    print(f"target 20,000 matches/s per core with greedy: {'met' if g1 >= 20000 else 'NOT met'} ({g1:,.0f})")
+    for name in ("greedy", "random"):
+        print(f"ratio {name} {all_threads} threads / 1 thread : {res[name, all_threads] / res[name, 1]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
