@@ -151,6 +151,31 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
 
 
 @dataclass
+class Part:
+    """One report within a page of several (a study): its report and headline findings."""
+
+    key: str  # HTML id of the part; its sections get ids "<key>-<section>"
+    title: str
+    kind: str  # e.g. "comparison of runs", "strategy comparison", "scenario"
+    report: object  # analysis.report.Report
+    headline: list = field(default_factory=list)  # [(section key, Finding)] shown at the top
+    intro: str = ""
+    scenarios: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    """Several reports on one HTML page (:func:`analysis.render.html_multi`)."""
+
+    title: str
+    subtitle: str
+    parts: list[Part]
+    warnings: list[str] = field(default_factory=list)
+    scope: str = "of this page"
+    json_name: str = ""
+
+
+@dataclass
 class RunData:
     """One run's collected query results, keyed ``"<module>.<query>"``."""
 

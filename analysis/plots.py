@@ -244,7 +244,9 @@ def diff_matrix(
     k = len(names)
     fig, ax = plt.subplots(figsize=(max(3.6, 1.45 * k + 1.6), max(2.8, 1.0 * k + 1.2)))
     vals = 100 * np.asarray(diff, dtype=float)
-    finite = np.abs(vals[np.isfinite(vals)])
+    # the colour scale spans the intervals, so a difference with a wide interval stays pale
+    ends = 100 * np.concatenate([np.ravel(lo), np.ravel(hi), np.ravel(diff)]).astype(float)
+    finite = np.abs(ends[np.isfinite(ends)])
     vmax = max(float(finite.max()) if finite.size else 1.0, 1e-9)
     im = ax.imshow(np.ma.masked_invalid(vals), cmap="RdBu", vmin=-vmax, vmax=vmax)
     for i in range(k):

@@ -74,7 +74,7 @@ def _p_text(f: Finding) -> str:
 # --- HTML ----------------------------------------------------------------------------------
 
 
-def _html_table(t: Table, highlight: str | None = None) -> str:
+def _html_table(t: Table, highlight: str | None = None, idp: str = "") -> str:
     df = t.df
     if highlight and highlight in df.columns:
         flags = df[highlight].to_list()
@@ -82,7 +82,7 @@ def _html_table(t: Table, highlight: str | None = None) -> str:
     else:
         flags = [False] * df.height
     header, rows = display_rows(Table(t.key, t.title, df, t.percent, t.note))
-    out = [f'<h3 id="t-{html.escape(t.key)}">{html.escape(t.title)}</h3>']
+    out = [f'<h3 id="{html.escape(idp)}t-{html.escape(t.key)}">{html.escape(t.title)}</h3>']
     out.append('<div class="tablewrap"><table><thead><tr>')
     out += [f"<th>{html.escape(h)}</th>" for h in header]
     out.append("</tr></thead><tbody>")
@@ -103,18 +103,76 @@ def _html_figure(f: Figure) -> str:
     )
 
 
-def _html_section(s: Section, highlight: str | None = None) -> str:
-    out = [f'<section id="{html.escape(s.key)}"><h2>{html.escape(s.title)}</h2>']
+def _html_section(s: Section, highlight: str | None = None, idp: str = "") -> str:
+    out = [f'<section id="{html.escape(idp + s.key)}"><h2>{html.escape(s.title)}</h2>']
     if s.intro:
         out.append(f'<p class="intro">{html.escape(s.intro)}</p>')
     for t in s.tables:
-        out.append(_html_table(t, highlight))
+        out.append(_html_table(t, highlight, idp))
     for n in s.notes:
         out.append(f'<p class="note">{html.escape(n)}</p>')
     if s.figures:
         out.append('<div class="figs">' + "".join(_html_figure(f) for f in s.figures) + "</div>")
     out.append("</section>")
     return "".join(out)
+
+
+HEAD = (
+    "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+    "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+    "<title>{title}</title><style>{css}</style></head><body>"
+    "<header><h1>{title}</h1><p>{sub}</p></header><main>"
+)
+FOOT = (
+    "</main><footer>cardsim · numbers with 95 % intervals · "
+    "machine-readable numbers: {json}</footer></body></html>"
+)
+CLEAR_NOTE = (
+    '"Clear" means significant at 5 % after Holm\'s correction over all the tests {scope}; '
+    '"not detectable" means this sample cannot tell the difference from chance.'
+)
+
+
+def _finding_li(f: Finding, where: str = "") -> str:
+    cls, label = _badge(f)
+    return (
+        f'<li><span class="badge {cls}">{label}</span><span>{where}{html.escape(f.text)}'
+        f'<span class="note">{html.escape(_p_text(f))}</span></span></li>'
+    )
+
+
+def _html_findings(findings, idp: str = "", title: str = "Findings", scope: str = "below") -> str:
+    parts = [f'<section id="{idp}findings"><h2>{html.escape(title)}</h2>']
+    parts.append(
+        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=scope))}</p><ul class="findings">'
+    )
+    parts += [_finding_li(f) for _, f in findings]
+    parts.append("</ul></section>")
+    return "".join(parts)
+
+
+def _html_body(
+    report, idp: str = "", scope: str = "below", config_first: bool = False
+) -> list[str]:
+    """Warnings, findings, configuration and sections of one report (ids prefixed ``idp``)."""
+    parts = [
+        f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>'
+        for w in report.warnings
+    ]
+    blocks = [
+        _html_findings(report.findings, idp, scope=scope),
+        _html_section(report.config, highlight="non_default", idp=idp),
+    ]
+    parts += blocks[::-1] if config_first else blocks
+    parts += [_html_section(s, idp=idp) for s in report.sections]
+    return parts
+
+
+def _nav(report, idp: str = "", config_first: bool = False) -> list[tuple[str, str]]:
+    head = [(f"{idp}findings", "Findings"), (f"{idp}config", "Configuration")]
+    return (head[::-1] if config_first else head) + [
+        (idp + s.key, s.title) for s in report.sections
+    ]
 
 
 def html_text(report) -> str:
@@ -125,39 +183,93 @@ def html_text(report) -> str:
         f"{'matches' if report.game == 'yuanzi' else 'games'} · generated {report.generated} "
         f"by cardsim {report.version}"
     )
-    parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>",
-        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(sub)}</p></header><main>",
-    ]
-    nav = [("findings", "Findings"), ("config", "Configuration")] + [
-        (s.key, s.title) for s in report.sections
-    ]
+    parts = [HEAD.format(title=html.escape(title), css=CSS, sub=html.escape(sub))]
     parts.append(
-        "<nav>" + "".join(f'<a href="#{k}">{html.escape(v)}</a>' for k, v in nav) + "</nav>"
+        "<nav>"
+        + "".join(f'<a href="#{k}">{html.escape(v)}</a>' for k, v in _nav(report))
+        + "</nav>"
     )
-    for w in report.warnings:
+    parts += _html_body(report)
+    parts.append(FOOT.format(json="cardsim report … --json"))
+    return "".join(parts)
+
+
+MULTI_CSS = """
+nav.toc { background:#fff; border:1px solid var(--line); border-radius:10px; padding:14px 24px;
+          margin:0 0 22px; font-size:13px; }
+nav.toc ol { margin:4px 0 0; padding-left:20px; }
+nav.toc li { margin:3px 0; }
+nav.toc li a { margin-right:0; font-weight:600; }
+nav.toc .sub a { font-weight:400; margin-right:10px; color:var(--muted); }
+.part { margin: 34px 0 0; }
+.parthead { border-left: 6px solid var(--accent); padding: 4px 0 4px 16px; margin: 0 0 14px; }
+.parthead h2 { font-size: 22px; margin: 0; }
+.parthead p { margin: 2px 0 0; color: var(--muted); }
+.kind { font-size: 11px; font-weight: 650; text-transform: uppercase; letter-spacing: .04em;
+        color: var(--accent); }
+h3.group { margin: 14px 0 4px; font-size: 13px; }
+h3.group a { color: var(--ink); text-decoration: none; }
+.more { color: var(--muted); font-size: 12px; margin: 2px 0 6px; }
+"""
+
+
+def html_multi(page) -> str:
+    """One page holding several reports (:class:`analysis.model.Page`): a title, the headline
+    findings of every part (with the part they come from), a table of contents, then each
+    part's configuration, findings and sections."""
+    parts = [
+        HEAD.format(
+            title=html.escape(page.title), css=CSS + MULTI_CSS, sub=html.escape(page.subtitle)
+        )
+    ]
+    for w in page.warnings:
         parts.append(f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>')
     parts.append('<section id="findings"><h2>Findings</h2>')
     parts.append(
-        '<p class="intro">"Clear" means significant at 5 % after Holm\'s correction over all '
-        'the tests below; "not detectable" means this sample cannot tell the difference from '
-        "chance.</p><ul class='findings'>"
+        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=page.scope))} The headline '
+        "findings of each part; every part has its full list below.</p>"
     )
-    for _, f in report.findings:
-        cls, label = _badge(f)
+    for part in page.parts:
+        idp = f"{part.key}-"
         parts.append(
-            f'<li><span class="badge {cls}">{label}</span><span>{html.escape(f.text)}'
-            f'<span class="note">{html.escape(_p_text(f))}</span></span></li>'
+            f'<h3 class="group"><a href="#{part.key}">{html.escape(part.title)}</a></h3>'
+            '<ul class="findings">'
         )
-    parts.append("</ul></section>")
-    parts.append(_html_section(report.config, highlight="non_default"))
-    parts += [_html_section(s) for s in report.sections]
-    parts.append(
-        "</main><footer>cardsim · numbers with 95 % intervals · "
-        "machine-readable numbers: cardsim report … --json</footer></body></html>"
-    )
+        parts += [_finding_li(f) for _, f in part.headline]
+        parts.append("</ul>")
+        more = len(part.report.findings) - len(part.headline)
+        if more > 0:
+            parts.append(
+                f'<p class="more"><a href="#{idp}findings">{more} more finding'
+                f"{'s' if more > 1 else ''} of this part</a></p>"
+            )
+    parts.append("</section>")
+    toc = ['<nav class="toc" id="contents"><strong>Contents</strong><ol>']
+    for part in page.parts:
+        idp = f"{part.key}-"
+        subs = "".join(
+            f'<a href="#{k}">{html.escape(v)}</a>' for k, v in _nav(part.report, idp, True)
+        )
+        toc.append(
+            f'<li><a href="#{part.key}">{html.escape(part.title)}</a> '
+            f'<span class="kind">{html.escape(part.kind)}</span>'
+            f'<div class="sub">{subs}</div></li>'
+        )
+    toc.append("</ol></nav>")
+    parts.append("".join(toc))
+    for part in page.parts:
+        idp = f"{part.key}-"
+        parts.append(
+            f'<div class="part" id="{part.key}"><div class="parthead">'
+            f'<span class="kind">{html.escape(part.kind)}</span>'
+            f"<h2>{html.escape(part.title)}</h2>"
+        )
+        if part.intro:
+            parts.append(f"<p>{html.escape(part.intro)}</p>")
+        parts.append("</div>")
+        parts += _html_body(part.report, idp, scope=page.scope, config_first=True)
+        parts.append("</div>")
+    parts.append(FOOT.format(json=html.escape(page.json_name)))
     return "".join(parts)
 
 

@@ -82,3 +82,23 @@ def test_report_renders_in_chromium(tmp_path, yz_run):
     keep = os.environ.get("CARDSIM_REPORT_SCREENSHOT")
     if keep:
         shutil.copy(png, keep)
+
+
+def probe(html: str, tmp: Path) -> tuple[int, int, int, int, str]:
+    """Load ``html`` in Chromium: (images, decoded images, tables, table rows, the DOM)."""
+    page = tmp / "probe.html"
+    page.write_text(html.replace("</body>", PROBE + "</body>"))
+    res = chromium("--dump-dom", "--virtual-time-budget=5000", page.resolve().as_uri(), tmp=tmp)
+    m = re.search(r"images=(\d+) decoded=(\d+) tables=(\d+) rows=(\d+)", res.stdout)
+    assert m, f"no probe output from chromium: {res.stderr[-2000:]}"
+    return (*map(int, m.groups()), res.stdout)
+
+
+def test_comparison_report_renders_in_chromium(tmp_path, yz_cmp_run):
+    out = write_report([yz_cmp_run], tmp_path / "cmp.html").out
+    html = out.read_text()
+    images, decoded, tables, rows, dom = probe(html, tmp_path)
+    assert images == html.count("<img ") >= 10 and decoded == images
+    assert tables >= 15 and rows >= 60
+    assert "Strategy comparison on duplicate deals" in dom and "Pairwise paired differences" in dom
+    assert 'alt="paired difference of win rate, row − column"' in dom

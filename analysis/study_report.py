@@ -1,0 +1,211 @@
+"""One report for a whole balance study (``cardsim study``): one self-contained HTML page.
+
+:func:`write_study_report` builds one :class:`~analysis.report.Report` per part of the study:
+
+- every ``[[comparison]]`` (two or more run scenarios of one game): the side-by-side report of
+  those runs, whose "Comparison of the runs" section (difference from the first) comes first;
+- every comparison scenario (``compare = [...]``): its configuration and its "Strategy
+  comparison on duplicate deals" section (:mod:`analysis.duplicate`);
+- every run scenario in no comparison: its own report.
+
+At the top, the title and the headline findings of every part (with the part they come from);
+then a table of contents and each part with its configuration (rule options, non-default values
+highlighted; strategies; games; seed; whether it stopped early), its findings and its sections.
+Findings with a p-value are judged once, with Holm's correction over every test on the page.
+The same numbers go to ``out`` with the suffix ``.json`` (layout in ``docs/report.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from analysis import render
+from analysis.model import Finding, Page, Part
+from analysis.report import Report, _check_out, build_report, judge
+from sim import __version__
+from sim.errors import CardsimError
+
+#: Sections whose findings are a part's headline (besides facts about stopping early).
+HEADLINE = {"comparison of runs": ("comparison",), "strategy comparison": ("duplicate",)}
+#: Sections kept in the part of a comparison scenario.
+COMPARE_SECTIONS = ("duplicate", "strategy")
+
+
+def _headline(kind: str, report: Report) -> list[tuple[str, Finding]]:
+    keys = HEADLINE.get(kind)
+
+    def wanted(key: str, f: Finding) -> bool:
+        if key == "config":  # "the run stopped early …"
+            return True
+        if keys is not None:
+            return key in keys
+        return key == "seats" or bool(f.significant)
+
+    out = [(key, f) for key, f in report.findings if wanted(key, f)]
+    return out
+
+
+def _describe(scenarios) -> str:
+    bits = []
+    for s in scenarios:
+        what = (
+            f"compare {', '.join(s.compare)}"
+            if s.is_compare
+            else (s.strategy or "default strategy")
+        )
+        bits.append(
+            f"{s.name} ({s.game}, {s.games:,} {'deals' if s.is_compare else 'games'}, "
+            f"{what}{', until_ci ±' + format(s.until_ci, 'g') if s.until_ci else ''})"
+        )
+    return ("Scenarios: " if len(scenarios) > 1 else "Scenario: ") + "; ".join(bits)
+
+
+def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
+    """The parts of the study's page, in study order, and warnings (scenarios without a run)."""
+    by_name = {s.name: s for s in study.scenarios}
+    warnings: list[str] = []
+    parts: list[Part] = []
+    in_comparison = {n for c in study.comparisons for n in c.scenarios}
+
+    def have(names: list[str]) -> list[str]:
+        ok = [n for n in names if n in runs]
+        for n in names:
+            if n not in runs:
+                warnings.append(f"scenario {n!r} has no run directory; it is left out")
+        return ok
+
+    for c in study.comparisons:
+        names = have(list(c.scenarios))
+        if len(names) < 2:
+            continue
+        report = build_report([runs[n] for n in names])
+        kind = "comparison of runs"
+        parts.append(
+            Part(
+                f"part{len(parts) + 1}",
+                str(c.name),
+                kind,
+                report,
+                [],
+                _describe([by_name[n] for n in names]),
+                names,
+            )
+        )
+    for s in study.scenarios:
+        if not s.is_compare or not have([s.name]):
+            continue
+        report = build_report([runs[s.name]])
+        keep = [sec for sec in report.sections if sec.key in COMPARE_SECTIONS]
+        report = replace(
+            report,
+            sections=keep,
+            findings=[(k, f) for k, f in report.findings if k in ("config", *COMPARE_SECTIONS)],
+        )
+        title = f"{s.name}: {' vs '.join(s.compare)} ({'原子' if s.game == 'yuanzi' else 'ATLAS'})"
+        parts.append(
+            Part(
+                f"part{len(parts) + 1}",
+                title,
+                "strategy comparison",
+                report,
+                [],
+                _describe([s]) + f". Full report of this run: cardsim report {runs[s.name]}",
+                [s.name],
+            )
+        )
+    for s in study.scenarios:
+        if s.is_compare or s.name in in_comparison or not have([s.name]):
+            continue
+        report = build_report([runs[s.name]])
+        parts.append(
+            Part(
+                f"part{len(parts) + 1}",
+                f"{s.name} ({'原子' if s.game == 'yuanzi' else 'ATLAS'})",
+                "scenario",
+                report,
+                [],
+                _describe([s]),
+                [s.name],
+            )
+        )
+    # one multiple-testing family: every test on the page
+    judge([kf for p in parts for kf in p.report.findings])
+    for p in parts:
+        p.headline = _headline(p.kind, p.report)
+    return parts, warnings
+
+
+def json_doc(study, page: Page, generated: str) -> dict:
+    findings = [
+        {
+            "part": p.title,
+            "part_key": p.key,
+            "section": key,
+            "text": f.text,
+            "p": f.pvalue,
+            "p_holm": f.p_adjusted,
+            "clear": f.significant,
+            "headline": any(f is h for _, h in p.headline),
+        }
+        for p in page.parts
+        for key, f in p.report.findings
+    ]
+    return render._clean(
+        {
+            "format": "cardsim-study",
+            "format_version": 1,
+            "cardsim_version": __version__,
+            "generated": generated,
+            "study": study.name,
+            "source": study.source,
+            "warnings": page.warnings,
+            "findings": findings,
+            "parts": [
+                {
+                    "key": p.key,
+                    "title": p.title,
+                    "kind": p.kind,
+                    "scenarios": p.scenarios,
+                    "report": render.json_doc(p.report),
+                }
+                for p in page.parts
+            ],
+        }
+    )
+
+
+def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
+    """Write the study's report to ``out`` (HTML) and its numbers to ``out.with_suffix('.json')``.
+
+    ``study`` is a :class:`sim.study.Study`; ``runs`` maps scenario names to run directories.
+    Returns ``out``.
+    """
+    out = _check_out(Path(out), "study report")
+    parts, warnings = build_parts(study, {k: Path(v) for k, v in runs.items()})
+    if not parts:
+        raise CardsimError(f"study {study.name!r}: no scenario has a run to report")
+    generated = datetime.now(UTC).isoformat(timespec="seconds")
+    n_games = sum(r.games_done for p in parts for r in p.report.runs)
+    page = Page(
+        title=f"cardsim study — {study.name}",
+        subtitle=(
+            f"{study.source} · {len(study.scenarios)} scenarios, {len(parts)} parts · "
+            f"{n_games:,} games reported · cardsim {__version__} · generated {generated}"
+        ),
+        parts=parts,
+        warnings=warnings,
+        scope="on this page",
+        json_name=out.with_suffix(".json").name,
+    )
+    try:
+        render._atomic_write(out, render.html_multi(page).encode())
+        text = json.dumps(
+            json_doc(study, page, generated), indent=1, ensure_ascii=False, default=str
+        )
+        render._atomic_write(out.with_suffix(".json"), text.encode())
+    except OSError as e:
+        raise CardsimError(f"cannot write the study report: {e.strerror or e}") from None
+    return out
