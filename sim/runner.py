@@ -452,6 +452,7 @@ def run(
     result = RunResult(out, manifest, done_games, 0.0)
     if todo and scheduler is None:  # compile (user strategies fail here) before writing
         result.compiled_seconds = _warm_up(engine, config, bar)
+        bar.t0 = time.perf_counter()  # the rate and ETA count play, not compilation
     if fresh:
         create_directory(out, clear=force)
     _clean_temporaries(out)
@@ -492,12 +493,9 @@ def run(
 
 def kernels_cached(game: str) -> bool:
     """Whether Numba's on-disk cache already holds compiled kernels of ``game``."""
-    import kernels
+    from kernels.jit import CACHE_DIR
 
-    roots = [Path(kernels.__file__).parent / game]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        roots.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    return any(any(root.rglob("*.nbi")) for root in roots if root.is_dir())
+    return any(CACHE_DIR.glob(f"{game}_*/*.nbi"))
 
 
 def _warm_up(engine: GameEngine, config: RunConfig, bar: Progress) -> float:
