@@ -93,13 +93,14 @@ def diff_proportions(k1, n1, k2, n2, alpha: float = ALPHA):
     """
     k1, n1, k2, n2 = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (k1, n1, k2, n2))
     diff = k1 / n1 - k2 / n2
-    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=alpha)
-    p = np.array(
-        [
-            test_proportions_2indep(a, b, c, d, method="score").pvalue
-            for a, b, c, d in zip(k1, n1, k2, n2, strict=True)
-        ]
-    )
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0 of n in both: p is NaN, no noise
+        lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=alpha)
+        p = np.array(
+            [
+                test_proportions_2indep(a, b, c, d, method="score").pvalue
+                for a, b, c, d in zip(k1, n1, k2, n2, strict=True)
+            ]
+        )
     return diff, np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), p
 
 

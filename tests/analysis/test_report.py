@@ -186,3 +186,36 @@ def test_two_runs_are_compared_and_non_default_rules_marked(tmp_path, yz_run):
     d = _table(doc, "yuanzi_dao", "dao").filter((pl.col("run") == "redraw") & (pl.col("half") == 1))
     assert d["expected"].to_list() == pytest.approx([1 / 13] * 13)
     assert 'class="nondefault"' in (tmp_path / "r.html").read_text()
+
+
+def test_atlas_player_counts_side_by_side(tmp_path):
+    """Two small ATLAS runs, 3 and 5 players: the player-count table and plot, per-run seats."""
+    from sim import runner
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    dirs = []
+    for k in (3, 5):
+        cfg = build_config(get_engine("atlas"), games=400, seed=4, players=k)
+        runner.run(cfg, tmp_path / f"p{k}", chunk_size=200, progress=False, threads=1)
+        dirs.append(tmp_path / f"p{k}")
+    res = write_report(dirs, tmp_path / "r.html", json_out=tmp_path / "r.json")
+    doc = json.loads(res.json_out.read_text())
+    players = _table(doc, "atlas_end", "players")
+    assert players["run"].to_list() == ["p3", "p5"] and players["players"].to_list() == [3, 5]
+    assert players["fair_share"].to_list() == pytest.approx([1 / 3, 1 / 5])
+    for d, r in zip(dirs, players.iter_rows(named=True), strict=True):
+        g = pl.read_parquet(d / "games" / "*.parquet")
+        decided = g.filter(pl.col("winner") >= 0)
+        assert r["rounds"] == g.height and r["no_winner"] == g.height - decided.height
+        assert r["first_wins"] == (decided["winner"] == decided["first_player"]).sum()
+        assert r["first_share"] == pytest.approx(r["first_wins"] / decided.height)
+        assert r["mean_turns"] == pytest.approx(g["turns"].mean())
+    seat = _table(doc, "seats", "seat")
+    assert seat.group_by("run").len().sort("run")["len"].to_list() == [3, 5]
+    first = _table(doc, "seats", "first_player")
+    assert first["expected"].to_list() == pytest.approx([1 / 3, 1 / 5])
+    diffs = _table(doc, "comparison", "diffs")
+    assert "first player wins (decided rounds)" in diffs["measure"].to_list()
+    page = (tmp_path / "r.html").read_text()
+    assert "Effect of the player count" in page and 'alt="player count"' in page
