@@ -104,3 +104,24 @@ def new_stream(root, index, stream):
     state = np.empty(4, np.uint64)
     seed_stream(state, root, index, stream)
     return state
+
+
+@kernel
+def mix64(x):
+    """splitmix64's finaliser of ``x * golden``: a well-mixed 64-bit hash of an integer."""
+    z = np.uint64(x) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel
+def code_set_hash(codes, n):
+    """Order-independent hash of the integer codes ``codes[:n]`` (sum of mixed codes mod 2**64).
+
+    The traces of both games record it per decision; the reference rules recompute it.
+    """
+    h = np.uint64(0)
+    for i in range(n):
+        h += mix64(codes[i] + 1)
+    return h

@@ -27,6 +27,7 @@ small-joker atom and 14 for the big-joker atom. ``jokers`` = jokers used as wild
 import numpy as np
 
 from kernels.jit import kernel
+from kernels.rng import code_set_hash
 
 N_RANKS = 13
 N_SUITS = 4
@@ -96,21 +97,8 @@ def card_points(card):
     return RANK_POINTS[card // 4] if card < 52 else 0
 
 
-@kernel
-def _mix64(x):
-    z = np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def move_set_hash(codes, n):
-    """Order-independent hash of the move codes ``codes[:n]`` (sum of mixed codes mod 2**64)."""
-    h = np.uint64(0)
-    for i in range(n):
-        h += _mix64(codes[i] + 1)
-    return h
+#: Order-independent hash of a set of codes (``kernels.rng.code_set_hash``), as traced.
+move_set_hash = code_set_hash
 
 
 def canonical_deck() -> np.ndarray:
@@ -135,5 +123,7 @@ def parse_card(text: str) -> int:
     if t == "BJ":
         return BIG_JOKER
     if len(t) < 2 or t[:-1] not in RANK_NAMES or t[-1] not in SUIT_NAMES:
-        raise ValueError(f"not a 原子 card: {text!r} (ranks 3..10 J Q K A 2, suits S H C D, SJ, BJ)")
+        raise ValueError(
+            f"not a 原子 card: {text!r} (ranks 3..10 J Q K A 2, suits S H C D, SJ, BJ)"
+        )
     return RANK_NAMES.index(t[:-1]) * 4 + SUIT_NAMES.index(t[-1])
