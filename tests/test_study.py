@@ -102,3 +102,13 @@ def test_default_study_is_valid_and_covers_both_games():
             for c in s.comparisons
             if s.scenarios[[x.name for x in s.scenarios].index(c.scenarios[0])].game == game
         )
+
+
+def test_example_study_file_is_valid():
+    from pathlib import Path
+
+    from sim.study import load_study
+
+    s = load_study(Path(__file__).resolve().parents[1] / "examples" / "study.toml")
+    assert [c.scenarios for c in s.comparisons] == [["atlas-4p", "atlas-6p"]]
+    assert s.scenarios[1].until_ci == 0.01 and s.scenarios[2].compare == ["points", "greedy"]
