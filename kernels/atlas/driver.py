@@ -72,6 +72,7 @@ from kernels.atlas.state import (  # noqa: I001
     END_TURN_CAP,
     H_FIRST,
     HANDS,
+    HOT,
     P_CARD,
     P_DIR,
     P_DISCARDER,
@@ -116,6 +117,7 @@ from kernels.atlas.state import (  # noqa: I001
     add_card,
     deal,
     draw_card,
+    hot_kernel,
     next_seat,
     only_card,
     push_discard,
@@ -190,12 +192,16 @@ SEATS_DTYPE = np.dtype(
 # A user-strategy build executes this file again with ``_USER_STRATEGIES`` preset (see
 # build_user_driver): then nothing is cached and the user slots call the user's functions.
 _USER = globals().get("_USER_STRATEGIES")
+# ``_jit``: the turn loop (NRT off, see ``kernels.atlas.state.HOT``); ``_njit``/``_pjit``: the
+# entry points that allocate.
 if _USER is None:
-    _jit = kernel
+    _jit = hot_kernel
+    _njit = kernel
     _pjit = parallel_kernel
     _U0 = _U1 = _U2 = _U3 = user_placeholder
 else:
-    _jit = njit(**{**JIT, "cache": False})
+    _jit = njit(**{**HOT, "cache": False})
+    _njit = njit(**{**JIT, "cache": False})
     _pjit = njit(**{**JIT, "cache": False, "parallel": True})
     _slots = list(_USER) + [user_placeholder] * (MAX_USER - len(_USER))
     _U0, _U1, _U2, _U3 = _slots
@@ -221,12 +227,14 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     at = tc[T_SNAP_AT]
     if at == dec or (at == -2 and dec < snap.shape[0]):
         row = 0 if at >= 0 else dec
-        snap[row, :S_LEN] = S
+        for j in range(S_LEN):  # element loops: a slice copy would need NRT (HOT)
+            snap[row, j] = S[j]
         snap[row, S_LEN] = p
         snap[row, S_LEN + 1] = dtype
         snap[row, S_LEN + 2] = n
         snap[row, S_LEN + 3] = sid
-        snap[row, S_LEN + 4 : S_LEN + 4 + n] = opts[:n]
+        for j in range(n):
+            snap[row, S_LEN + 4 + j] = opts[j]
     S[ST_DEC] = dec + 1
     h0 = HANDS + p * N_TYPES
     if n == 1:
@@ -257,7 +265,8 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
                 if o + n > topt.shape[0]:
                     tc[T_OVERFLOW] = 1
                 else:
-                    topt[o : o + n] = opts[:n]
+                    for j in range(n):
+                        topt[o + j] = opts[j]
                     tdec[i, 5] = o
                     tc[T_NOPT] = o + n
             tc[T_NDEC] = i + 1
@@ -612,7 +621,7 @@ def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_
     return err
 
 
-@_jit
+@_njit
 def trace_match(root_seed, game_index, n_players, seat_strategy_ids, rules_arr, out_games, out_seats, tc, tdec, thash, twin, topt, snap):  # fmt: skip
     """Play one game with tracing into the given buffers (see module doc); returns errors."""
     S = np.zeros(S_LEN, np.int32)

@@ -36,9 +36,9 @@ from kernels.atlas.state import (
     ST_FIVES,
     ST_QUADS,
     ST_TRIPLES,
+    hot_kernel,
     remove_card,
 )
-from kernels.jit import kernel
 
 R_SELF_MELDS = 0
 R_ALL_WILD = 1
@@ -59,12 +59,12 @@ POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 _HAND_VALUE = HAND_VALUE.astype(np.int32)
 
 
-@kernel
+@hot_kernel
 def _code(kind, loc, wild):
     return np.int32(kind | (loc << 2) | (wild << 7))
 
 
-@kernel
+@hot_kernel
 def pairs(a, b):
     """AT-21: two cards pair (same species; an ATLAS pairs any matching card; ATLAS+ATLAS never)."""
     if a < ATLAS and b < ATLAS:
@@ -74,7 +74,7 @@ def pairs(a, b):
     return b == ATLAS and a < ATLAS
 
 
-@kernel
+@hot_kernel
 def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
     """Emit ``(kind, loc, mask)`` for masks ⊆ ``universe`` covering every slot missing from
     ``avail``, non-empty when ``extra`` (a wild discard) and with ``popc(mask) - extra <= wilds``.
@@ -95,7 +95,7 @@ def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
     return k
 
 
-@kernel
+@hot_kernel
 def self_meld_options(S, p, all_wild, opts, k):
     """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
     c0 = CELLS + p * 20
@@ -133,7 +133,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     return k
 
 
-@kernel
+@hot_kernel
 def claim_meld_options(S, q, x, all_wild, opts, k):
     """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
     c0 = CELLS + q * 20
@@ -191,13 +191,13 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     return k
 
 
-@kernel
+@hot_kernel
 def meld_size(code):
     """Cards in a meld: triple 3, quad 4, five 5."""
     return (code & 3) + 2
 
 
-@kernel
+@hot_kernel
 def meld_atlas(code):
     """ATLAS cards in a meld (claimed ATLAS included)."""
     kind = code & 3
@@ -207,7 +207,7 @@ def meld_atlas(code):
     return POPC[wild]
 
 
-@kernel
+@hot_kernel
 def _take_fewest(S, p, cell):
     """Protocol §2: give up the species of ``cell`` with the fewest copies (> 0), ties lowest id."""
     h = HANDS + p * N_TYPES
@@ -221,7 +221,7 @@ def _take_fewest(S, p, cell):
     return best
 
 
-@kernel
+@hot_kernel
 def apply_meld(S, p, code, x):
     """Lay meld ``code`` from ``p``'s hand; ``x`` is the claimed discard or -1 (self-meld)."""
     kind = code & 3
@@ -258,7 +258,7 @@ def apply_meld(S, p, code, x):
     S[SEAT_MELDED + p] += meld_size(code) - (1 if x >= 0 else 0)
 
 
-@kernel
+@hot_kernel
 def claim_wins(S, q, code):
     """AT-14 (1): a claim wins when it is PAIR or its meld uses every card of ``q``'s hand."""
     if code == PAIR:
@@ -266,7 +266,7 @@ def claim_wins(S, q, code):
     return meld_size(code) - 1 == S[P_SIZES + q]
 
 
-@kernel
+@hot_kernel
 def claim_key(S, q, d, x, wins):
     """Protocol §4 priority key as one integer (smaller = higher priority)."""
     n = S[P_N]
@@ -279,7 +279,7 @@ def claim_key(S, q, d, x, wins):
     return (0 if wins else 1) * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
 
 
-@kernel
+@hot_kernel
 def hand_value(S, p):
     """AT-05 value of ``p``'s hand."""
     h = HANDS + p * N_TYPES

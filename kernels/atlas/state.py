@@ -31,16 +31,30 @@ P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDIS
 
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
 (continent, class) cell), ``PILE`` (204 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
-round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``.
+round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``, and ``SUMMARY``,
+the built-in strategies' scratch.
 """
 
 import numpy as np
+from numba import njit
 
 from kernels.atlas.encoding import ATLAS, HAND_SIZE, N_CARDS, N_SPECIES, N_TYPES
-from kernels.jit import kernel
+from kernels.jit import JIT
 from kernels.rng import shuffle
 
 MAX_PLAYERS = 10
+
+#: Numba options of the hot-path kernels (every function of rules, strategies and the turn
+#: loop). They never allocate, so they are compiled without NRT: passing or slicing an array then
+#: costs no reference counting (``NRT_incref``/``NRT_decref`` were half the time when they had it).
+#: Only the outer drivers that allocate (``simulate``, ``trace_match``) keep NRT.
+HOT = {**JIT, "_nrt": False}
+
+
+def hot_kernel(fn):
+    """Decorate a cached hot-path kernel function that never allocates (NRT off)."""
+    return njit(**HOT)(fn)
+
 
 #: Lookup tables (integer division is slow in the hot loops): cell, continent and class of a
 #: card type (-1 for ATLAS and the action cards).
@@ -103,6 +117,9 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("HANDS", MAX_PLAYERS * N_TYPES),
     ("CELLS", MAX_PLAYERS * 20),
     ("PILE", N_CARDS),
+    # scratch of the built-in strategies: their per-decision summary of the viewer's hand and
+    # the public block (written before it is read in every decision, so it carries nothing)
+    ("SUMMARY", 50),
     ("S_LEN", 0),
 )
 
@@ -156,7 +173,8 @@ SEAT_TRADE_NET = 529
 HANDS = 539
 CELLS = 1179
 PILE = 1379
-S_LEN = 1583
+SUMMARY = 1583
+S_LEN = 1633
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3
@@ -178,7 +196,7 @@ def new_state() -> np.ndarray:
     return np.zeros(S_LEN, np.int32)
 
 
-@kernel
+@hot_kernel
 def next_seat(S, p):
     """The next seat in the current direction (AT-16)."""
     q = p + S[P_DIR]
@@ -189,7 +207,7 @@ def next_seat(S, p):
     return q
 
 
-@kernel
+@hot_kernel
 def add_card(S, p, t):
     """Put one card of type ``t`` into seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] += 1
@@ -198,7 +216,7 @@ def add_card(S, p, t):
     S[P_SIZES + p] += 1
 
 
-@kernel
+@hot_kernel
 def remove_card(S, p, t):
     """Take one card of type ``t`` out of seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] -= 1
@@ -207,7 +225,7 @@ def remove_card(S, p, t):
     S[P_SIZES + p] -= 1
 
 
-@kernel
+@hot_kernel
 def only_card(S, p):
     """The type of the first card held by ``p`` (its only card when it holds one)."""
     h = HANDS + p * N_TYPES
@@ -217,7 +235,7 @@ def only_card(S, p):
     return -1
 
 
-@kernel
+@hot_kernel
 def push_discard(S, t):
     """Put card ``t`` face up on the discard pile (AT-09)."""
     k = S[P_NDISC]
@@ -226,7 +244,7 @@ def push_discard(S, t):
     S[P_DISCC + t] += 1
 
 
-@kernel
+@hot_kernel
 def draw_card(S, p):
     """Move the top of the draw pile into ``p``'s hand and return it (AT-06); pile not empty."""
     pos = S[H_PILE_POS]
@@ -238,7 +256,7 @@ def draw_card(S, p):
     return t
 
 
-@kernel
+@hot_kernel
 def reshuffle(S, ev_rng):
     """AT-23: the discard pile (oldest first) is shuffled by the events stream into the draw pile."""
     m = S[P_NDISC]
@@ -254,7 +272,7 @@ def reshuffle(S, ev_rng):
     S[ST_RESHUFFLES] += 1
 
 
-@kernel
+@hot_kernel
 def reset_round(S, n, r):
     """Zero everything but the decision counter, ready for round ``r``."""
     dec = S[ST_DEC]
@@ -272,7 +290,7 @@ def reset_round(S, n, r):
     S[ST_MELD_OK] = -1
 
 
-@kernel
+@hot_kernel
 def deal(S, deal_rng, n):
     """Protocol §1: shuffle the canonical deck with stream 0; card i < 13n goes to seat i % n."""
     for i in range(3 * N_SPECIES):

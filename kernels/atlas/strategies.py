@@ -28,8 +28,9 @@ from kernels.atlas.state import (
     P_SEAT,
     P_SIZES,
     PUB_LEN,
+    SUMMARY,
+    hot_kernel,
 )
-from kernels.jit import kernel
 from kernels.rng import bounded
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
@@ -58,7 +59,7 @@ SUMMARY_LEN = 50
 POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 
 
-@kernel
+@hot_kernel
 def _unseen_cell(hand, pub, cell):
     """Copies of ``cell``'s 9 naturals not in ``hand``, not melded, not on the discard pile."""
     u = 9
@@ -67,7 +68,7 @@ def _unseen_cell(hand, pub, cell):
     return u
 
 
-@kernel
+@hot_kernel
 def hand_summary(hand, pub, careful, out):
     """Per decision, once: ``out[:20]`` cell counts, ``out[20:40]`` unseen naturals per cell
     (careful only), ``out[40:45]`` class bitmask per continent, ``out[45:49]`` continent
@@ -93,8 +94,8 @@ def hand_summary(hand, pub, careful, out):
     out[49] = ms
 
 
-@kernel
-def _best_card(hand, pub, options, n, base, careful, mode):
+@hot_kernel
+def _best_card(hand, pub, options, n, base, careful, mode, sm):
     """Index of the card option to play: mode 0 discard / 1 give: the lowest keep value; mode 2
     take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (a
     call boundary costs an NRT incref/decref per array argument, which dominated the profile).
@@ -104,9 +105,9 @@ def _best_card(hand, pub, options, n, base, careful, mode):
     TRADE -1 (6 when giving: an action card can win as an opponent's last card, AT-21); a
     matching card its meld potential ``3·(cell mates) + (classes of its continent held)
     + 0.8·(continents of its class held) + (1 if paired)``; ``careful`` drops potentials that
-    the unseen cards can no longer complete and adds the danger of feeding a claim.
+    the unseen cards can no longer complete and adds the danger of feeding a claim (when
+    discarding and when giving, as the keep value always had it; not when taking).
     """
-    sm = np.empty(SUMMARY_LEN, np.int32)
     hand_summary(hand, pub, careful, sm)
     nn = pub[P_N]
     me = pub[P_SEAT]
@@ -155,18 +156,19 @@ def _best_card(hand, pub, options, n, base, careful, mode):
             v = 3.0 * tri + quad + 0.8 * five
             if hand[t] + extra >= 2:
                 v += 1.0
-            if careful and mode == 0:  # danger of feeding a claim
+            if careful and mode < 2:  # danger of feeding a claim (discard and give alike)
                 sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-                v += 0.6 * sp + 0.25 * sm[20 + cell]
+                dg = 0.6 * sp + 0.25 * sm[20 + cell]
                 if ms == 1:
-                    v += 2.0 * sp
+                    dg += 2.0 * sp
+                v += dg  # summed apart first: float rounding decides near-ties
         if (mode < 2 and v < bv) or (mode == 2 and v > bv):
             bv = v
             best = i
     return best
 
 
-@kernel
+@hot_kernel
 def _pick_meld(options, n):
     """PAIR first, then the largest meld, then the fewest ATLAS; never NONE if a meld is offered."""
     best = 0
@@ -187,7 +189,7 @@ def _pick_meld(options, n):
     return best
 
 
-@kernel
+@hot_kernel
 def bin_count(x):
     c = 0
     while x:
@@ -196,7 +198,7 @@ def bin_count(x):
     return c
 
 
-@kernel
+@hot_kernel
 def _pick_target(pub, options, n):
     """TRADE at the opponent with the fewest cards; ties: the one next in the direction."""
     nn = pub[P_N]
@@ -215,31 +217,33 @@ def _pick_target(pub, options, n):
     return best
 
 
-@kernel
-def choose(sid, dtype, hand, pub, options, n, rng):
-    """Dispatch built-in strategy ``sid``; returns an index into ``options[:n]``."""
+@hot_kernel
+def choose(sid, dtype, hand, pub, options, n, rng, sm):
+    """Dispatch built-in strategy ``sid``; returns an index into ``options[:n]`` (``sm``: the
+    ``SUMMARY_LEN`` scratch for the hand summary)."""
     if sid == RANDOM:
         return bounded(rng, n)
     careful = sid == CAREFUL
     if dtype in (DT_CLAIM, DT_SELF):
         return _pick_meld(options, n)
     if dtype == DT_DISCARD:
-        return _best_card(hand, pub, options, n, DISCARD, careful, 0)
+        return _best_card(hand, pub, options, n, DISCARD, careful, 0, sm)
     if dtype == DT_TARGET:
         return _pick_target(pub, options, n)
     if dtype == DT_TAKE:
-        return _best_card(hand, pub, options, n, TAKE, careful, 2)
-    return _best_card(hand, pub, options, n, GIVE, careful, 1)
+        return _best_card(hand, pub, options, n, TAKE, careful, 2, sm)
+    return _best_card(hand, pub, options, n, GIVE, careful, 1, sm)
 
 
-@kernel
+@hot_kernel
 def choose_in_state(S, p, sid, dtype, options, n, rng):
     """What the driver calls: ``choose`` on seat ``p``'s view of state ``S`` (AT-26), nothing else."""
     h0 = HANDS + p * N_TYPES
-    return choose(sid, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], options[:n], n, rng)
+    sm = S[SUMMARY : SUMMARY + SUMMARY_LEN]
+    return choose(sid, dtype, S[h0 : h0 + N_TYPES], S[:PUB_LEN], options[:n], n, rng, sm)
 
 
-@kernel
+@hot_kernel
 def user_placeholder(dtype, hand, pub, options, n, rng):
     """Stand-in for an unused user-strategy slot (never called by the built-in driver)."""
     return 0
