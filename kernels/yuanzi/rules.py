@@ -16,6 +16,7 @@ from kernels.yuanzi.encoding import (
     BOMB,
     HYDROGEN,
     N_CARDS,
+    N_TYPES,
     PASS,
     RANK_POINTS,
     RANK_VALUE,
@@ -157,7 +158,7 @@ def beats(play, top, dao, rules):
 
 
 @inline_kernel
-def _emit_rank_sized(hand, r, nat, jok_avail, s, kind, buf, n):
+def _emit_rank_sized(r, nat, jok_avail, s, kind, buf, n):
     """All codes of one natural rank and size ``s`` (natural count k >= 1, jokers s - k)."""
     kmin = s - jok_avail
     if kmin < 1:
@@ -170,25 +171,28 @@ def _emit_rank_sized(hand, r, nat, jok_avail, s, kind, buf, n):
 
 
 @inline_kernel
-def gen_all(hand, dao, buf):
-    """Every combination the hand holds (the leader's legal set, protocol §2); returns count."""
+def gen_all_row(hands, q, dao, buf):
+    """Every combination seat ``q`` holds (the leader's legal set, protocol §2); returns count.
+
+    Reads ``hands[q, t]`` directly: a row view per call would cost reference-count updates.
+    """
     n = 0
-    sj = np.int64(hand[SMALL_JOKER])
-    bj = np.int64(hand[BIG_JOKER])
+    sj = np.int64(hands[q, SMALL_JOKER])
+    bj = np.int64(hands[q, BIG_JOKER])
     jt = sj + bj
     for r in range(13):
         b = r * 4
-        c0 = np.int64(hand[b])
-        c1 = np.int64(hand[b + 1])
-        c2 = np.int64(hand[b + 2])
-        c3 = np.int64(hand[b + 3])
+        c0 = np.int64(hands[q, b])
+        c1 = np.int64(hands[q, b + 1])
+        c2 = np.int64(hands[q, b + 2])
+        c3 = np.int64(hands[q, b + 3])
         nat = c0 + c1 + c2 + c3
         if nat == 0:
             continue
         ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
         for s in range(1, nat + ja + 1):
             kind = s if s < 4 else BOMB
-            n = _emit_rank_sized(hand, r, nat, ja, s, kind, buf, n)
+            n = _emit_rank_sized(r, nat, ja, s, kind, buf, n)
         if c0 == 3:
             buf[n] = code_of(ATOM, r, 3, 0, 0)
             n += 1
@@ -218,6 +222,12 @@ def gen_all(hand, dao, buf):
 
 
 @inline_kernel
+def gen_all(hand, dao, buf):
+    """Every combination the hand holds (the leader's legal set, protocol §2); returns count."""
+    return gen_all_row(hand.reshape((1, N_TYPES)), 0, dao, buf)
+
+
+@inline_kernel
 def _bomb_min_size(p, pd, ts, tp, td, mode):
     """Smallest size at which a bomb of power ``p`` (刀 if ``pd``) beats a bomb on top (YZ-15);
     99 if none does."""
@@ -231,15 +241,15 @@ def _bomb_min_size(p, pd, ts, tp, td, mode):
 
 
 @inline_kernel
-def _gen_follow(hand, dao, top, rules, buf, n):
-    """Append the codes of the hand that beat ``top`` (YZ-13 … YZ-17) in one pass over ranks.
+def _gen_follow(hands, q, dao, top, rules, buf, n):
+    """Append the codes of seat ``q`` that beat ``top`` (YZ-13 … YZ-17) in one pass over ranks.
 
     Equivalent to filtering every combination with :func:`beats` (tested), but computes per
     rank which sizes beat instead of testing each code.
     """
     tk = top & 7
-    sj = np.int64(hand[SMALL_JOKER])
-    bj = np.int64(hand[BIG_JOKER])
+    sj = np.int64(hands[q, SMALL_JOKER])
+    bj = np.int64(hands[q, BIG_JOKER])
     jt = sj + bj
     ts = (top >> 7) & 31
     tp = power(top, dao)
@@ -259,16 +269,16 @@ def _gen_follow(hand, dao, top, rules, buf, n):
     basic = tk if tk <= TRIPLE and not td else 0  # YZ-13: same type, higher rank
     for r in range(13):
         b = r * 4
-        c0 = np.int64(hand[b])
-        c1 = np.int64(hand[b + 1])
-        c2 = np.int64(hand[b + 2])
-        c3 = np.int64(hand[b + 3])
+        c0 = np.int64(hands[q, b])
+        c1 = np.int64(hands[q, b + 1])
+        c2 = np.int64(hands[q, b + 2])
+        c3 = np.int64(hands[q, b + 3])
         nat = c0 + c1 + c2 + c3
         if nat == 0:
             continue
         ja = 0 if r == dao else jt
         if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
-            n = _emit_rank_sized(hand, r, nat, ja, basic, basic, buf, n)
+            n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
         if bomb_rule != 0 and nat + ja >= 4:
             smin = 4
             if bomb_rule == 2:
@@ -278,10 +288,10 @@ def _gen_follow(hand, dao, top, rules, buf, n):
                 if smin < 4:
                     smin = 4
             for s in range(smin, nat + ja + 1):
-                n = _emit_rank_sized(hand, r, nat, ja, s, BOMB, buf, n)
+                n = _emit_rank_sized(r, nat, ja, s, BOMB, buf, n)
         if tk <= ATOM and nat >= 3:
             for su in range(4):
-                if hand[b + su] == 3:
+                if hands[q, b + su] == 3:
                     c = code_of(ATOM, r, 3, 0, su)
                     if tk != ATOM or atom_strength(c, dao) > top_atom:
                         buf[n] = c
@@ -316,7 +326,7 @@ def _gen_follow(hand, dao, top, rules, buf, n):
 @inline_kernel
 def gen_beats(hand, dao, top, rules, buf):
     """Every code of the hand that beats ``top`` (YZ-13 … YZ-17); returns count."""
-    return _gen_follow(hand, dao, top, rules, buf, 0)
+    return _gen_follow(hand.reshape((1, N_TYPES)), 0, dao, top, rules, buf, 0)
 
 
 @inline_kernel
@@ -326,8 +336,8 @@ def legal_moves(hands, st, rules, buf):
     top = st[ST_TOP]
     dao = st[ST_DAO]
     if top == 0:  # YZ-18: the leader plays any combination and may not pass
-        return gen_all(hands[seat], dao, buf)
-    n = gen_beats(hands[seat], dao, top, rules, buf)
+        return gen_all_row(hands, seat, dao, buf)
+    n = _gen_follow(hands, seat, dao, top, rules, buf, 0)
     if n > 0 and rules[R_PASS_ONLY_IF_UNABLE] == 1:
         return n
     buf[n] = PASS
@@ -405,24 +415,33 @@ def begin_half(half, deck, p, upstream0, hands, played, st, info):
 
 
 @inline_kernel
-def _take_natural(hand, played, r, k):
-    """Give up k natural cards of rank r, each from the suit with the fewest copies > 0."""
+def _take_natural(hands, played, q, r, k):
+    """Seat ``q`` gives up k natural cards of rank r, each from the suit with the fewest
+    copies > 0."""
     b = r * 4
     for _ in range(k):
         best = -1
         bc = 99
         for su in range(4):
-            c = hand[b + su]
+            c = hands[q, b + su]
             if c > 0 and c < bc:
                 bc = c
                 best = su
-        hand[b + best] -= 1
-        played[b + best] += 1
+        hands[q, b + best] -= 1
+        played[q, b + best] += 1
 
 
 @inline_kernel
-def remove_cards(hand, played, code):
-    """Remove the physical cards of ``code`` from ``hand`` (protocol §2); returns their points."""
+def _give_up(hands, played, q, t, k):
+    """Move k cards of type ``t`` from seat ``q``'s hand to its played row."""
+    hands[q, t] -= k
+    played[q, t] += k
+
+
+@inline_kernel
+def remove_cards_row(hands, played, q, code):
+    """Remove the physical cards of ``code`` from seat ``q``'s hand (protocol §2); returns
+    their points. Row-indexed like ``gen_all_row``."""
     kind = code & 7
     rank = (code >> 3) & 15
     size = (code >> 7) & 31
@@ -434,26 +453,28 @@ def remove_cards(hand, played, code):
             t = BIG_JOKER
         else:
             t = rank * 4 + ((code >> 15) & 3)
-        hand[t] -= 3
-        played[t] += 3
+        _give_up(hands, played, q, t, 3)
         return 3 * RANK_POINTS[rank] if rank < 13 else 0
     if kind == HYDROGEN:
         for su in range(4):
-            hand[rank * 4 + su] -= 2
-            played[rank * 4 + su] += 2
+            _give_up(hands, played, q, rank * 4 + su, 2)
         return 8 * RANK_POINTS[rank]
-    small = np.int64(hand[SMALL_JOKER])
+    small = np.int64(hands[q, SMALL_JOKER])
     if small > jok:
         small = jok
-    hand[SMALL_JOKER] -= small
-    played[SMALL_JOKER] += small
-    hand[BIG_JOKER] -= jok - small
-    played[BIG_JOKER] += jok - small
+    _give_up(hands, played, q, SMALL_JOKER, small)
+    _give_up(hands, played, q, BIG_JOKER, jok - small)
     k = size - jok
     if k == 0:
         return 0
-    _take_natural(hand, played, rank, k)
+    _take_natural(hands, played, q, rank, k)
     return k * RANK_POINTS[rank]
+
+
+@inline_kernel
+def remove_cards(hand, played, code):
+    """Remove the physical cards of ``code`` from ``hand`` (protocol §2); returns their points."""
+    return remove_cards_row(hand.reshape((1, N_TYPES)), played.reshape((1, N_TYPES)), 0, code)
 
 
 @kernel
@@ -573,7 +594,7 @@ def apply_move(code, hands, played, st, rules):
         st[ST_PASSED + q] = 1
     else:
         dao = st[ST_DAO]
-        st[ST_TRICK_PTS] += remove_cards(hands[q], played[q], code)
+        st[ST_TRICK_PTS] += remove_cards_row(hands, played, q, code)
         st[ST_COUNT + q] -= (code >> 7) & 31
         st[ST_TOP] = code
         st[ST_TOP_SEAT] = q
