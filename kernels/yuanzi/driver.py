@@ -21,6 +21,7 @@ from kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
     INFO_JOKERS,
+    JIT_HOT,
     N_INFO,
     N_ST,
     R_JOKER_INDICATOR,
@@ -43,6 +44,8 @@ from kernels.yuanzi.state import (
     ST_POINTS,
     ST_TEAM_PTS,
     ST_TRICKS,
+    hot_kernel,
+    inline_kernel,
 )
 from kernels.yuanzi.strategies import N_BUILTIN, choose_builtin, choose_random
 
@@ -136,7 +139,8 @@ def _trace(tr, trh, trn, leg, g, half, seat, buf, n, chosen):
         if leg.shape[0] > 0:
             tr[k, T_LEGAL_AT] = at
             if at + n <= leg.shape[0]:
-                leg[at : at + n] = buf[:n]
+                for j in range(n):  # a slice copy would allocate (play_half has no NRT)
+                    leg[at + j] = buf[j]
         else:
             tr[k, T_LEGAL_AT] = -1
     trn[0] = k + 1
@@ -144,7 +148,7 @@ def _trace(tr, trh, trn, leg, g, half, seat, buf, n, chosen):
         trn[1] = at + n
 
 
-@kernel
+@inline_kernel
 def decide(hands, played, st, rules, sids, buf, rng):
     """Legal set of the seat to act into ``buf`` and its strategy's pick: (n, index, bad).
 
@@ -161,7 +165,7 @@ def decide(hands, played, st, rules, sids, buf, rng):
     return n, idx, 0
 
 
-@kernel
+@hot_kernel
 def play_half(
     g,
     half,
@@ -405,6 +409,10 @@ def make_user_driver(dispatch):
         py = globals()[name].py_func
         fn = types.FunctionType(py.__code__, env, name, py.__defaults__, py.__closure__)
         opts = {**_UNCACHED, "parallel": True} if name == "simulate" else _UNCACHED
+        if name == "decide":
+            opts = {**_UNCACHED, "inline": "always"}
+        if name == "play_half":
+            opts = {**JIT_HOT, "cache": False}
         env[name] = njit(**opts)(fn)
     return env["simulate"], env["simulate_trace"]
 

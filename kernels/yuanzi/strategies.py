@@ -17,7 +17,6 @@ Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 
 import numpy as np
 
-from kernels.jit import kernel
 from kernels.rng import bounded
 from kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
 from kernels.yuanzi.rules import atom_strength, is_dao, power
@@ -28,6 +27,7 @@ from kernels.yuanzi.state import (
     ST_TOP,
     ST_TOP_SEAT,
     ST_TRICK_PTS,
+    hot_kernel,
     inline_kernel,
 )
 
@@ -364,7 +364,7 @@ def choose_planner(own, played, pub, legal, n, rng):
     return cheapest(own, legal, n, dao, 0)
 
 
-@kernel
+@hot_kernel
 def choose_builtin(sid, own, played, pub, legal, n, rng):
     """Dispatch a built-in strategy by id; returns an index into ``legal``."""
     if sid == GREEDY:
