@@ -86,8 +86,10 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
         se_p, se_u = np.sqrt(var_p), np.sqrt(var_u)
         if n > 1 and se_p > 0:
             p = float(2 * stats.t.sf(abs(mean) / se_p, n - 1))
-        else:
-            p = 1.0 if not mean else 0.0
+        elif n > 1 and se_p == 0:  # every deal gives the same difference
+            p = 1.0 if mean == 0 else 0.0
+        else:  # one deal: no test possible
+            p = float("nan")
         ratio = var_u / var_p if var_p > 0 else float("nan")
         rows.append(
             {
@@ -103,7 +105,11 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
         )  # fmt: skip
     table = pl.DataFrame(rows)
     if rows:
-        holm = multipletests(table["p"].to_numpy(), method="holm")[1]
+        pv = table["p"].to_numpy()
+        holm = np.full(len(pv), np.nan)
+        ok = np.isfinite(pv)
+        if ok.any():
+            holm[ok] = multipletests(pv[ok], method="holm")[1]
         table = table.with_columns(pl.Series("p_holm", holm))
     return PairwiseResult(table, w["game"].n_unique())
 

@@ -17,6 +17,7 @@ from sim.errors import CardsimError
 from sim.games import GAMES, get_engine
 
 GAME = click.Choice(GAMES)
+GAME_METAVAR = "{" + "|".join(GAMES) + "}"
 
 
 class KeyValue(click.ParamType):
@@ -42,7 +43,8 @@ class SeatStrategy(click.ParamType):
         if isinstance(value, tuple):
             return value
         seat, sep, name = str(value).partition("=")
-        if not sep or not seat.strip().lstrip("-").isdigit() or not name.strip():
+        digits = seat.strip().lstrip("-")
+        if not sep or not (digits.isascii() and digits.isdigit()) or not name.strip():
             self.fail(f"{value!r} is not SEAT=STRATEGY (e.g. 0=greedy)", param, ctx)
         return int(seat), name.strip()
 
@@ -57,7 +59,7 @@ class Seed(click.ParamType):
             v = value
         else:
             text = str(value).strip()
-            if not text.isdigit():
+            if not (text.isascii() and text.isdigit()):
                 self.fail(f"{value!r} is not a non-negative integer", param, ctx)
             v = int(text)
         if v > 2**64 - 1:
@@ -129,7 +131,7 @@ def cli() -> None:
 
 
 @cli.command("run")
-@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option(
     "--games",
     type=int,
@@ -168,7 +170,7 @@ def run_cmd(
     Example: cardsim run yuanzi --games 100000 --seed 1 --out runs/yz
     """
     from sim.config import build_config
-    from sim.runner import DEFAULT_CHUNK_SIZE, run
+    from sim.runner import run
 
     engine = get_engine(game)
     config = build_config(
@@ -183,13 +185,14 @@ def run_cmd(
     result = run(
         config,
         out,
-        chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+        chunk_size=chunk_size,
         threads=threads,
         resume=resume,
         force=force,
         progress=not quiet,
         engine=engine,
         stop_rule=_until_ci(until_ci),
+        extra_manifest=_stop_spec(until_ci),
         scheduler=scheduler,
     )
     _echo_result(result, game)
@@ -208,8 +211,15 @@ def _until_ci(width):
 def _sprt(spec, config, delta, alpha, beta):
     if spec is None:
         return None
+    from sim.config import is_user_strategy
+
     a, sep, b = spec.partition(">")
-    a, b = a.strip(), b.strip()
+    a, b = (
+        str(Path(x.rsplit(":", 1)[0]).resolve()) + ":" + x.rsplit(":", 1)[1]
+        if is_user_strategy(x)
+        else x
+        for x in (a.strip(), b.strip())
+    )
     labels = sorted({x for seats in config.assignments for x in seats})
     if not sep or a not in labels or b not in labels or a == b:
         raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
@@ -220,11 +230,21 @@ def _sprt(spec, config, delta, alpha, beta):
     return sprt_rule(a, b, delta, alpha, beta)
 
 
-def _echo_result(result, game) -> None:
-    rate = result.games_done / result.seconds if result.seconds > 0 else float("nan")
+def _stop_spec(until_ci=None, test_spec=None, delta=None, alpha=None, beta=None):
+    """What the manifest records of the stopping rule (``--resume`` must repeat it)."""
+    spec = {}
+    if until_ci is not None:
+        spec["until_ci"] = until_ci
+    if test_spec is not None:
+        spec["test"] = {"test": test_spec, "delta": delta, "alpha": alpha, "beta": beta}
+    return {"stop": spec} if spec else None
+
+
+def _echo_result(result, game, unit: str = "games") -> None:
+    rate = result.played / result.seconds if result.seconds > 0 else 0.0
     click.echo(
-        f"{result.games_done:,} games of {game} in {result.out} "
-        f"({result.seconds:.1f} s, {rate:,.0f} games/s)",
+        f"{result.games_done:,} {unit} of {game} in {result.out} "
+        f"({result.played:,} played now in {result.seconds:.1f} s, {rate:,.0f} {unit}/s)",
         err=True,
     )
     test = result.manifest.get("sequential_test")
@@ -245,7 +265,7 @@ def _echo_result(result, game) -> None:
 
 
 @cli.command("compare")
-@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option(
     "--strategies", required=True, help="Comma-separated strategies to compare, e.g. greedy,random."
 )
@@ -321,7 +341,7 @@ def compare_cmd(
     from analysis.compare import pairwise, ratings
     from analysis.stopping import first_of
     from sim.compare import DuplicateEngine, build_compare_config
-    from sim.runner import DEFAULT_CHUNK_SIZE, run
+    from sim.runner import run
 
     engine = get_engine(game)
     config = build_compare_config(
@@ -330,16 +350,17 @@ def compare_cmd(
     result = run(
         config,
         out,
-        chunk_size=chunk_size or DEFAULT_CHUNK_SIZE,
+        chunk_size=chunk_size,
         threads=threads,
         resume=resume,
         force=force,
         progress=not quiet,
         engine=DuplicateEngine(engine),
         stop_rule=first_of(_until_ci(until_ci), _sprt(test_spec, config, delta, alpha, beta)),
+        extra_manifest=_stop_spec(until_ci, test_spec, delta, alpha, beta),
         scheduler=scheduler,
     )
-    _echo_result(result, game)
+    _echo_result(result, game, unit="deals")
     from analysis.stopping import _scan
 
     seats = _scan(Path(out), "seats", result.manifest)
@@ -374,7 +395,11 @@ def compare_cmd(
     help="Study directory (one run directory per scenario).",
 )
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
-@click.option("--force", is_flag=True, help="Replace scenario runs whose configuration changed.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Run every scenario afresh, replacing earlier runs (also changed ones).",
+)
 @click.option("--quiet", is_flag=True, help="No progress bars.")
 def study_cmd(study_file, out, threads, force, quiet) -> None:
     """Run a balance study (scenarios + comparisons) and write one report.
@@ -394,7 +419,7 @@ def study_cmd(study_file, out, threads, force, quiet) -> None:
 
 
 @cli.command("rules")
-@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
 def rules_cmd(game) -> None:
     """List GAME's rule options: name, default, allowed values, ruling, meaning."""
     engine = get_engine(game)
@@ -404,7 +429,7 @@ def rules_cmd(game) -> None:
 
 
 @cli.command("strategies")
-@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
 def strategies_cmd(game) -> None:
     """List GAME's built-in strategies with a one-line description."""
     for s in get_engine(game).strategies:
@@ -413,7 +438,7 @@ def strategies_cmd(game) -> None:
 
 
 @cli.command("replay")
-@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--game", "game_index", type=int, required=True, help="Game index to replay.")
 @click.option(
     "--from",
@@ -445,14 +470,25 @@ def replay_cmd(
     from sim.runner import config_from_manifest, read_manifest
 
     engine = get_engine(game)
-    if game_index < 0:
-        raise CardsimError(f"--game must be a non-negative game index, got {game_index}")
+    from sim.config import MAX_GAMES
+
+    if not 0 <= game_index < MAX_GAMES:
+        raise CardsimError(f"--game must be a game index in 0..{MAX_GAMES - 1}, got {game_index}")
+    if from_dir is not None and (seed or players or strategy or seats or rules):
+        raise CardsimError(
+            "--from takes the configuration from the run; drop --seed/--players/--strategy/"
+            "--seat/--rule"
+        )
+    if from_dir is None and assignment:
+        raise CardsimError("--assignment needs --from a comparison run")
     if from_dir is not None:
         config = config_from_manifest(read_manifest(from_dir))
         if config.game != game:
             raise CardsimError(f"{from_dir} is a {config.game} run, not {game}")
         if game_index >= config.games:
             raise CardsimError(f"--game {game_index}: that run has games 0..{config.games - 1}")
+        if not config.assignments and assignment:
+            raise CardsimError(f"--assignment: {from_dir} is not a comparison run")
         if config.assignments:
             if not 0 <= assignment < len(config.assignments):
                 raise CardsimError(
@@ -538,15 +574,12 @@ def main(argv: list[str] | None = None) -> None:
     except CardsimError as e:
         click.echo(f"cardsim: error: {one_line(str(e))}", err=True)
         sys.exit(2)
-    except click.exceptions.Abort:
-        click.echo("cardsim: interrupted", err=True)
+    except click.exceptions.Abort:  # Ctrl-C: click turns KeyboardInterrupt into Abort
+        click.echo("cardsim: interrupted (a run completes with --resume)", err=True)
         sys.exit(130)
     except click.ClickException as e:
         click.echo(f"cardsim: error: {e.format_message()}", err=True)
         sys.exit(e.exit_code)
-    except KeyboardInterrupt:
-        click.echo("cardsim: interrupted (use --resume to complete the run)", err=True)
-        sys.exit(130)
     sys.exit(0)
 
 

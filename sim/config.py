@@ -13,16 +13,19 @@ from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
 
 MAX_SEED = 2**64 - 1
+MAX_GAMES = 10**12
 
 
 def is_user_strategy(name: str) -> bool:
     """True for a user-written strategy reference ``path/to/file.py:function``."""
-    return ":" in name and name.rsplit(":", 1)[0].endswith(".py")
+    return isinstance(name, str) and ":" in name and name.rsplit(":", 1)[0].endswith(".py")
 
 
 def check_strategy(engine: GameEngine, name: str) -> str:
     """Return ``name`` if it is a built-in strategy or a loadable ``file.py:function``."""
     builtins = [s.name for s in engine.strategies]
+    if not isinstance(name, str):
+        raise CardsimError(f"a strategy is a name or path/to/file.py:function, got {name!r}")
     if name in builtins:
         return name
     if is_user_strategy(name):
@@ -74,12 +77,14 @@ def build_config(
     >>> cfg.seats
     ('greedy', 'greedy', 'greedy', 'greedy')
     """
-    if not isinstance(games, int) or games <= 0:
+    if not isinstance(games, int) or isinstance(games, bool) or games <= 0:
         raise CardsimError(f"--games must be a positive integer, got {games!r}")
-    if not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+    if games > MAX_GAMES:
+        raise CardsimError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
         raise CardsimError(f"--seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
     n = engine.default_players if players is None else players
-    if n not in engine.player_counts:
+    if not isinstance(n, int) or isinstance(n, bool) or n not in engine.player_counts:
         allowed = engine.player_counts
         text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
         raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
@@ -87,9 +92,13 @@ def build_config(
     default = strategy or ("greedy" if "greedy" in builtins else builtins[0])
     seats = [check_strategy(engine, default)] * n
     items = seat_strategies.items() if isinstance(seat_strategies, Mapping) else seat_strategies
+    given: set[int] = set()
     for seat, name in items:
         if not 0 <= seat < n:
             raise CardsimError(f"--seat {seat}: seats are 0..{n - 1} with {n} players")
+        if seat in given:
+            raise CardsimError(f"--seat {seat} is given twice")
+        given.add(seat)
         seats[seat] = check_strategy(engine, name)
     return RunConfig(
         game=engine.name,

@@ -9,6 +9,7 @@ the same tables for any chunking, thread count, worker or interruption.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 import polars as pl
@@ -106,7 +107,26 @@ class RunConfig:
         }
         if self.assignments:
             ident["assignments"] = [list(a) for a in self.assignments]
+        files = user_strategy_files(self)
+        if files:  # an edited strategy file is a different run
+            ident["strategy_files"] = files
         return ident
+
+
+def user_strategy_files(config: RunConfig) -> dict[str, str]:
+    """sha256 of every user-written strategy file a configuration uses, by path."""
+    import hashlib
+
+    out = {}
+    for seats in (config.seats, *config.assignments):
+        for name in seats:
+            path = name.rsplit("@", 1)[0].rsplit(":", 1)[0] if ".py:" in name else None
+            if path and path not in out:
+                try:
+                    out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                except OSError:
+                    out[path] = "missing"
+    return dict(sorted(out.items()))
 
 
 class GameEngine(Protocol):

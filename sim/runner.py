@@ -21,7 +21,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,6 +35,12 @@ from sim.games import get_engine
 MANIFEST = "manifest.json"
 TABLES = ("games", "seats")
 DEFAULT_CHUNK_SIZE = 20_000
+MAX_CHUNK_SIZE = 5_000_000  # rows of one chunk are held in memory
+MAX_CHUNKS = 1_000_000
+#: Manifest fields that must match for ``--resume`` (RunConfig.identity() and the stop rule).
+IDENTITY_KEYS = (
+    "game", "players", "seats", "rules", "seed", "games", "assignments", "strategy_files", "stop",
+)  # fmt: skip
 
 #: Called after each finished chunk with the manifest; returns a reason to stop early or None.
 StopRule = Callable[[dict, Path], str | None]
@@ -46,11 +52,11 @@ class RunResult:
 
     out: Path
     manifest: dict
-    games_done: int
+    games_done: int  # finished games in the directory
     seconds: float
     compiled_seconds: float = 0.0
     stopped_by: str = "games"
-    notes: list[str] = field(default_factory=list)
+    played: int = 0  # games played by this call (the rest were already done)
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -176,8 +182,8 @@ def chunk_is_intact(out: Path, chunk: dict) -> bool:
 
 
 def _describe_mismatch(old: dict, new: dict) -> str:
-    diffs = [k for k in new if old.get(k) != new[k]]
-    parts = [f"{k}: run has {old.get(k)!r}, you asked for {new[k]!r}" for k in diffs]
+    diffs = [k for k in {**old, **new} if old.get(k) != new.get(k)]
+    parts = [f"{k}: run has {old.get(k)!r}, you asked for {new.get(k)!r}" for k in diffs]
     return "; ".join(parts)
 
 
@@ -204,13 +210,14 @@ def check_directory(
     nonempty = out.is_dir() and any(out.iterdir())
     if resume and nonempty:
         manifest = read_manifest(out)
-        want = config.identity()
-        have = {k: manifest.get(k) for k in want}
+        ident = {**config.identity(), "stop": (extra or {}).get("stop")}
+        want = {k: ident.get(k) for k in IDENTITY_KEYS}
+        have = {k: manifest.get(k) for k in IDENTITY_KEYS}
         if have != want:
             raise CardsimError(
                 f"--resume: {out} holds a different run ({_describe_mismatch(have, want)})"
             )
-        if manifest.get("chunk_size") != chunk_size:
+        if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
             raise CardsimError(
                 f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
                 f"not {chunk_size}"
@@ -220,12 +227,17 @@ def check_directory(
         raise CardsimError(
             f"--out {out} is not empty; use --resume to complete that run or --force to replace it"
         )
+    if nonempty and not (out / MANIFEST).is_file():
+        raise CardsimError(
+            f"--force: {out} is not a cardsim run directory (no {MANIFEST}); "
+            "refusing to delete anything there"
+        )
     base = _nearest_existing(out)
     if not base.is_dir():
         raise CardsimError(f"--out {out}: cannot write there ({base} is not a directory)")
     if not os.access(base, os.W_OK | os.X_OK):
         raise CardsimError(f"--out {out}: cannot write there (permission denied on {base})")
-    return new_manifest(config, chunk_size, extra), True
+    return new_manifest(config, chunk_size or DEFAULT_CHUNK_SIZE, extra), True
 
 
 def create_directory(out: Path, *, clear: bool) -> None:
@@ -409,7 +421,7 @@ def run(
     config: RunConfig,
     out: Path | str,
     *,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    chunk_size: int | None = None,
     threads: int | None = None,
     resume: bool = False,
     force: bool = False,
@@ -423,7 +435,9 @@ def run(
 
     ``scheduler``: ``None`` plays chunks here; ``"local:N"`` starts a Dask cluster of N worker
     processes; any other value is the address of a running Dask scheduler. The tables are the
-    same in every case: chunks are committed in order.
+    same in every case: chunks are committed in order. ``chunk_size`` defaults to
+    ``DEFAULT_CHUNK_SIZE`` for a new run and to the manifest's for ``resume``. With a
+    ``stop_rule``, ``extra_manifest["stop"]`` should describe it: ``--resume`` checks it.
 
     Examples
     --------
@@ -432,8 +446,18 @@ def run(
     >>> cfg = build_config(get_engine("yuanzi"), games=1000, seed=1)
     >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
     """
-    if not isinstance(chunk_size, int) or chunk_size <= 0:
+    if chunk_size is not None and (
+        not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0
+    ):
         raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:
+        raise CardsimError(f"--chunk-size must be at most {MAX_CHUNK_SIZE:,}, got {chunk_size:,}")
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    if -(-config.games // size) > MAX_CHUNKS:
+        raise CardsimError(
+            f"--games {config.games:,} in chunks of {size:,} makes more than {MAX_CHUNKS:,} "
+            "chunks; raise --chunk-size"
+        )
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)
@@ -443,14 +467,19 @@ def run(
     )
     chunks = manifest["chunks"]
     todo = chunks if fresh else [c for c in chunks if not chunk_is_intact(out, c)]
-    done_games = sum(c["count"] for c in chunks if c not in todo)
-    if resume and manifest.get("status") == "complete" and not todo:
+    todo_ids = {c["index"] for c in todo}
+    done_games = sum(c["count"] for c in chunks if c["index"] not in todo_ids)
+    if (
+        not fresh
+        and manifest.get("status") == "complete"
+        and (not todo or manifest.get("stopped_by") not in (None, "games"))
+    ):  # finished (or stopped by its rule): nothing to do
         return RunResult(
             out, manifest, done_games, 0.0, stopped_by=manifest.get("stopped_by") or "games"
         )
     bar = Progress(config.games, done_games, config.game, progress)
     result = RunResult(out, manifest, done_games, 0.0)
-    if todo and scheduler is None:  # compile (user strategies fail here) before writing
+    if todo:  # compile here (a broken user strategy fails now) before anything is written
         result.compiled_seconds = _warm_up(engine, config, bar)
         bar.t0 = time.perf_counter()  # the rate and ETA count play, not compilation
     if fresh:
@@ -470,14 +499,16 @@ def run(
         for chunk, (games, seats, seconds) in source:
             entry = write_chunk(out, chunk, games, seats, seconds)
             chunks[chunk["index"]] = entry
+            reason = stop_rule(manifest, out) if stop_rule is not None else None
+            if reason:  # recorded in the same manifest write as the chunk (no window)
+                stopped_by = reason
+                manifest["status"], manifest["stopped_by"] = "complete", reason
             write_manifest(out, manifest)
             bar.advance(entry["count"])
             result.games_done += entry["count"]
-            if stop_rule is not None:
-                reason = stop_rule(manifest, out)
-                if reason:
-                    stopped_by = reason
-                    break
+            result.played += entry["count"]
+            if reason:
+                break
     finally:
         source.close()
         bar.close()
@@ -503,7 +534,25 @@ def _warm_up(engine: GameEngine, config: RunConfig, bar: Progress) -> float:
     if not kernels_cached(config.game):
         bar.message("compiling kernels (first run only; cached for later runs)...")
     t = time.perf_counter()
-    engine.play_chunk(config, 0, 1)
+    try:
+        engine.play_chunk(config, 0, 1)
+    except CardsimError:
+        raise
+    except Exception as e:
+        from sim.config import is_user_strategy
+
+        users = sorted(
+            {
+                s
+                for a in (config.assignments or (config.seats,))
+                for s in a
+                if is_user_strategy(s.rsplit("@", 1)[0])
+            }
+        )
+        if not users:
+            raise
+        # the CLI shows the first line and the place in the user's file (sim.cli.one_line)
+        raise CardsimError(f"user strategy {', '.join(users)} failed: {e}") from None
     seconds = time.perf_counter() - t
     if seconds > 2.0:
         bar.message(f"kernels ready in {seconds:.1f} s")

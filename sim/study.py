@@ -34,6 +34,7 @@ reused), then one report covers the whole study.
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,12 +112,31 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         raise CardsimError(
             f"{_where(source, text, key)}: unknown section (allowed: study, scenario, comparison)"
         )
+    if not isinstance(doc.get("study", {}), dict):
+        raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
     raw = doc.get("scenario", [])
-    if not isinstance(raw, list) or not raw:
-        raise CardsimError(f"{source}: a study needs at least one [[scenario]]")
+    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
+        raise CardsimError(f"{source}: a study needs one or more [[scenario]] tables")
+    if not isinstance(doc.get("comparison", []), list) or not all(
+        isinstance(x, dict) for x in doc.get("comparison", [])
+    ):
+        raise CardsimError(f"{source}: comparisons are [[comparison]] tables (double brackets)")
     scenarios: list[Scenario] = []
     for i, sc in enumerate(raw, 1):
         label = f"{source}, scenario {i}"
+        for key, kinds in (
+            ("games", int),
+            ("seed", int),
+            ("players", int),
+            ("chunk_size", int),
+            ("strategy", str),
+            ("until_ci", (int, float)),
+        ):
+            if key in sc and (not isinstance(sc[key], kinds) or isinstance(sc[key], bool)):
+                raise CardsimError(
+                    f"{_where(source, text, key)}: {key} must be "
+                    f"{'a string' if kinds is str else 'a number'}, got {sc[key]!r}"
+                )
         bad = set(sc) - SCENARIO_KEYS
         if bad:
             key = sorted(bad)[0]
@@ -218,6 +238,8 @@ def load_study(path: Path | str) -> Study:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise CardsimError(f"study file {p}: cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise CardsimError(f"study file {p}: not UTF-8 text") from None
     return parse_study(text, str(p))
 
 
@@ -339,9 +361,11 @@ def run_study(
         run_dir = out / s.name
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
         resume = False
+        stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
         if (run_dir / runner.MANIFEST).is_file() and not force:
             m = runner.read_manifest(run_dir)
-            same = {k: m.get(k) for k in cfg.identity()} == cfg.identity()
+            ident = {**cfg.identity(), "stop": (stop or {}).get("stop")}
+            same = all(m.get(k) == ident.get(k) for k in runner.IDENTITY_KEYS)
             if not same:
                 raise CardsimError(
                     f"{run_dir} holds a different run than scenario {s.name!r}; "
@@ -363,10 +387,11 @@ def run_study(
 
             rule = until_ci_rule(s.until_ci)
         if progress:
-            print(f"cardsim: scenario {s.name}", flush=True)
+            print(f"cardsim: scenario {s.name}", file=sys.stderr, flush=True)
         result = runner.run(
             cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
             force=force, progress=progress, stop_rule=rule, engine=engine,
+            extra_manifest=stop,
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by

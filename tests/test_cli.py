@@ -65,12 +65,20 @@ def test_version(capsys):
         (["run", "yuanzi", "--games", "5", "--strategy", "missing.py:f"], "not found"),
         (["run", "yuanzi", "--games", "5", "--threads", "0"], "--threads"),
         (["compare", "yuanzi", "--strategies", "greedy", "--games", "5"], "at least two"),
-        (["replay", "yuanzi", "--game", "-1"], "non-negative"),
+        (["replay", "yuanzi", "--game", "-1"], "--game must be a game index"),
         (
             ["compare", "yuanzi", "--strategies", "greedy,random", "--games", "5", "--test", "x>y"],
             "--test must be A>B",
         ),
         (["run", "yuanzi", "--games", "5", "--until-ci", "2"], "--until-ci"),
+        (["run", "yuanzi", "--games", "5", "--seed", "²"], "not a non-negative integer"),
+        (["run", "yuanzi", "--games", "5", "--seat", "²=greedy"], "SEAT=STRATEGY"),
+        (["run", "yuanzi", "--games", "5", "--seat", "0=greedy", "--seat", "0=random"], "twice"),
+        (["run", "yuanzi", "--games", "5", "--chunk-size", "0"], "--chunk-size"),
+        (["run", "atlas", "--games", "1000000000000000"], "at most"),
+        (["run", "atlas", "--games", "100000000000", "--chunk-size", "1"], "raise --chunk-size"),
+        (["replay", "atlas", "--game", "99999999999999999999"], "--game must be"),
+        (["replay", "atlas", "--game", "1", "--assignment", "1"], "--assignment needs --from"),
     ],
 )
 def test_bad_input_is_one_clear_line_exit_2_and_writes_nothing(capsys, tmp_path, args, message):
@@ -223,5 +231,78 @@ def test_user_strategy_that_does_not_compile_is_one_line_and_writes_nothing(caps
         "--quiet",
     )
     assert code == 2 and "user strategy" in err and "bad.py line 2" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_force_refuses_a_directory_that_is_not_a_run(capsys, tmp_path):
+    out = tmp_path / "mine"
+    (out / "games").mkdir(parents=True)
+    (out / "games" / "precious.txt").write_text("keep")
+    code, _, err = cardsim(
+        capsys, "run", "yuanzi", "--games", "5", "--out", out, "--force", "--quiet"
+    )
+    assert code == 2 and "not a cardsim run directory" in err
+    assert (out / "games" / "precious.txt").read_text() == "keep"
+
+
+def test_resume_rejects_a_comparison_directory_for_a_plain_run(capsys, tmp_path):
+    out = tmp_path / "cmp"
+    code, _, err = cardsim(
+        capsys,
+        "compare",
+        "atlas",
+        "--strategies",
+        "greedy,random",
+        "--games",
+        "20",
+        "--chunk-size",
+        "10",
+        "--out",
+        out,
+        "--quiet",
+    )
+    assert code == 0, err
+    (out / "games" / "part-00001.parquet").unlink()
+    code, _, err = cardsim(
+        capsys,
+        "run",
+        "atlas",
+        "--games",
+        "20",
+        "--chunk-size",
+        "10",
+        "--seat",
+        "1=random",
+        "--seat",
+        "3=random",
+        "--out",
+        out,
+        "--resume",
+        "--quiet",
+    )
+    assert code == 2 and "different run" in err and "assignments" in err
+    assert not (out / "games" / "part-00001.parquet").exists()
+
+
+def test_replay_from_a_run_refuses_conflicting_options(capsys, tmp_path):
+    out = tmp_path / "run"
+    assert cardsim(capsys, "run", "yuanzi", "--games", "3", "--out", out, "--quiet")[0] == 0
+    code, stdout, _ = cardsim(capsys, "replay", "yuanzi", "--from", out, "--game", "2")
+    assert code == 0 and stdout.strip()
+    code, _, err = cardsim(capsys, "replay", "yuanzi", "--from", out, "--game", "2", "--seed", "4")
+    assert code == 2 and "--from takes the configuration" in err
+    code, _, err = cardsim(capsys, "replay", "yuanzi", "--from", out, "--game", "3")
+    assert code == 2 and "games 0..2" in err
+
+
+def test_atlas_user_strategy_that_does_not_compile_is_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad_at.py"
+    bad.write_text('def choose(dtype, hand, pub, options, n, rng):\n    return "x" + {}\n')
+    out = tmp_path / "run"
+    code, _, err = cardsim(
+        capsys, "run", "atlas", "--games", "5", "--seat", f"0={bad}:choose", "--out", out, "--quiet"
+    )
+    assert code == 2 and "user strategy" in err and "bad_at.py line 2" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not out.exists()

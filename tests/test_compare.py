@@ -167,6 +167,14 @@ def test_until_ci_first_player_advantage_on_a_plain_run(tmp_path):
             "at least two",
         ),
         ("[[scenario]]\nname='a'\ngame='yuanzi'\ngames=1\n[oops]\n", "unknown section"),
+        ("[[scenario]]\nname='a'\ngame='yuanzi'\ngames=1\nstrategy=5\n", "strategy must be"),
+        ("[[scenario]]\nname='a'\ngame='yuanzi'\ngames=true\n", "games must be"),
+        ("study='x'\n[[scenario]]\nname='a'\ngame='yuanzi'\ngames=1\n", "must be a table"),
+        ("scenario=[1, 2]\n", "one or more"),
+        (
+            "[[scenario]]\nname='a'\ngame='yuanzi'\ngames=1\n[comparison]\nname='x'\n",
+            "double brackets",
+        ),
     ],
 )
 def test_study_file_errors_name_the_place(text, message):
@@ -200,3 +208,16 @@ def test_sprt_accepts_h1_for_a_real_difference_and_h0_for_none(tmp_path):
         stop_rule=sprt_rule("random", "greedy", 0.05),
     )
     assert res.stopped_by.startswith("sprt: accepted H0")
+
+
+def test_one_deal_gives_no_test_not_a_false_p_value():
+    seats = pl.DataFrame(
+        {
+            "game": [0, 0, 0, 0],
+            "assignment": [0, 0, 1, 1],
+            "strategy": ["a", "b", "b", "a"],
+            "won": [True, False, False, True],
+        }
+    )
+    row = pairwise(seats).table.row(0, named=True)
+    assert row["deals"] == 1 and row["p"] != row["p"]  # NaN: nothing to test with one deal

@@ -110,14 +110,11 @@ def test_unwritable_out_is_a_clear_error(tmp_path):
 
 def test_stop_rule_stops_after_a_chunk_and_is_recorded(tmp_path):
     out = tmp_path / "run"
-    stop = lambda manifest, out: (
-        "enough"
-        if sum(  # noqa: E731
-            c["count"] for c in manifest["chunks"] if c["status"] == "done"
-        )
-        >= 200
-        else None
-    )
+
+    def stop(manifest, out):
+        done = sum(c["count"] for c in manifest["chunks"] if c["status"] == "done")
+        return "enough" if done >= 200 else None
+
     res = runner.run(
         config(games=1000), out, chunk_size=100, progress=False, stop_rule=stop, engine=FakeEngine()
     )
@@ -142,3 +139,59 @@ def test_bad_configuration_is_a_clear_error(kwargs, message):
     kwargs.setdefault("seed", 1)
     with pytest.raises(CardsimError, match=message):
         build_config(FakeEngine(), **kwargs)
+
+
+def test_resume_of_a_run_stopped_by_its_rule_plays_nothing_more(tmp_path):
+    out = tmp_path / "run"
+    stop = {"stop": {"until_ci": 0.05}}
+
+    def rule(manifest, out):
+        done = sum(c["count"] for c in manifest["chunks"] if c["status"] == "done")
+        return "until_ci: enough" if done >= 300 else None
+
+    cfg = config(games=2000)
+    runner.run(
+        cfg,
+        out,
+        chunk_size=100,
+        progress=False,
+        stop_rule=rule,
+        extra_manifest=stop,
+        engine=FakeEngine(),
+    )
+    before = (out / "manifest.json").read_text()
+    engine = FakeEngine()
+    res = runner.run(
+        cfg, out, resume=True, progress=False, stop_rule=rule, extra_manifest=stop, engine=engine
+    )
+    assert res.games_done == 300 and res.played == 0 and engine.calls == []
+    assert (out / "manifest.json").read_text() == before
+    with pytest.raises(CardsimError, match="stop"):  # a different rule is a different run
+        runner.run(
+            cfg,
+            out,
+            resume=True,
+            progress=False,
+            extra_manifest={"stop": {"until_ci": 0.01}},
+            engine=FakeEngine(),
+        )
+
+
+def test_resume_takes_the_chunk_size_from_the_manifest(tmp_path):
+    out = tmp_path / "run"
+    cfg = config(games=300)
+    runner.run(cfg, out, chunk_size=70, progress=False, engine=FakeEngine())
+    runner.part_path(out, "games", 2).unlink()
+    res = runner.run(cfg, out, resume=True, progress=False, engine=FakeEngine())
+    assert res.played == 70 and res.games_done == 300
+
+
+def test_an_edited_user_strategy_file_is_a_different_run(tmp_path):
+    from sim.game import RunConfig
+
+    f = tmp_path / "mine.py"
+    f.write_text("def choose(): pass\n")
+    cfg = RunConfig("yuanzi", 4, (f"{f}:choose",) * 4)
+    ident = cfg.identity()
+    f.write_text("def choose(): return 1\n")
+    assert cfg.identity() != ident and set(ident["strategy_files"]) == {str(f)}
