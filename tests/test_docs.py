@@ -50,11 +50,16 @@ def test_every_rule_option_and_strategy_is_documented(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_output_column_is_documented(game):
+    from sim.compare import DuplicateEngine, build_compare_config
+
     engine = get_engine(game)
     games, seats = engine.play_chunk(build_config(engine, games=3, seed=1), 0, 3)
+    cmp = build_compare_config(engine, ["greedy", "random"], games=3, seed=1)
+    cmp_games, cmp_seats = DuplicateEngine(engine).play_chunk(cmp, 0, 3)
+    assert "assignment" in cmp_games.columns and "assignment" in cmp_seats.columns
     doc = text(f"docs/{game}-columns.md")
     documented = set(re.findall(r"`([A-Za-z0-9_]+)`", doc))
-    for col in [*games.columns, *seats.columns]:
+    for col in {*games.columns, *seats.columns, *cmp_games.columns, *cmp_seats.columns}:
         generic = re.sub(r"\d+", "N", col)  # e.g. points_0_s2 documented as points_N_sN
         assert col in documented or generic in documented, (
             f"{game}: column {col} is not documented in docs/{game}-columns.md"
