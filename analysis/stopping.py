@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,9 @@ import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.compare import pairwise
+
+#: A runner stop rule (sim.runner.StopRule): (manifest, run dir) -> reason to stop, or None.
+StopRule = Callable[[dict, Path], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +35,12 @@ class MainInterval:
         return (self.hi - self.lo) / 2
 
 
-def _scan(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
+def scan_finished(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
+    """One lazy scan of ``table`` over the run's finished chunks (as ``manifest`` says)."""
+    from sim.runner import part_path
+
     files = [
-        out / table / f"part-{c['index']:05d}.parquet"
-        for c in manifest["chunks"]
-        if c.get("status") == "done"
+        part_path(out, table, c["index"]) for c in manifest["chunks"] if c.get("status") == "done"
     ]
     return pl.scan_parquet(files)
 
@@ -43,16 +48,18 @@ def _scan(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
 def first_player_interval(out: Path, manifest: dict) -> MainInterval:
     """Win rate of the first player (team, for 原子) with its 95 % Wilson interval."""
     if manifest["game"] == "yuanzi":
-        g = _scan(out, "games", manifest).select(
+        g = scan_finished(out, "games", manifest).select(
             ((pl.col("first_leader_0") % 2) == pl.col("winner_team")).alias("win")
         )
         label = "win rate of the first leader's team (expected 1/2)"
     else:
         g = (
-            _scan(out, "seats", manifest)
+            scan_finished(out, "seats", manifest)
             .filter(pl.col("position") == 0)
             .join(
-                _scan(out, "games", manifest).filter(pl.col("winner") >= 0).select("game", "round"),
+                scan_finished(out, "games", manifest)
+                .filter(pl.col("winner") >= 0)
+                .select("game", "round"),
                 on=["game", "round"],
             )
             .select(pl.col("won").alias("win"))
@@ -68,7 +75,7 @@ def first_player_interval(out: Path, manifest: dict) -> MainInterval:
 
 def compare_interval(out: Path, manifest: dict) -> MainInterval:
     """The widest paired 95 % interval among the pairwise differences of a comparison run."""
-    table = pairwise(_scan(out, "seats", manifest)).table
+    table = pairwise(scan_finished(out, "seats", manifest)).table
     widest = table.with_columns(((pl.col("hi") - pl.col("lo")) / 2).alias("hw")).sort("hw")[-1]
     return MainInterval(
         f"win rate {widest['a'][0]} − {widest['b'][0]} (paired)",
@@ -84,7 +91,7 @@ def main_interval(out: Path, manifest: dict) -> MainInterval:
     return first_player_interval(out, manifest)
 
 
-def until_ci_rule(width: float):
+def until_ci_rule(width: float) -> StopRule:
     """A runner stop rule: stop once the main interval's half-width is below ``width``."""
 
     def rule(manifest: dict, out: Path) -> str | None:
@@ -100,7 +107,7 @@ def until_ci_rule(width: float):
     return rule
 
 
-def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05):
+def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05) -> StopRule:
     """A runner stop rule for ``--test a>b``: Wald's sequential probability ratio test.
 
     On the paired per-deal differences ``D(d)`` of a comparison run (analysis.compare), taken as
@@ -117,7 +124,7 @@ def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0
     upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
 
     def rule(manifest: dict, out: Path) -> str | None:
-        w = per_game_win_rates(_scan(Path(out), "seats", manifest))
+        w = per_game_win_rates(scan_finished(Path(out), "seats", manifest))
         if a not in w.columns or b not in w.columns:
             raise ValueError(f"--test {a}>{b}: the run compares {', '.join(w.columns[2:])}")
         d = (
@@ -145,7 +152,7 @@ def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0
     return rule
 
 
-def first_of(*rules):
+def first_of(*rules: StopRule | None) -> StopRule | None:
     """Combine stop rules: the first one that gives a reason stops the run."""
     active = [r for r in rules if r is not None]
     if not active:

@@ -361,9 +361,9 @@ def compare_cmd(
         scheduler=scheduler,
     )
     _echo_result(result, game, unit="deals")
-    from analysis.stopping import _scan
+    from analysis.stopping import scan_finished
 
-    seats = _scan(Path(out), "seats", result.manifest)
+    seats = scan_finished(Path(out), "seats", result.manifest)
     pw = pairwise(seats).table
     click.echo(
         f"{len(config.assignments)} seat assignments per deal; "

@@ -93,7 +93,9 @@ class DuplicateEngine:
         self.rule_options = engine.rule_options
         self.strategies = engine.strategies
 
-    def play_chunk(self, config: RunConfig, first: int, count: int):
+    def play_chunk(
+        self, config: RunConfig, first: int, count: int
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
         games_parts, seats_parts = [], []
         for i, seats in enumerate(config.assignments):
             single = replace(config, seats=tuple(strategy_of(x) for x in seats), assignments=())

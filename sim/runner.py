@@ -283,7 +283,9 @@ def _timed_chunk(engine: GameEngine, config: RunConfig, first: int, count: int):
     return games, seats, time.perf_counter() - start
 
 
-def remote_chunk(game: str, duplicate: bool, config: RunConfig, first: int, count: int):
+def remote_chunk(
+    game: str, duplicate: bool, config: RunConfig, first: int, count: int
+) -> tuple[pl.DataFrame, pl.DataFrame, float]:
     """What a Dask worker runs: the same pure chunk function, with the engine looked up there."""
     engine = get_engine(game)
     if duplicate:

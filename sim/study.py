@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sim.errors import CardsimError
+from sim.game import RunConfig
 
 SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
@@ -317,7 +318,7 @@ class StudyResult:
     stopped_by: dict[str, str]
 
 
-def scenario_config(scenario: Scenario):
+def scenario_config(scenario: Scenario) -> RunConfig:
     """The validated :class:`~sim.game.RunConfig` of a scenario."""
     from sim.compare import build_compare_config
     from sim.config import build_config
