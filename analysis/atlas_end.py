@@ -8,19 +8,9 @@ import polars as pl
 from analysis import plots
 from analysis.exprs import with_rate
 from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 
 KEY = "atlas_end"
-#: protocol §6 end codes, in order
-END_NAMES = (
-    "claim",
-    "self_meld",
-    "last_card_draw",
-    "last_card_claim",
-    "action_card",
-    "no_winner",
-    "turn_cap",
-    "last_discard",
-)
 
 
 def ends(games: pl.LazyFrame) -> pl.LazyFrame:

@@ -32,6 +32,7 @@ GIVE+t      32768 + card type (TRADE: the card given back)
 import numpy as np
 
 from kernels.jit import kernel
+from kernels.rng import code_set_hash
 
 N_SPECIES = 60
 N_TYPES = 64
@@ -89,6 +90,18 @@ GIVE = 32768
 #: Capacity of a decision buffer (far above the most options any decision can have).
 MAX_OPTIONS = 512
 
+#: How a round ends (protocol §6 ``end``), by code.
+END_NAMES = (
+    "claim",
+    "self_meld",
+    "last_card_draw",
+    "last_card_claim",
+    "action_card",
+    "no_winner",
+    "turn_cap",
+    "last_discard",
+)
+
 #: AT-05 hand values per card type.
 HAND_VALUE = np.array([1] * 60 + [3, 2, 2, 2], dtype=np.int64)
 
@@ -129,27 +142,17 @@ def cell_of(species):
     return species // 3
 
 
-@kernel
-def _mix64(x):
-    z = np.uint64(x) * np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@kernel
-def option_set_hash(codes, n):
-    """Order-independent hash of the decision codes ``codes[:n]`` (sum of mixed codes mod 2**64)."""
-    h = np.uint64(0)
-    for i in range(n):
-        h += _mix64(codes[i] + 1)
-    return h
+#: Order-independent hash of a set of codes (``kernels.rng.code_set_hash``), as traced.
+option_set_hash = code_set_hash
 
 
 def canonical_deck() -> np.ndarray:
     """The 204-card deck before shuffling: species 0..59 three times each, then 6 of each special."""
     return np.concatenate(
-        [np.repeat(np.arange(N_SPECIES, dtype=np.uint8), 3), np.repeat(np.arange(60, 64, dtype=np.uint8), 6)]
+        [
+            np.repeat(np.arange(N_SPECIES, dtype=np.uint8), 3),
+            np.repeat(np.arange(60, 64, dtype=np.uint8), 6),
+        ]
     )
 
 

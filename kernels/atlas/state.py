@@ -38,7 +38,13 @@ the built-in strategies' scratch.
 import numpy as np
 from numba import njit
 
-from kernels.atlas.encoding import ATLAS, HAND_SIZE, N_CARDS, N_SPECIES, N_TYPES
+from kernels.atlas.encoding import (
+    ATLAS,
+    HAND_SIZE,
+    N_CARDS,
+    N_SPECIES,
+    N_TYPES,
+)
 from kernels.jit import JIT
 from kernels.rng import shuffle
 
@@ -179,16 +185,6 @@ S_LEN = 1633
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3
 END_ACTION_CARD, END_NO_WINNER, END_TURN_CAP, END_LAST_DISCARD = 4, 5, 6, 7
-END_NAMES = (
-    "claim",
-    "self_meld",
-    "last_card_draw",
-    "last_card_claim",
-    "action_card",
-    "no_winner",
-    "turn_cap",
-    "last_discard",
-)
 
 
 def new_state() -> np.ndarray:

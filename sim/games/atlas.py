@@ -32,7 +32,7 @@ from numba.core.registry import CPUDispatcher
 
 from kernels.atlas import driver as _driver
 from kernels.atlas import rules as _rules
-from kernels.atlas.state import END_NAMES
+from kernels.atlas.encoding import END_NAMES
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
 from sim.errors import CardsimError
 from sim.game import RuleOption, RunConfig, StrategyInfo

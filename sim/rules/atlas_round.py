@@ -14,6 +14,7 @@ import numpy as np
 
 from kernels import rng
 from kernels.atlas import encoding as enc
+from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 from sim.rules.atlas_cards import (
     ACTIONS,
     ATLAS,
@@ -42,17 +43,6 @@ from sim.rules.atlas_options import check_rules
 CLAIM, SELF_MELD, DISCARD, TARGET, TAKE, GIVE = range(6)
 DECISION_NAMES = ("claim", "self-meld", "discard", "trade target", "trade take", "trade give")
 
-# Round ends (protocol §6 ``end``).
-END_NAMES = (
-    "claim",
-    "self_meld",
-    "last_card_draw",
-    "last_card_claim",
-    "action_card",
-    "no_winner",
-    "turn_cap",
-    "last_discard",
-)
 (
     END_CLAIM,
     END_SELF_MELD,
