@@ -265,9 +265,9 @@ rules = { dao_bomb = "same_count_only" }
 
 # one strategy comparison on duplicate deals
 [[scenario]]
-name = "yuanzi-greedy-vs-random"
+name = "yuanzi-points-vs-greedy"
 game = "yuanzi"
-compare = ["greedy", "random"]
+compare = ["points", "greedy"]
 games = 10000
 
 # ATLAS, 4 players, default rules
