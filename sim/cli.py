@@ -20,33 +20,22 @@ GAME = click.Choice(GAMES)
 GAME_METAVAR = "{" + "|".join(GAMES) + "}"
 
 
-class KeyValue(click.ParamType):
-    """``KEY=VALUE`` (``--rule``)."""
+class Pair(click.ParamType):
+    """``LEFT=RIGHT`` options: ``--rule KEY=VALUE`` and ``--seat SEAT=STRATEGY``."""
 
-    name = "KEY=VALUE"
-
-    def convert(self, value, param, ctx):
-        if isinstance(value, tuple):
-            return value
-        key, sep, val = str(value).partition("=")
-        if not sep or not key.strip():
-            self.fail(f"{value!r} is not KEY=VALUE", param, ctx)
-        return key.strip(), val.strip()
-
-
-class SeatStrategy(click.ParamType):
-    """``I=NAME`` (``--seat``)."""
-
-    name = "SEAT=STRATEGY"
+    def __init__(self, name: str, example: str, seat: bool = False) -> None:
+        self.name, self.example, self.seat = name, example, seat
 
     def convert(self, value, param, ctx):
         if isinstance(value, tuple):
             return value
-        seat, sep, name = str(value).partition("=")
-        digits = seat.strip().lstrip("-")
-        if not sep or not (digits.isascii() and digits.isdigit()) or not name.strip():
-            self.fail(f"{value!r} is not SEAT=STRATEGY (e.g. 0=greedy)", param, ctx)
-        return int(seat), name.strip()
+        left, sep, right = (x.strip() for x in str(value).partition("="))
+        ok = bool(sep and left and (right or not self.seat))
+        if ok and self.seat:
+            ok = left.isascii() and left.isdigit()
+        if not ok:
+            self.fail(f"{value!r} is not {self.name} (e.g. {self.example})", param, ctx)
+        return (int(left), right) if self.seat else (left, right)
 
 
 class Seed(click.ParamType):
@@ -67,26 +56,14 @@ class Seed(click.ParamType):
         return v
 
 
-def config_options(f):
-    """Options shared by every command that builds a run configuration."""
+def setup_options(f):
+    """What every configuration has: seed, players and rule options."""
     f = click.option(
         "--rule",
         "rules",
         multiple=True,
-        type=KeyValue(),
+        type=Pair("KEY=VALUE", "dao_bomb=same_count_only"),
         help="Rule option KEY=VALUE (repeatable); see `cardsim rules GAME`.",
-    )(f)
-    f = click.option(
-        "--seat",
-        "seats",
-        multiple=True,
-        type=SeatStrategy(),
-        help="Strategy of one seat, I=NAME (repeatable); overrides --strategy.",
-    )(f)
-    f = click.option(
-        "--strategy",
-        default=None,
-        help="Strategy of every seat (default greedy); or path/to/file.py:function.",
     )(f)
     f = click.option(
         "--players",
@@ -96,6 +73,23 @@ def config_options(f):
     )(f)
     f = click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed.")(f)
     return f
+
+
+def config_options(f):
+    """Options of a single configuration: setup_options plus a strategy per seat."""
+    f = click.option(
+        "--seat",
+        "seats",
+        multiple=True,
+        type=Pair("SEAT=STRATEGY", "0=greedy", seat=True),
+        help="Strategy of one seat, I=NAME (repeatable); overrides --strategy.",
+    )(f)
+    f = click.option(
+        "--strategy",
+        default=None,
+        help="Strategy of every seat (default greedy); or path/to/file.py:function.",
+    )(f)
+    return setup_options(f)
 
 
 def run_options(f):
@@ -273,11 +267,7 @@ def _echo_result(result, game, unit: str = "games") -> None:
     "--games", type=int, required=True, help="Deals (each played once per seat assignment)."
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
-@click.option(
-    "--players", type=int, default=None, help="Number of players (ATLAS 2..10, default 4)."
-)
-@click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed.")
-@click.option("--rule", "rules", multiple=True, type=KeyValue(), help="Rule option KEY=VALUE.")
+@setup_options
 @run_options
 @click.option(
     "--until-ci",
