@@ -47,7 +47,14 @@ from kernels.yuanzi.state import (
     hot_kernel,
     inline_kernel,
 )
-from kernels.yuanzi.strategies import N_BUILTIN, choose_builtin, choose_random
+from kernels.yuanzi.strategies import (
+    GREEDY,
+    N_BUILTIN,
+    NO_SHORTCUT,
+    choose_builtin,
+    choose_random,
+    greedy_follow_code,
+)
 
 # --- games matrix: one row per match -------------------------------------------------------
 # per half h, at base G_HALF * h:
@@ -191,11 +198,15 @@ def play_half(
     bad = 0
     while True:
         seat = st[ST_ACTOR]
-        n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
-        bad += b
-        code = buf[idx]
-        if tracing:
-            _trace(tr, trh, trn, leg, g, half, seat, buf, n, code)
+        code = NO_SHORTCUT
+        if sids[seat] == GREEDY and not tracing:  # the trace needs the whole legal set
+            code = greedy_follow_code(hands, st, rules)
+        if code == NO_SHORTCUT:
+            n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
+            bad += b
+            code = buf[idx]
+            if tracing:
+                _trace(tr, trh, trn, leg, g, half, seat, buf, n, code)
         if apply_move(code, hands, played, st, rules) == 1:
             return bad
 

@@ -19,8 +19,9 @@ import numpy as np
 
 from kernels.rng import bounded
 from kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
-from kernels.yuanzi.rules import atom_strength, is_dao, power
+from kernels.yuanzi.rules import atom_strength, code_of, is_dao, power
 from kernels.yuanzi.state import (
+    R_PASS_ONLY_IF_UNABLE,
     ST_ACTOR,
     ST_COUNT,
     ST_DAO,
@@ -205,6 +206,66 @@ def choose_greedy(own, played, pub, legal, n, rng):
             best = i
     if best < 0:
         best = cheapest(own, legal, n, dao, 0)
+    return best
+
+
+#: ``greedy_follow_code`` answer: no shortcut here, build the legal set and ask ``choose_greedy``.
+NO_SHORTCUT = -1
+
+
+@inline_kernel
+def greedy_follow_code(hands, pub, rules):
+    """The code ``choose_greedy`` picks when following without bombs, or ``NO_SHORTCUT``.
+
+    A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
+    It walks the basic codes of ``rules._gen_follow`` in their order and takes the first of least
+    ``basic_cost`` — exactly greedy's pick from the full legal set, since bombs, atoms and hydrogen
+    are skipped there and PASS (always present here) is the answer when no basic code beats.
+    Declines when greedy could look at more: while leading, with ``pass_only_if_unable``, when
+    bombs are allowed, or when some code might empty the hand (``goes_out``).
+    """
+    top = pub[ST_TOP]
+    if top == 0 or rules[R_PASS_ONLY_IF_UNABLE] == 1:
+        return NO_SHORTCUT
+    seat = pub[ST_ACTOR]
+    if pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS:
+        return NO_SHORTCUT  # greedy's allow_bomb
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    jt = np.int64(hands[seat, 52]) + hands[seat, 53]
+    max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
+    tk = top & 7
+    tp = power(top, dao)
+    basic = tk if tk <= TRIPLE and not is_dao(top, dao) else 0  # YZ-13
+    best = PASS
+    bc = _BIG
+    for r in range(13):
+        b = r * 4
+        nat = (
+            np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
+        )
+        if nat == 0:
+            continue
+        ja = 0 if r == dao else jt
+        if nat + ja > max_size:
+            max_size = nat + ja
+        if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
+            kmin = basic - ja if basic - ja > 1 else 1  # as rules._emit_rank_sized
+            kmax = nat if nat < basic else basic
+            for k in range(kmin, kmax + 1):
+                c = code_of(basic, r, basic, basic - k, 0)
+                cost = basic_cost(hands[seat], c, dao)
+                if cost < bc:
+                    bc = cost
+                    best = c
+    if total <= max_size:
+        return NO_SHORTCUT  # some code might go out
+    if pub[ST_TOP_SEAT] == (seat + 2) % 4:
+        return PASS  # never beat the partner
+    if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
+        c = code_of(basic, 0, basic, basic, 0)
+        if basic_cost(hands[seat], c, dao) < bc:
+            best = c
     return best
 
 
