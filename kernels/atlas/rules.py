@@ -100,13 +100,14 @@ def self_meld_options(S, p, all_wild, opts, k):
     """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
     c0 = CELLS + p * 20
     W = S[HANDS + p * N_TYPES + ATLAS]
-    for cell in range(20):  # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural
+    # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. Branch-free like
+    # driver.held_options (this loop's data-dependent branches topped the profile): every code is
+    # written, ``k`` only advances for the layable ones (slots past ``k`` are scratch).
+    for cell in range(20):
         cnt = S[c0 + cell]
-        if cnt > 0:
-            for w in range(3):
-                if 3 - w <= cnt and w <= W:
-                    opts[k] = _code(TRIPLE, cell, w)
-                    k += 1
+        for w in range(3):
+            opts[k] = _code(TRIPLE, cell, w)
+            k += (3 - w <= cnt) & (w <= W)
     if all_wild and W >= 3:
         opts[k] = _code(TRIPLE, 0, 3)
         k += 1
