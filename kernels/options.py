@@ -139,7 +139,7 @@ class OptionTable:
         for name, value in (rules or {}).items():
             if name not in self._by_name:
                 raise RuleOptionError(
-                    f"unknown rule option {name!r} for {self.game} "
+                    f"unknown {self.game} rule option {name!r} "
                     f"(allowed: {', '.join(self._by_name)})"
                 )
             out[name] = self._by_name[name].check(value)

@@ -55,6 +55,7 @@ class Column:
     expr: Callable[[Context, dict], pl.Expr] | None = None
     null_if: Callable[[dict], pl.Expr] | None = None
     halves: tuple[int, ...] = (1, 2)
+    null_doc: str = "null where it does not exist"
 
     def variables(self) -> tuple[str, ...]:
         return tuple(v for v in _VARS if "{" + v + "}" in self.pattern)
@@ -162,13 +163,50 @@ def context_for(players: int, seats: Sequence[str], all_names: Sequence[str] = (
     return Context(players=players, seat_labels=seat_labels, labels=tuple(labels))
 
 
-def doc_rows(schema: TableSchema) -> list[tuple[str, str]]:
-    """(documented name, type) of every column: patterns written with N for a variable."""
-    out = []
+def doc_name(pattern: str) -> str:
+    """A column pattern as documented: every variable written ``N`` (``hN_finish_sN``)."""
+    for v in _VARS:
+        pattern = pattern.replace("{" + v + "}", "N")
+    return pattern
+
+
+def markdown_table(schema: TableSchema) -> str:
+    """The documentation table of a schema (docs/<game>-columns.md holds exactly this)."""
+    rows = ["| column | type | meaning |", "|---|---|---|"]
     for c in schema.columns:
-        name = c.pattern.replace("{s}", "N").replace("{t}", "N")
-        if "{h}" in name:
-            out.extend((name.replace("{h}", str(h)), c.doc_type()) for h in c.halves)
-        else:
-            out.append((name, c.doc_type()))
-    return out
+        doc = c.doc
+        if len(c.labels) > 16:
+            doc += f" — Enum of {len(c.labels)} labels, in card-id order"
+        elif c.labels:
+            doc += " — Enum: " + ", ".join(f"`{x}`" for x in c.labels)
+        if c.null_if is not None:
+            doc += f"; {c.null_doc}"
+        rows.append(f"| `{doc_name(c.pattern)}` | {c.doc_type()} | {doc} |")
+    return "\n".join(rows) + "\n"
+
+
+def check_doc(text: str, schema: TableSchema) -> str | None:
+    """None if ``text`` holds the schema's table between its markers, else what is wrong."""
+    start, end = f"<!-- schema:{schema.name} -->\n", f"<!-- /schema:{schema.name} -->"
+    if start not in text or end not in text:
+        return f"markers {start.strip()} … {end} missing"
+    block = text.split(start, 1)[1].split(end, 1)[0]
+    return None if block == markdown_table(schema) else "table differs from the schema"
+
+
+def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:
+    """Rewrite the schema tables between their markers in ``path`` (``python -m sim.schema``)."""
+    text = path.read_text()
+    for schema in schemas:
+        start, end = f"<!-- schema:{schema.name} -->\n", f"<!-- /schema:{schema.name} -->"
+        head, rest = text.split(start, 1)
+        text = head + start + markdown_table(schema) + end + rest.split(end, 1)[1]
+    path.write_text(text)
+
+
+if __name__ == "__main__":  # regenerate docs/<game>-columns.md tables
+    from sim.games import atlas_tables, yuanzi_tables
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    write_doc(docs / "yuanzi-columns.md", (yuanzi_tables.GAMES, yuanzi_tables.SEATS))
+    write_doc(docs / "atlas-columns.md", (atlas_tables.GAMES, atlas_tables.SEATS))

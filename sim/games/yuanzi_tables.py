@@ -35,7 +35,10 @@ def _seat_strategy(ctx, env) -> pl.Expr:
 
 
 def _half(pattern, dtype, doc, raw, **kw) -> Column:
-    return Column(pattern, dtype, doc, raw=raw, null_if=_unplayed, **kw)
+    return Column(pattern, dtype, doc, raw=raw, null_if=_unplayed, null_doc=_NULL_H2, **kw)
+
+
+_NULL_H2 = "`h2_`: null when the match had no second half (双夹)"
 
 
 GAMES = TableSchema(
