@@ -41,13 +41,19 @@ _RULE_OPTIONS = (
     RuleOption("self_melds", "any", "AT-07", "who may self-meld after drawing: any player, or only "
                "the next player in the turn after their claim", ("any", "after_claim_only")),
     RuleOption("all_wild_melds", False, "AT-11", "allow melds made of ATLAS cards only"),
-    RuleOption("forced_claims", False, "AT-12", "a player must claim whenever able"),
+    RuleOption("forced_claims", True, "AT-12", "a player must claim whenever able (false: "
+               "claiming is a strategy decision)"),
+    RuleOption("claim_priority", "text", "AT-14", "claim priority: the text's (last-card pair "
+               "absolute, then winning claims, 優先配 = same-species triple) or nearest_win (all "
+               "winning claims by distance)", ("text", "nearest_win")),
     RuleOption("claim_turn", "stay", "AT-15", "after a claim: turn order unchanged (stay) or the "
                "claimant discards at once and play continues from them (jump)", ("stay", "jump")),
     RuleOption("reverse_two_players", "skip", "AT-18", "REVERSE with 2 players acts as SKIP, or "
                "has no effect", ("skip", "none")),
     RuleOption("trade_pick", "blind", "AT-19", "TRADE takes a random card (blind) or a card chosen "
                "from the target's hand (seen)", ("blind", "seen")),
+    RuleOption("self_melds_shown", False, "AT-26", "self-melds are shown like claims (false: face "
+               "down, others see only that one was laid and its size)"),
     RuleOption("last_discard_wins", False, "AT-22", "discarding the last card wins (rummy style)"),
     RuleOption("exhausted", "reshuffle", "AT-23", "empty draw pile: reshuffle the discards, or end "
                "the round with no winner", ("reshuffle", "no_winner")),
@@ -60,9 +66,11 @@ _RULE_INDEX = {
     "self_melds": (_rules.R_SELF_MELDS, ("any", "after_claim_only")),
     "all_wild_melds": (_rules.R_ALL_WILD, None),
     "forced_claims": (_rules.R_FORCED, None),
+    "claim_priority": (_rules.R_CLAIM_PRIORITY, ("text", "nearest_win")),
     "claim_turn": (_rules.R_CLAIM_TURN, ("stay", "jump")),
     "reverse_two_players": (_rules.R_REVERSE_2P, ("skip", "none")),
     "trade_pick": (_rules.R_TRADE_PICK, ("blind", "seen")),
+    "self_melds_shown": (_rules.R_SELF_MELDS_SHOWN, None),
     "last_discard_wins": (_rules.R_LAST_DISCARD, None),
     "exhausted": (_rules.R_EXHAUSTED, ("reshuffle", "no_winner")),
     "turn_cap": (_rules.R_TURN_CAP, None),

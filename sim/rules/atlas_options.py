@@ -8,10 +8,12 @@ from collections.abc import Mapping
 RULE_DEFAULTS: dict[str, str | bool | int] = {
     "self_melds": "any",  # AT-07
     "all_wild_melds": False,  # AT-11
-    "forced_claims": False,  # AT-12
+    "forced_claims": True,  # AT-12 (revised 2026-12-01: the text says claimants must announce)
+    "claim_priority": "text",  # AT-14
     "claim_turn": "stay",  # AT-15
     "reverse_two_players": "skip",  # AT-18
     "trade_pick": "blind",  # AT-19
+    "self_melds_shown": False,  # AT-26
     "last_discard_wins": False,  # AT-22
     "exhausted": "reshuffle",  # AT-23
     "turn_cap": 2000,  # AT-23
@@ -21,6 +23,7 @@ RULE_DEFAULTS: dict[str, str | bool | int] = {
 #: Allowed values of the string options.
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "self_melds": ("any", "after_claim_only"),
+    "claim_priority": ("text", "nearest_win"),
     "claim_turn": ("stay", "jump"),
     "reverse_two_players": ("skip", "none"),
     "trade_pick": ("blind", "seen"),
@@ -32,9 +35,11 @@ RULE_RULINGS: dict[str, str] = {
     "self_melds": "AT-07",
     "all_wild_melds": "AT-11",
     "forced_claims": "AT-12",
+    "claim_priority": "AT-14",
     "claim_turn": "AT-15",
     "reverse_two_players": "AT-18",
     "trade_pick": "AT-19",
+    "self_melds_shown": "AT-26",
     "last_discard_wins": "AT-22",
     "exhausted": "AT-23",
     "turn_cap": "AT-23",

@@ -67,6 +67,8 @@ def rules(**kw):
         "no_winner": RL.R_EXHAUSTED,
         "turn_cap": RL.R_TURN_CAP,
         "rounds": RL.R_ROUNDS,
+        "nearest_win": RL.R_CLAIM_PRIORITY,
+        "shown": RL.R_SELF_MELDS_SHOWN,
     }
     for k, v in kw.items():
         r[idx[k]] = int(v)
