@@ -44,6 +44,7 @@ from kernels.atlas.encoding import (
 )
 from kernels.atlas.rules import (
     R_ALL_WILD,
+    R_CLAIM_PRIORITY,
     R_CLAIM_TURN,
     R_EXHAUSTED,
     R_FORCED,
@@ -51,6 +52,7 @@ from kernels.atlas.rules import (
     R_REVERSE_2P,
     R_ROUNDS,
     R_SELF_MELDS,
+    R_SELF_MELDS_SHOWN,
     R_TRADE_PICK,
     R_TURN_CAP,
     apply_meld,
@@ -59,6 +61,7 @@ from kernels.atlas.rules import (
     claim_wins,
     hand_value,
     pairs,
+    same_species_claim,
     self_meld_options,
 )
 from kernels.atlas.state import (  # noqa: I001
@@ -304,7 +307,7 @@ def self_meld_phase(S, p, R, sids, rng, opts, tc, tdec, thash, topt, snap):
         code = decide(S, p, DT_SELF, opts, k, sids, rng, tc, tdec, thash, topt, snap)
         if code == NONE:
             return False
-        apply_meld(S, p, code, -1)
+        apply_meld(S, p, code, -1, R[R_SELF_MELDS_SHOWN], False)  # AT-26: face down by default
         S[ST_SELF] += 1
         S[SEAT_MELDS + p] += 1
         if S[P_SIZES + p] == 0:
@@ -337,7 +340,7 @@ def claim_window(S, d, x, R, sids, rng, opts, tc, tdec, thash, twin, topt, snap)
                 k -= 1
             code = decide(S, q, DT_CLAIM, opts, k, sids, rng, tc, tdec, thash, topt, snap)
             if code != NONE:
-                key = claim_key(S, q, d, x, claim_wins(S, q, code))
+                key = claim_key(S, q, d, x, code, claim_wins(S, q, code), R[R_CLAIM_PRIORITY])
                 if key < bkey:
                     bkey = key
                     bq = q
@@ -457,9 +460,12 @@ def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
             S[ST_LCP] += 1
             _win(S, q, END_LAST_CARD_CLAIM)
             return -1
-        if x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2:
+        same = same_species_claim(S, q, x, code, R[R_CLAIM_PRIORITY])
+        if R[R_CLAIM_PRIORITY] == 0:  # protocol §6: 優先配 claims won (text: the triple)
+            S[ST_YOUXIAN] += 1 if same else 0
+        elif x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2:  # nearest_win: holding two
             S[ST_YOUXIAN] += 1
-        apply_meld(S, q, code, x)
+        apply_meld(S, q, code, x, 1, same)  # AT-26: a claim is shown
         S[SEAT_MELDS + q] += 1
         if S[P_SIZES + q] == 0:  # AT-20
             _win(S, q, END_CLAIM)

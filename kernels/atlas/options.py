@@ -9,7 +9,8 @@ OPTIONS = OptionTable(
                    "or only the next player in the turn after their claim",
                    ("any", "after_claim_only")),
         RuleOption("all_wild_melds", "AT-11", False, "allow melds made of ATLAS cards only"),
-        RuleOption("forced_claims", "AT-12", False, "a player must claim whenever able"),
+        RuleOption("forced_claims", "AT-12", True, "a player must claim whenever able (false: "
+                   "claiming is a strategy decision)"),
         RuleOption("claim_turn", "AT-15", "stay", "after a claim: turn order unchanged (stay) or "
                    "the claimant discards at once and play continues from them (jump)",
                    ("stay", "jump")),
@@ -24,5 +25,10 @@ OPTIONS = OptionTable(
         RuleOption("turn_cap", "AT-23", 2000, "turns after which a round ends with no winner",
                    min=1, max=1_000_000),
         RuleOption("rounds", "AT-25", 1, "rounds in a match", min=1, max=100),
+        RuleOption("claim_priority", "AT-14", "text", "claim priority: the text's (last-card pair "
+                   "absolute, then winning claims, 優先配 = same-species triple) or nearest_win "
+                   "(all winning claims by distance)", ("text", "nearest_win")),
+        RuleOption("self_melds_shown", "AT-26", False, "self-melds are shown like claims (false: "
+                   "face down, others see only that one was laid and its size)"),
     ),
 )  # fmt: skip

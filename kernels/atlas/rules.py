@@ -3,20 +3,22 @@
 Rule options travel as a small ``int64`` array (STYLE), offsets ``R_*`` taken from the one
 option table ``kernels/atlas/options.py``:
 
-================  ======================================================  ==============
-offset            option (ruling)                                         values
-================  ======================================================  ==============
-R_SELF_MELDS      ``self_melds`` (AT-07)                                  0 any, 1 after_claim_only
-R_ALL_WILD        ``all_wild_melds`` (AT-11)                              0 / 1
-R_FORCED          ``forced_claims`` (AT-12)                               0 / 1
-R_CLAIM_TURN      ``claim_turn`` (AT-15)                                  0 stay, 1 jump
-R_REVERSE_2P      ``reverse_two_players`` (AT-18)                         0 skip, 1 none
-R_TRADE_PICK      ``trade_pick`` (AT-19)                                  0 blind, 1 seen
-R_LAST_DISCARD    ``last_discard_wins`` (AT-22)                           0 / 1
-R_EXHAUSTED       ``exhausted`` (AT-23)                                   0 reshuffle, 1 no_winner
-R_TURN_CAP        ``turn_cap`` (AT-23)                                    int, default 2000
-R_ROUNDS          ``rounds`` (AT-25)                                      int, default 1
-================  ======================================================  ==============
+==================  ====================================  ==========================
+offset              option (ruling)                       values
+==================  ====================================  ==========================
+R_SELF_MELDS        ``self_melds`` (AT-07)                0 any, 1 after_claim_only
+R_ALL_WILD          ``all_wild_melds`` (AT-11)            0 / 1
+R_FORCED            ``forced_claims`` (AT-12)             0 / 1 (default 1)
+R_CLAIM_TURN        ``claim_turn`` (AT-15)                0 stay, 1 jump
+R_REVERSE_2P        ``reverse_two_players`` (AT-18)       0 skip, 1 none
+R_TRADE_PICK        ``trade_pick`` (AT-19)                0 blind, 1 seen
+R_LAST_DISCARD      ``last_discard_wins`` (AT-22)         0 / 1
+R_EXHAUSTED         ``exhausted`` (AT-23)                 0 reshuffle, 1 no_winner
+R_TURN_CAP          ``turn_cap`` (AT-23)                  int, default 2000
+R_ROUNDS            ``rounds`` (AT-25)                    int, default 1
+R_CLAIM_PRIORITY    ``claim_priority`` (AT-14)            0 text, 1 nearest_win
+R_SELF_MELDS_SHOWN  ``self_melds_shown`` (AT-26)          0 / 1
+==================  ====================================  ==========================
 """
 
 import numpy as np
@@ -30,6 +32,8 @@ from kernels.atlas.state import (
     CONT_OF,
     HANDS,
     P_DIR,
+    P_FD_CARDS,
+    P_FD_MELDS,
     P_MELDED,
     P_N,
     P_SIZES,
@@ -53,6 +57,8 @@ R_LAST_DISCARD = OPTIONS.offset("last_discard_wins")
 R_EXHAUSTED = OPTIONS.offset("exhausted")
 R_TURN_CAP = OPTIONS.offset("turn_cap")
 R_ROUNDS = OPTIONS.offset("rounds")
+R_CLAIM_PRIORITY = OPTIONS.offset("claim_priority")
+R_SELF_MELDS_SHOWN = OPTIONS.offset("self_melds_shown")
 N_RULES = len(OPTIONS)
 
 #: Defaults in array form.
@@ -212,7 +218,7 @@ def meld_atlas(code):
 
 
 @hot_kernel
-def _take_fewest(S, p, cell):
+def _take_fewest(S, p, cell, shown):
     """Protocol §2: give up the species of ``cell`` with the fewest copies (> 0), ties lowest id."""
     h = HANDS + p * N_TYPES
     best = -1
@@ -221,41 +227,68 @@ def _take_fewest(S, p, cell):
         if c > 0 and (best < 0 or c < S[h + best]):
             best = s
     remove_card(S, p, best)
-    S[P_MELDED + best] += 1
+    S[P_MELDED + best] += shown
     return best
 
 
 @hot_kernel
-def apply_meld(S, p, code, x):
-    """Lay meld ``code`` from ``p``'s hand; ``x`` is the claimed discard or -1 (self-meld)."""
+def same_species_claim(S, q, x, code, priority):
+    """AT-14 ``text`` 優先配: ``q`` holds two natural ``x`` and claims with the ATLAS-free triple
+    of ``x``'s cell (the same-species triple; it gives up those two cards). ``nearest_win``
+    (``priority`` 1) has no such claim: its 優先配 is holding the two (:func:`claim_key`)."""
+    return (
+        priority == 0
+        and x < ATLAS
+        and S[HANDS + q * N_TYPES + x] >= 2
+        and code == _code(TRIPLE, CELL_OF[x], 0)
+    )
+
+
+@hot_kernel
+def apply_meld(S, p, code, x, shown, same):
+    """Lay meld ``code`` from ``p``'s hand; ``x`` is the claimed discard or -1 (self-meld).
+
+    ``shown`` (0/1): the meld's cards join the public ``P_MELDED`` counts (a claim, or a self-meld
+    with ``self_melds_shown``); otherwise it lies face down and only ``P_FD_MELDS`` /
+    ``P_FD_CARDS`` of seat ``p`` count it (AT-26). ``same``: the 優先配 same-species triple
+    (:func:`same_species_claim`), which gives up two cards of ``x``'s species.
+    """
     kind = code & 3
     loc = (code >> 2) & 31
     wild = (code >> 7) & 31
     xcell = CELL_OF[x] if x >= 0 else -1
+    if not shown:
+        S[P_FD_MELDS + p] += 1
+        S[P_FD_CARDS + p] += meld_size(code)
     if kind == TRIPLE:
         nat = 3 - wild
         if xcell >= 0:
             nat -= 1
-        for _ in range(nat):
-            _take_fewest(S, p, loc)
+        if same:
+            remove_card(S, p, x)
+            remove_card(S, p, x)
+            S[P_MELDED + x] += 2 * shown
+        else:
+            for _ in range(nat):
+                _take_fewest(S, p, loc, shown)
         S[ST_TRIPLES] += 1
     elif kind == QUAD:
         if wild != 15:
             for cl in range(4):
                 if (wild >> cl) & 1 == 0 and loc * 4 + cl != xcell:
-                    _take_fewest(S, p, loc * 4 + cl)
+                    _take_fewest(S, p, loc * 4 + cl, shown)
         S[ST_QUADS] += 1
     else:
         if wild != 31:
             for cont in range(5):
                 if (wild >> cont) & 1 == 0 and cont * 4 + loc != xcell:
-                    _take_fewest(S, p, cont * 4 + loc)
+                    _take_fewest(S, p, cont * 4 + loc, shown)
         S[ST_FIVES] += 1
     wilds = meld_atlas(code)
     from_hand = wilds - 1 if x == ATLAS else wilds
     for _ in range(from_hand):
         remove_card(S, p, ATLAS)
-    S[P_MELDED + ATLAS] += from_hand
+    S[P_MELDED + ATLAS] += from_hand * shown
     if x >= 0:
         S[P_MELDED + x] += 1
     S[ST_ATLAS] += wilds
@@ -271,16 +304,27 @@ def claim_wins(S, q, code):
 
 
 @hot_kernel
-def claim_key(S, q, d, x, wins):
-    """Protocol §4 priority key as one integer (smaller = higher priority)."""
+def claim_key(S, q, d, x, code, wins, priority):
+    """Protocol §4 priority key as one integer (smaller = higher priority), AT-14.
+
+    ``priority`` 0 (``text``): class 0 the last-card pair, 1 another winning claim, 2 any other;
+    then 優先配 (the same-species triple, winning or not); then distance, then direction.
+    1 (``nearest_win``): class 0 every winning claim (the pair included), 1 the others; 優先配
+    (holding two naturals of ``x``) only among non-winning claims; distance; direction.
+    """
     n = S[P_N]
     dirv = S[P_DIR]
-    yx = (not wins) and x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2
+    if priority == 0:
+        klass = 0 if code == PAIR else (1 if wins else 2)
+        yx = same_species_claim(S, q, x, code, 0)
+    else:
+        klass = 0 if wins else 1
+        yx = (not wins) and x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2
     a = (q - d + n) % n
     b = (d - q + n) % n
     dist = a if a < b else b
     along = (((q - d) * dirv) % n + n) % n
-    return (0 if wins else 1) * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
+    return klass * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
 
 
 @hot_kernel

@@ -23,10 +23,14 @@ P_TARGET         1     TRADE: the target seat while trading, else -1
 P_ROUND          1     round index in the match
 P_TURNS          1     turns played so far in the round
 P_SIZES          10    hand size of every seat
-P_MELDED         64    per card type: cards shown in melds (and claimed discards) this round
+P_MELDED         64    per card type: cards shown in melds this round: claims (the claimed
+                       discard included), and self-melds only with ``self_melds_shown``
 P_DISCC          64    per card type: cards in the face-up discard pile
 P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only during TAKE
 P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDISC`` used)
+P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, default
+                       ``self_melds_shown=false``; 0 when they are shown)
+P_FD_CARDS       10    per seat: cards in those face-down self-melds (their sizes)
 ===============  ====  ==========================================================
 
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
@@ -88,6 +92,8 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_DISCC", N_TYPES),
     ("P_TARGET_HAND", N_TYPES),
     ("P_DISCSEQ", N_CARDS),
+    ("P_FD_MELDS", MAX_PLAYERS),
+    ("P_FD_CARDS", MAX_PLAYERS),
     ("PUB_LEN", 0),
     # hidden
     ("H_PILE_POS", 1),
@@ -147,40 +153,42 @@ P_MELDED = 22
 P_DISCC = 86
 P_TARGET_HAND = 150
 P_DISCSEQ = 214
-PUB_LEN = 418
-H_PILE_POS = 418
-H_PILE_END = 419
-H_FIRST = 420
-ST_WINNER = 421
-ST_END = 422
-ST_RESHUFFLES = 423
-ST_DIRCH = 424
-ST_TRIPLES = 425
-ST_QUADS = 426
-ST_FIVES = 427
-ST_YOUXIAN = 428
-ST_LCP = 429
-ST_CLAIMS = 430
-ST_SELF = 431
-ST_SKIPS = 432
-ST_REVERSES = 433
-ST_TRADES = 434
-ST_ATLAS = 435
-ST_MELD_OK = 436
-ST_ERR = 437
-ST_DEC = 438
-SEAT_MELDS = 439
-SEAT_CLAIMS = 449
-SEAT_DEALT = 459
-SEAT_DRAWN = 499
-SEAT_DISCARDED = 509
-SEAT_MELDED = 519
-SEAT_TRADE_NET = 529
-HANDS = 539
-CELLS = 1179
-PILE = 1379
-SUMMARY = 1583
-S_LEN = 1633
+P_FD_MELDS = 418
+P_FD_CARDS = 428
+PUB_LEN = 438
+H_PILE_POS = 438
+H_PILE_END = 439
+H_FIRST = 440
+ST_WINNER = 441
+ST_END = 442
+ST_RESHUFFLES = 443
+ST_DIRCH = 444
+ST_TRIPLES = 445
+ST_QUADS = 446
+ST_FIVES = 447
+ST_YOUXIAN = 448
+ST_LCP = 449
+ST_CLAIMS = 450
+ST_SELF = 451
+ST_SKIPS = 452
+ST_REVERSES = 453
+ST_TRADES = 454
+ST_ATLAS = 455
+ST_MELD_OK = 456
+ST_ERR = 457
+ST_DEC = 458
+SEAT_MELDS = 459
+SEAT_CLAIMS = 469
+SEAT_DEALT = 479
+SEAT_DRAWN = 519
+SEAT_DISCARDED = 529
+SEAT_MELDED = 539
+SEAT_TRADE_NET = 549
+HANDS = 559
+CELLS = 1199
+PILE = 1399
+SUMMARY = 1603
+S_LEN = 1653
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3

@@ -46,7 +46,8 @@ BUILTINS = (
     (
         "careful",
         CAREFUL,
-        "greedy, plus it counts the cards seen (discards, shown melds): it avoids discarding "
+        "greedy, plus it counts the cards seen (discards, claimed melds; self-melds only when "
+        "self_melds_shown): it avoids discarding "
         "cards an opponent is likely to claim and values only melds that can still be completed",
     ),
 )

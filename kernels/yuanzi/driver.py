@@ -23,6 +23,7 @@ from kernels.yuanzi.state import (
     INFO_JOKERS,
     JIT_HOT,
     N_INFO,
+    N_RULES,
     N_ST,
     R_JOKER_INDICATOR,
     R_SHUANGJIA,
@@ -36,12 +37,18 @@ from kernels.yuanzi.state import (
     ST_FINISH,
     ST_FIRST_LEADER,
     ST_FIRST_RECV,
+    ST_H0_NOUT,
+    ST_H0_OUT,
+    ST_H0_TEAM_PTS,
+    ST_H0_UPSTREAM,
     ST_HYDROGENS,
     ST_INDICATOR,
+    ST_NOUT,
     ST_ONE_TWO,
     ST_OUT,
     ST_PLAYS,
     ST_POINTS,
+    ST_RULES,
     ST_TEAM_PTS,
     ST_TRICKS,
     hot_kernel,
@@ -195,6 +202,8 @@ def play_half(
 ):
     """Play one half to its end; returns the number of invalid strategy answers."""
     begin_half(half, deck, p, up0, hands, played, st, info)
+    for i in range(N_RULES):  # YZ-28: the rule options in force are public
+        st[ST_RULES + i] = rules[i]
     bad = 0
     while True:
         seat = st[ST_ACTOR]
@@ -282,6 +291,13 @@ def play_game(
     )
     _record_half(0, st, info, grow, srows)
     up0 = st[ST_OUT]
+    # YZ-28: the first half's result stays public in the second half (begin_half keeps it)
+    st[ST_H0_TEAM_PTS] = st[ST_TEAM_PTS]
+    st[ST_H0_TEAM_PTS + 1] = st[ST_TEAM_PTS + 1]
+    st[ST_H0_UPSTREAM] = up0
+    st[ST_H0_NOUT] = st[ST_NOUT]
+    for i in range(4):
+        st[ST_H0_OUT + i] = st[ST_OUT + i] if i < st[ST_NOUT] else -1
     sj, winner = _match_result(st, rules)
     if not sj:  # YZ-26: second half, 上游 of half 0 receives first and leads
         t0 = st[ST_TEAM_PTS]

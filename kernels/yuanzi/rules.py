@@ -51,12 +51,14 @@ from kernels.yuanzi.state import (
     ST_INDICATOR,
     ST_LAST,
     ST_LEADER,
+    ST_MATCH,
     ST_NOUT,
     ST_ONE_TWO,
     ST_OUT,
     ST_PASSED,
     ST_PLAYS,
     ST_POINTS,
+    ST_RULES,
     ST_TEAM_PTS,
     ST_TOP,
     ST_TOP_SEAT,
@@ -384,7 +386,9 @@ def begin_half(half, deck, p, upstream0, hands, played, st, info):
         leader = upstream0
     hands[:, :] = 0
     played[:, :] = 0
-    st[:] = 0
+    st[:ST_MATCH] = 0  # YZ-28: the match block (first-half result, rules) is kept
+    if half == 0:
+        st[ST_MATCH:ST_RULES] = -1  # no first-half result yet
     info[:, :] = 0
     for i in range(N_CARDS):
         s = (fr + i) % 4
@@ -439,6 +443,27 @@ def _give_up(hands, played, q, t, k):
 
 
 @inline_kernel
+def wild_small_jokers(sj, bj, jok):
+    """Protocol §2: how many of the ``jok`` wild jokers are small, from ``sj`` small and ``bj``
+    big jokers in hand: keep as many joker atoms (3 SJ / 3 BJ) possible before the move as any
+    choice can, then give up small jokers first."""
+    lo = jok - bj if jok > bj else 0
+    hi = jok if jok < sj else sj
+    best = hi
+    keep_best = -1
+    for s in range(hi, lo - 1, -1):  # most small jokers first: a tie keeps the larger count
+        keep = 0
+        if sj >= 3 and sj - s >= 3:
+            keep += 1
+        if bj >= 3 and bj - (jok - s) >= 3:
+            keep += 1
+        if keep > keep_best:
+            keep_best = keep
+            best = s
+    return best
+
+
+@inline_kernel
 def remove_cards_row(hands, played, q, code):
     """Remove the physical cards of ``code`` from seat ``q``'s hand (protocol §2); returns
     their points. Row-indexed like ``gen_all_row``."""
@@ -459,9 +484,7 @@ def remove_cards_row(hands, played, q, code):
         for su in range(4):
             _give_up(hands, played, q, rank * 4 + su, 2)
         return 8 * RANK_POINTS[rank]
-    small = np.int64(hands[q, SMALL_JOKER])
-    if small > jok:
-        small = jok
+    small = wild_small_jokers(np.int64(hands[q, SMALL_JOKER]), np.int64(hands[q, BIG_JOKER]), jok)
     _give_up(hands, played, q, SMALL_JOKER, small)
     _give_up(hands, played, q, BIG_JOKER, jok - small)
     k = size - jok

@@ -4,8 +4,10 @@ Per game the kernel keeps (STYLE: flat integer arrays, no objects):
 
 * ``hands``  uint8[4, 54]  cards in hand per seat and card type (hidden information);
 * ``played`` uint8[4, 54]  cards played so far in this half, per seat (public, YZ-28);
-* ``st``     int64[N_ST]   the public state of the half (offsets ``ST_*`` below) — the
-  strategies receive it as their public view, so nothing hidden may ever be stored in it;
+* ``st``     int64[N_ST]   the public state (offsets ``ST_*`` below) — the strategies receive
+  it as their public view, so nothing hidden may ever be stored in it. ``st[:ST_MATCH]`` is
+  the half's state; ``st[ST_MATCH:]`` is the match block of YZ-28: the first half's result
+  (``ST_H0_*``; -1 during the first half) and the rule options in force (``ST_RULES``);
 * ``info``   int64[4, N_INFO] what each seat was dealt (hidden; only for the outcome tables).
 
 Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as globals.
@@ -64,7 +66,16 @@ ST_FIRST_RECV = 43  # first receiver (YZ-07)
 ST_FIRST_LEADER = 44  # first leader (YZ-08)
 ST_TEAM_PTS = 45  # [2] team points after settlement
 ST_LAST = 47  # last seat that acted
-N_ST = 48
+# The match block (YZ-28): not cleared between halves. begin_half clears st[:ST_MATCH] only; in
+# the first half the first-half fields are -1, in the second half they hold its result. The
+# rule options in force are copied in at the start of each half (ST_RULES + R_* = rules[R_*]).
+ST_MATCH = 48  # start of the match block
+ST_H0_TEAM_PTS = 48  # [2] first half: team points (team 0 南北 {0, 2}, team 1 东西 {1, 3})
+ST_H0_UPSTREAM = 50  # first half: the 上游 (first seat out)
+ST_H0_NOUT = 51  # first half: seats out when it ended (2 in a 1-2 finish, else 3)
+ST_H0_OUT = 52  # [4] first half: seats in the order they went out (-1 past ST_H0_NOUT)
+ST_RULES = 56  # [N_RULES] the rule options in force (the rule array, R_* offsets)
+N_ST = ST_RULES + N_RULES
 
 # --- hidden per-seat deal info info[seat, ] -----------------------------------------------
 INFO_DEALT = 0  # cards dealt (41 or 40)

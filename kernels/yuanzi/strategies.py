@@ -8,7 +8,9 @@ Every strategy has one signature (also the one a user-written strategy must have
 * ``played``  uint8[4, 54] cards played so far this half, per seat (YZ-28);
 * ``pub``     int64[N_ST]  the public state row (``kernels.yuanzi.state.ST_*``): half, 刀 rank,
   seat to act (``ST_ACTOR``), top code and seat, passed flags, card counts, out order,
-  captured points, points in the trick;
+  captured points, points in the trick; and the match block (YZ-28): in the second half the
+  first half's team points, 上游 and finish order (``ST_H0_*``), and the rule options in force
+  (``ST_RULES``);
 * ``legal``   int32[:]     legal move codes (``kernels.yuanzi.encoding``); PASS = 0 if allowed;
 * ``n_legal`` number of legal codes;  ``rng``: uint64[4] xoshiro state of the strategy stream.
 

@@ -55,7 +55,9 @@ GAMES = TableSchema(
         _count("triples", "三配 melds laid, claims and self-melds (AT-10)"),
         _count("quads", "四配 melds laid"),
         _count("fives", "五配 melds laid"),
-        _count("youxian_claims", "successful 優先配 claims (AT-14)"),
+        _count("youxian_claims", "successful 優先配 claims (AT-14): the same-species triple; with "
+               "`claim_priority=nearest_win`, claims whose claimant held ≥ 2 natural cards of "
+               "the discard's species"),
         _count("last_card_pairs", "rounds won by a last-card pair, by draw or by claim (0 or 1, "
                "AT-21)"),
         _count("claims", "successful claims of discards, PAIR claims included (AT-12)"),

@@ -141,7 +141,9 @@ def claim_meld_codes(counts: Sequence[int], x: int, all_wild_melds: bool = False
     return sorted(out)
 
 
-def given_up(counts: Sequence[int], code: int, x: int | None = None) -> list[int]:
+def given_up(
+    counts: Sequence[int], code: int, x: int | None = None, same_species: bool = False
+) -> list[int]:
     """The cards of the hand a meld code gives up (protocol §2), in slot order, ATLAS last.
 
     Parameters
@@ -152,6 +154,9 @@ def given_up(counts: Sequence[int], code: int, x: int | None = None) -> list[int
         A meld code the hand can lay (self-meld) or claim ``x`` with.
     x
         The claimed discard, or ``None`` for a self-meld.
+    same_species
+        The claim is the 優先配 same-species triple (AT-14, ``claim_priority=text``): it gives up
+        two cards of ``x``'s species (protocol §4), whatever the fewest-copies rule would take.
 
     Examples
     --------
@@ -161,6 +166,10 @@ def given_up(counts: Sequence[int], code: int, x: int | None = None) -> list[int
     'Tiger, Giant Panda ×2'
     """
     s = spec(code)
+    if same_species:
+        if x is None or x >= enc.N_SPECIES or counts[x] < 2 or (s.kind, s.n_wild) != (TRIPLE, 0):
+            raise ValueError(f"meld code {code} is not a same-species triple of card {x}")
+        return [x, x]  # AT-14 優先配: the two cards of the discard's species
     left = list(counts)
     slots = list(s.slots)
     n_wild = s.n_wild

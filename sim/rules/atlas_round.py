@@ -32,7 +32,7 @@ from sim.rules.atlas_claims import (
     NONE,
     PAIR,
     claim_option_set,
-    holds_youxian,
+    is_youxian,
     resolve_counts,
     self_meld_option_set,
 )
@@ -102,6 +102,8 @@ class View:
     discard_pile: tuple[int, ...]  # face-up discards, oldest first
     melds: tuple[tuple[int, tuple[int, ...]], ...]  # (seat, cards) of every meld shown, in order
     traded: tuple[tuple[str, int, int], ...]  # ("took" | "gave", other seat, card) this round
+    # AT-26 self_melds_shown=false: (seat, size) of every self-meld laid face down, in order
+    face_down: tuple[tuple[int, int], ...] = ()
     discard: int | None = None  # claim decisions: the discard under claim
     discarder: int | None = None  # claim decisions: who discarded it
     trade_target: int | None = None  # TAKE / GIVE decisions: the chosen target
@@ -143,7 +145,9 @@ class _RoundOver(Exception):
     pass
 
 
-def describe(code: int, hand: Sequence[Card] = (), discard: Card | None = None) -> str:
+def describe(
+    code: int, hand: Sequence[Card] = (), discard: Card | None = None, same_species: bool = False
+) -> str:
     """Readable text of a decision code, with the actual cards a meld gives up.
 
     Parameters
@@ -154,6 +158,8 @@ def describe(code: int, hand: Sequence[Card] = (), discard: Card | None = None) 
         The deciding seat's cards (needed for meld codes).
     discard
         The discard under claim, for claim codes.
+    same_species
+        The claim is the 優先配 same-species triple (AT-14 ``text``): it gives up two of the species.
 
     Examples
     --------
@@ -168,7 +174,7 @@ def describe(code: int, hand: Sequence[Card] = (), discard: Card | None = None) 
     if code == PAIR:
         return f"pair the last card with {names([x]) if x is not None else 'the discard'}"
     if code < PAIR:
-        cards = given_up(hand_counts(hand), code, x)
+        cards = given_up(hand_counts(hand), code, x, same_species)
         if x is None:
             return f"self-meld {meld_title(code)}: {names(cards)}"
         return f"claim {names([x])} with {meld_title(code)}, giving up {names(cards)}"
@@ -216,7 +222,9 @@ class Round:
 
     def __post_init__(self) -> None:
         self.n = len(self.hands)
-        self.melds: list[tuple[int, tuple[int, ...]]] = []
+        self.melds: list[tuple[int, tuple[int, ...]]] = []  # every meld, with its cards
+        self.shown: list[tuple[int, tuple[int, ...]]] = []  # AT-26: melds others see
+        self.face_down: list[tuple[int, int]] = []  # AT-26: (seat, size) of face-down self-melds
         self.out: list[int] = []  # cards that left the round (melds, pairs, winning cards)
         self.traded: list[list[tuple[str, int, int]]] = [[] for _ in range(self.n)]
         self.winner = -1
@@ -253,8 +261,9 @@ class Round:
             direction=self.direction,
             draw_pile_size=len(self.pile),
             discard_pile=tuple(self.discard_pile),
-            melds=tuple(self.melds),
+            melds=tuple(self.shown),
             traded=tuple(self.traded[seat]),
+            face_down=tuple(self.face_down),
             **context,
         )
 
@@ -355,7 +364,7 @@ class Round:
             code = self._ask(p, SELF_MELD, options)
             if code == NONE:
                 break
-            self._lay(p, code, None)
+            self._lay(p, code, None, False)
         # AT-22: one card left after melding is kept (or, last_discard_wins, discarded to win)
         if self.size(p) == 1:
             last = hand_cards(hand)[0]
@@ -380,13 +389,21 @@ class Round:
             return self._trade(p)
         return self._claim_window(p, t)  # a matching card or ATLAS opens the window
 
-    def _lay(self, p: int, code: int, x: int | None) -> None:
-        """Lay a meld (self-meld, or claim of discard ``x``); an empty hand wins (AT-20)."""
-        cards = given_up(self.hands[p], code, x)
+    def _lay(self, p: int, code: int, x: int | None, same_species: bool) -> None:
+        """Lay a meld (self-meld, or claim of discard ``x``); an empty hand wins (AT-20).
+
+        AT-26: a claim is shown; a self-meld lies face down (others learn its seat and size)
+        unless ``self_melds_shown``. ``same_species``: the 優先配 triple of AT-14 ``text``.
+        """
+        cards = given_up(self.hands[p], code, x, same_species)
         for c in cards:
             self.hands[p][c] -= 1
         shown = tuple(sorted(cards + ([] if x is None else [x])))
         self.melds.append((p, shown))
+        if x is not None or self.rules["self_melds_shown"]:
+            self.shown.append((p, shown))
+        else:
+            self.face_down.append((p, len(shown)))
         self.out += shown
         kind = spec(code).kind
         self.stats[{TRIPLE: "triples", QUAD: "quads", FIVE: "fives"}[kind]] += 1
@@ -466,11 +483,12 @@ class Round:
             if not options:
                 continue
             code = self._ask(q, CLAIM, options, discard=x, discarder=d)
-            text = describe(code, hand_cards(self.hands[q]), x)
+            text = describe(code, hand_cards(self.hands[q]), x, self._same_species(q, x, code))
             self._say(f"  seat {q} may claim {names([x])} ({len(options)} options): {text}")
             if code != NONE:
                 claims[q] = code
-        winner, reason = resolve_counts(x, d, self.direction, self.hands, claims)
+        priority = self.rules["claim_priority"]
+        winner, reason = resolve_counts(x, d, self.direction, self.hands, claims, priority)
         code = claims.get(winner, NONE) if winner is not None else NONE
         self.windows.append(Window(self.round_index, d, x, -1 if winner is None else winner, code))
         if winner is None:
@@ -480,7 +498,7 @@ class Round:
         others = sorted(s for s in claims if s != q)
         why = f"{reason} over seats {others}" if others else reason
         self._say(f"  seat {q} gets {names([x])} ({why})")
-        if holds_youxian(self.hands[q], x):
+        if is_youxian(self.hands[q], x, code, priority):  # protocol §6: 優先配 claims won
             self.stats["youxian_claims"] += 1
         self.stats["claims"] += 1
         self.claims_by_seat[q] += 1
@@ -492,8 +510,9 @@ class Round:
             self.stats["last_card_pairs"] += 1
             self._say(f"  seat {q} pairs its last card {names([lone])} and wins")
             self._end(q, END_LAST_CARD_CLAIM)
-        self._say(f"  seat {q} melds: {describe(code, hand_cards(self.hands[q]), x)}")
-        self._lay(q, code, x)
+        same = self._same_species(q, x, code)
+        self._say(f"  seat {q} melds: {describe(code, hand_cards(self.hands[q]), x, same)}")
+        self._lay(q, code, x, same)
         if self.rules["claim_turn"] == "jump":
             # AT-15 variant: the claimant discards without drawing; play continues from it
             self._say(f"  seat {q} plays on without drawing (claim_turn=jump)")
@@ -501,6 +520,10 @@ class Round:
         # AT-15 stay: turn order unchanged; the next player's turn follows its own claim
         nxt = self.next(d)
         return nxt, (_AFTER_CLAIM if nxt == q else _NORMAL)
+
+    def _same_species(self, q: int, x: int, code: int) -> bool:
+        """AT-14 ``text``: the claim is the 優先配 same-species triple (gives up two of ``x``)."""
+        return self.rules["claim_priority"] == "text" and is_youxian(self.hands[q], x, code)
 
     # ---- score ---------------------------------------------------------------------------
     def _score(self) -> dict:

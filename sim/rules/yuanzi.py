@@ -57,6 +57,7 @@ from sim.rules.yuanzi_moves import (
     pack,
     parse_hand,
     resolve_rules,
+    wild_small_jokers,
 )
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "beats",
     "beats_code",
     "cards_given_up",
+    "wild_small_jokers",
     "cards_text",
     "classify",
     "combination_of",
@@ -306,7 +308,7 @@ def play_match(deal: Deal, choose: Chooser, rules: Mapping | None = None) -> Mat
         _log_setup(log, s1)
         first = (h0.team_points[0], h0.team_points[1])
         h1 = play_half(
-            s1.hands, s1.dao, s1.first_leader, choose, resolved, 1, log, decisions, first
+            s1.hands, s1.dao, s1.first_leader, choose, resolved, 1, log, decisions, first, h0
         )
         winner = match_winner(h0.team_points, h1.team_points, upstream0)
         totals = [h0.team_points[t] + h1.team_points[t] for t in (0, 1)]

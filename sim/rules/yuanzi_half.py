@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import numpy as np
 
@@ -80,6 +81,11 @@ class View:
     trick_points: int  # points lying in the current trick
     history: tuple[tuple[int, int, tuple[int, ...]], ...]
     first_half_team_points: tuple[int, int] | None  # known to all once half 0 is over
+    # YZ-28 (revised 2026-12-01): in the second half the first half's 上游 and finish order;
+    # None in the first half
+    first_half_upstream: int | None = None
+    first_half_out: tuple[int, ...] | None = None  # seats in the order they went out
+    rules: Mapping = field(default_factory=dict)  # YZ-28: the rule options in force (read only)
 
     @property
     def hand_text(self) -> str:
@@ -149,11 +155,13 @@ def play_half(
     log: list[str] | None = None,
     decisions: list[Decision] | None = None,
     first_half_team_points: tuple[int, int] | None = None,
+    first_half: HalfResult | None = None,
 ) -> HalfResult:
     """Play one half from four given hands (any sizes) until it ends, then settle it.
 
     ``choose(view, legal)`` must return one of ``legal``. Events go to ``log`` and every
-    decision to ``decisions`` when given.
+    decision to ``decisions`` when given. ``first_half`` (the second half only): the first
+    half's result, shown in every :class:`View` (YZ-28): team points, 上游, finish order.
 
     Examples
     --------
@@ -162,6 +170,11 @@ def play_half(
     ([0, 1, 2], False, [0, 15, 0, 0])
     """
     rules = resolve_rules(rules)
+    shown_rules = MappingProxyType(dict(rules))  # YZ-28: the options in force, read only
+    first_upstream = first_out = None
+    if first_half is not None:
+        first_half_team_points = (first_half.team_points[0], first_half.team_points[1])
+        first_upstream, first_out = first_half.out[0], tuple(first_half.out)
     d = dao_index(dao)
     hands = [parse_hand(h) for h in hands]
     log = [] if log is None else log
@@ -194,6 +207,9 @@ def play_half(
             trick_points,
             tuple(history),
             first_half_team_points,
+            first_upstream,
+            first_out,
+            shown_rules,
         )
         chosen = choose(view, list(legal))
         if chosen not in legal:

@@ -305,10 +305,34 @@ def legal_codes(counts: Sequence[int], top: int, dao: int, rules: Mapping) -> li
     return [PASS, *beating]  # YZ-18 default: passing is always allowed
 
 
+def wild_small_jokers(small: int, big: int, jokers: int) -> int:
+    """How many of a move's ``jokers`` wild jokers are small jokers (protocol §2).
+
+    Every joker atom (小王原子 = 3 SJ, 大王原子 = 3 BJ) that the hand could still play before the
+    move stays playable when some choice of jokers allows it (as many of them as possible);
+    among the choices that keep the most, small jokers are given up first.
+
+    Examples
+    --------
+    >>> wild_small_jokers(3, 1, 1)  # SJ SJ SJ BJ, one wild joker: give BJ, keep the 小王原子
+    0
+    >>> wild_small_jokers(2, 1, 1), wild_small_jokers(3, 3, 1)  # no atom to keep / keep one
+    (1, 1)
+    """
+    lo, hi = max(0, jokers - big), min(jokers, small)
+    if lo > hi:
+        raise ValueError(f"{jokers} wild jokers from {small} small and {big} big")
+
+    def kept(s: int) -> int:  # joker atoms still possible after giving up s small jokers
+        return (small >= 3 and small - s >= 3) + (big >= 3 and big - (jokers - s) >= 3)
+
+    return max(range(lo, hi + 1), key=lambda s: (kept(s), s))
+
+
 def cards_given_up(hand: str | Sequence[int], code: int) -> list[int]:
     """The physical cards (ids) that move ``code`` takes from ``hand`` (protocol §2).
 
-    Wild jokers: small jokers first, then big. Natural cards of a single/pair/triple/bomb: one
+    Wild jokers: :func:`wild_small_jokers` (keep joker atoms, then small jokers first). Natural cards of a single/pair/triple/bomb: one
     at a time from the suit with the fewest remaining copies (> 0), ties to the lowest suit idx.
     Atoms give their three copies, hydrogen two of each suit. ``ValueError`` if not in hand.
 
@@ -327,7 +351,7 @@ def cards_given_up(hand: str | Sequence[int], code: int) -> list[int]:
     elif kind == HYDROGEN:
         taken = [rank * 4 + s for s in range(4) for _ in range(2)]
     elif kind in (SINGLE, PAIR, TRIPLE, BOMB):
-        small = min(jokers, work[SJ])
+        small = wild_small_jokers(work[SJ], work[BJ], jokers)
         taken = [SJ] * small + [BJ] * (jokers - small)
         for _ in range(size - jokers):
             suits = [s for s in range(4) if work[rank * 4 + s] > 0]

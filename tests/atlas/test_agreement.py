@@ -74,14 +74,23 @@ CASES = [
     (4, R4, {}, 120),
     (4, R4, {"self_melds": "after_claim_only", "rounds": 2}, 60),
     (4, ("random",) * 4, {"all_wild_melds": True}, 100),
-    (4, ("careful", "random", "greedy", "random"), {"forced_claims": True}, 100),
+    (4, ("careful", "random", "greedy", "random"), {"forced_claims": False}, 100),
+    # the revised rulings' old readings (AT-14 nearest_win, AT-26 self_melds_shown) and both
+    (4, R4, {"claim_priority": "nearest_win"}, 100),
+    (5, ("random", "greedy", "careful", "random", "careful"), {"self_melds_shown": True}, 100),
+    (
+        5,
+        ("random",) * 5,
+        {"claim_priority": "nearest_win", "self_melds_shown": True, "forced_claims": False},
+        80,
+    ),
     (4, R4, {"claim_turn": "jump", "trade_pick": "seen"}, 100),
     (4, ("random",) * 4, {"last_discard_wins": True, "turn_cap": 40, "rounds": 3}, 50),
     (6, ("random", "greedy", "careful") * 2, {}, 100),
     (
         6,
         ("random",) * 6,
-        {"exhausted": "no_winner", "all_wild_melds": True, "forced_claims": True},
+        {"exhausted": "no_winner", "all_wild_melds": True, "forced_claims": False},
         80,
     ),
     (6, ("random",) * 6, {"self_melds": "after_claim_only", "claim_turn": "jump"}, 80),
@@ -100,13 +109,13 @@ def test_kernel_agrees_with_reference(n, seats, rules, games):
 def test_agreement_covers_enough():
     rounds = sum(2 * g * r.get("rounds", 1) for _, _, r, g in CASES)
     assert rounds >= 2000
-    assert {n for n, *_ in CASES} == {2, 3, 4, 6, 10}
+    assert {n for n, *_ in CASES} == {2, 3, 4, 5, 6, 10}
     values = {(k, v) for _, _, r, _ in CASES for k, v in r.items()}
     for opt in ENGINE.rule_options:
         if opt.kind == "choice":
             assert all((opt.name, c) in values for c in opt.choices if c != opt.default), opt.name
         elif opt.kind == "bool":
-            assert (opt.name, True) in values, opt.name
+            assert (opt.name, not opt.default) in values, opt.name
     assert {s for _, seats, _, _ in CASES for s in seats} == set(IDS)
 
 
@@ -123,7 +132,7 @@ def test_kernel_agrees_with_reference_100k_rounds():
     strategies = list(IDS)
     variants = [{}] + [
         {o.name: c} for o in ENGINE.rule_options if o.kind == "choice" for c in o.choices[1:]
-    ] + [{o.name: True} for o in ENGINE.rule_options if o.kind == "bool"]  # fmt: skip
+    ] + [{o.name: not o.default} for o in ENGINE.rule_options if o.kind == "bool"]  # fmt: skip
     gen = np.random.default_rng(2024)
     rounds = 0
     gi = 0

@@ -27,10 +27,12 @@ def test_engine_registered_with_the_option_names():
     assert names == {
         "self_melds": ("any", "AT-07"),
         "all_wild_melds": (False, "AT-11"),
-        "forced_claims": (False, "AT-12"),
+        "forced_claims": (True, "AT-12"),
+        "claim_priority": ("text", "AT-14"),
         "claim_turn": ("stay", "AT-15"),
         "reverse_two_players": ("skip", "AT-18"),
         "trade_pick": ("blind", "AT-19"),
+        "self_melds_shown": (False, "AT-26"),
         "last_discard_wins": (False, "AT-22"),
         "exhausted": ("reshuffle", "AT-23"),
         "turn_cap": (2000, "AT-23"),
@@ -41,13 +43,14 @@ def test_engine_registered_with_the_option_names():
 
 
 def test_rules_array_layout():
-    assert list(rules_array({})) == [0, 0, 0, 0, 0, 0, 0, 0, 2000, 1]
+    assert list(rules_array({})) == [0, 0, 1, 0, 0, 0, 0, 0, 2000, 1, 0, 0]
     full = {
-        "self_melds": "after_claim_only", "all_wild_melds": True, "forced_claims": "true",
+        "self_melds": "after_claim_only", "all_wild_melds": True, "forced_claims": "false",
         "claim_turn": "jump", "reverse_two_players": "none", "trade_pick": "seen",
         "last_discard_wins": True, "exhausted": "no_winner", "turn_cap": "77", "rounds": 3,
+        "claim_priority": "nearest_win", "self_melds_shown": "true",
     }  # fmt: skip
-    assert list(rules_array(full)) == [1, 1, 1, 1, 1, 1, 1, 1, 77, 3]
+    assert list(rules_array(full)) == [1, 1, 0, 1, 1, 1, 1, 1, 77, 3, 1, 1]
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,8 @@ def rules(**kw):
         "no_winner": RL.R_EXHAUSTED,
         "turn_cap": RL.R_TURN_CAP,
         "rounds": RL.R_ROUNDS,
+        "nearest_win": RL.R_CLAIM_PRIORITY,
+        "shown": RL.R_SELF_MELDS_SHOWN,
     }
     for k, v in kw.items():
         r[idx[k]] = int(v)
@@ -216,9 +218,13 @@ def test_at10_five_one_per_continent_of_a_class():
 def test_protocol_meld_gives_up_fewest_copies_lowest_id():
     a, b, c = sp(0, 1, 0), sp(0, 1, 1), sp(0, 1, 2)
     S = make_state(2, {0: [a, a, b, c], 1: [0]})
-    RL.apply_meld(S, 0, M(TRIPLE, 1, 0), -1)
+    RL.apply_meld(S, 0, M(TRIPLE, 1, 0), -1, 1, False)  # a shown meld (AT-26)
     assert hand(S, 0) == [a]  # b (1 copy, lower id than c), then c, then a
     assert S[ST.P_MELDED + a] == 1 and S[ST.P_MELDED + b] == 1 and S[ST.P_MELDED + c] == 1
+    S = make_state(2, {0: [a, a, b, c], 1: [0]})
+    RL.apply_meld(S, 0, M(TRIPLE, 1, 0), -1, 0, False)  # face down (AT-26 default)
+    assert hand(S, 0) == [a] and S[ST.P_MELDED : ST.P_MELDED + 64].sum() == 0
+    assert S[ST.P_FD_MELDS] == 1 and S[ST.P_FD_CARDS] == 3
 
 
 def test_at12_claim_options_matching_discard_fills_its_slot():
@@ -247,7 +253,7 @@ def test_at11_claim_an_atlas_discard_fills_a_wild_slot():
 
 def test_at11_claimed_atlas_meld_counts_atlas_used():
     S = make_state(2, {0: [sp(1, 0, 0), ATLAS], 1: [0]})
-    RL.apply_meld(S, 0, M(TRIPLE, 4, 2), ATLAS)
+    RL.apply_meld(S, 0, M(TRIPLE, 4, 2), ATLAS, 1, False)
     assert hand(S, 0) == [] and S[ST.ST_ATLAS] == 2 and S[ST.ST_TRIPLES] == 1
 
 
@@ -322,7 +328,7 @@ def test_at21_last_card_pair_claim_is_absolute():
 def test_at21_last_card_pair_nearest_of_two():
     x = sp(1, 1, 0)
     S = make_state(5, {0: [0], 1: [x, x, 0, 1], 2: [ATLAS], 3: [x], 4: [5]})
-    q, code, tr = window(S, 0, x, rules())
+    q, code, tr = window(S, 0, x, rules(forced=0))
     assert (q, code) == (2, PAIR)  # seats 2 and 3 both at distance 2: 2 comes next clockwise
     offered = {row[1]: options_of(tr, i) for i, row in enumerate(decisions(tr))}
     assert offered[2] == [NONE, PAIR] and offered[3] == [NONE, PAIR] and 4 not in offered
@@ -343,7 +349,7 @@ def test_at12_claim_is_a_strategy_choice_random_may_decline():
     declined = 0
     for seed in range(40):
         S = make_state(3, {0: [0], 1: [sp(0, 0, 1), sp(0, 0, 2), 50], 2: [40]})
-        q, _, _ = window(S, 0, x, rules(), seat_ids=sids(3, 0), seed=seed)
+        q, _, _ = window(S, 0, x, rules(forced=0), seat_ids=sids(3, 0), seed=seed)
         declined += q < 0
     assert 5 < declined < 35
 

@@ -38,8 +38,13 @@ def perturb_hidden(S, p, gen):
 
 
 @pytest.mark.parametrize("sid", [SG.RANDOM, SG.GREEDY, SG.CAREFUL])
-@pytest.mark.parametrize("n,rule", [(3, {}), (4, {"trade_pick": "seen"}), (6, {})])
+@pytest.mark.parametrize(
+    "n,rule", [(3, {}), (4, {"trade_pick": "seen"}), (6, {}), (4, {"self_melds_shown": True})]
+)
 def test_at26_hidden_cards_never_change_a_choice(sid, n, rule):
+    """Redealing what a seat cannot see never changes its choice. Face-down self-melds (AT-26
+    default) are hidden too: their cards are in no public field (``P_MELDED`` counts shown cards
+    only; test_revised_rulings checks it against the reference View at every decision)."""
     gen = np.random.default_rng(5)
     R = rules_array(rule)
     sids = np.full(n, sid, np.int64)

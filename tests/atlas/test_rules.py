@@ -15,6 +15,7 @@ from kernels.atlas import encoding as enc
 from sim.rules import atlas
 
 PAIR = enc.PAIR
+OPT = {"forced_claims": False}  # AT-12 variant: claiming is optional (NONE is offered)
 
 
 def triple(cell: int, w: int = 0) -> int:
@@ -71,10 +72,12 @@ def test_rule_defaults_are_exactly_the_rulings_defaults():
     assert atlas.RULE_DEFAULTS == {
         "self_melds": "any",  # AT-07
         "all_wild_melds": False,  # AT-11
-        "forced_claims": False,  # AT-12
+        "forced_claims": True,  # AT-12 (revised 2026-12-01)
+        "claim_priority": "text",  # AT-14 (revised 2026-12-01)
         "claim_turn": "stay",  # AT-15
         "reverse_two_players": "skip",  # AT-18
         "trade_pick": "blind",  # AT-19
+        "self_melds_shown": False,  # AT-26 (revised 2026-12-01)
         "last_discard_wins": False,  # AT-22
         "exhausted": "reshuffle",  # AT-23
         "turn_cap": 2000,  # AT-23
@@ -92,6 +95,8 @@ def test_rule_defaults_are_exactly_the_rulings_defaults():
         {"all_wild_melds": "yes"},
         {"forced_claims": 1},
         {"claim_turn": "fly"},
+        {"claim_priority": "nearest"},
+        {"self_melds_shown": "no"},
         {"reverse_two_players": "double"},
         {"trade_pick": "peek"},
         {"exhausted": "restart"},
@@ -181,7 +186,8 @@ def test_at11_all_wild_melds_variant():
     assert triple(0, 3) == 385 and 385 in opts and quad(0, 15) in opts  # loc 0 for all-wild
     assert five(0, 31) not in opts  # five ATLAS needed, four held
     # claiming an ATLAS discard with two ATLAS in hand: all-wild triple only under the variant
-    assert 385 in atlas.claim_options(["ATLAS", "ATLAS", "Lion"], "ATLAS", {"all_wild_melds": True})
+    wild = {"all_wild_melds": True}
+    assert 385 in atlas.claim_options(["ATLAS", "ATLAS", "Lion"], "ATLAS", wild)
     assert 385 not in atlas.claim_options(["ATLAS", "ATLAS", "Lion"], "ATLAS")
 
 
@@ -214,37 +220,46 @@ def test_protocol_cards_given_up_fewest_copies_then_lowest_id():
 def test_at12_claim_options_triples_with_wilds():
     hand = ["Giant Panda", "Tiger", "ATLAS"]
     # Orangutan fills its own slot: w = 0 (Panda + Tiger), w = 1 (one natural + ATLAS)
-    assert atlas.claim_options(hand, "Orangutan") == [0, 33, 161]  # 33 + 128 w
+    assert atlas.claim_options(hand, "Orangutan", OPT) == [0, 33, 161]  # 33 + 128 w
     # an ATLAS discard fills a wild slot: w = 1 (Panda + Tiger); w = 2 needs an ATLAS + natural
-    assert atlas.claim_options(hand, "ATLAS") == [0, 161, 289]
-    assert atlas.claim_options(["Giant Panda", "Tiger"], "ATLAS") == [0, 161]
+    assert atlas.claim_options(hand, "ATLAS", OPT) == [0, 161, 289]
+    assert atlas.claim_options(["Giant Panda", "Tiger"], "ATLAS", OPT) == [0, 161]
     assert atlas.claim_options(hand, "Lion") == []  # nothing to claim with: not asked
     assert atlas.claim_options(hand, "SKIP") == []  # AT-11: action cards are never claimed
 
 
 def test_at12_claim_options_quad_and_five():
-    assert atlas.claim_options(["Alpaca", "Silver Salmon", "Albatross"], "Maple") == [0, quad(1)]
+    assert atlas.claim_options(["Alpaca", "Silver Salmon", "Albatross"], "Maple", OPT) == [
+        0,
+        quad(1),
+    ]
     hand = ["Acacia", "Maple", "Lotus", "Kauri Tree"]
-    assert atlas.claim_options(hand, "Europe Plant 1") == [0, five(3)]
+    assert atlas.claim_options(hand, "Europe Plant 1", OPT) == [0, five(3)]
     # five Plant with an ATLAS in the Europe slot (continent bit 4 = 16): code 3|12|16<<7 = 2063
-    assert atlas.claim_options(["Acacia", "Maple", "Lotus", "ATLAS"], "Kauri Tree") == [0, 2063]
+    assert atlas.claim_options(["Acacia", "Maple", "Lotus", "ATLAS"], "Kauri Tree", OPT) == [
+        0,
+        2063,
+    ]
     # describe shows the actual cards given up
     text = atlas.describe(2063, ["Acacia", "Maple", "Lotus", "ATLAS"], "Kauri Tree")
     assert text == "claim Kauri Tree with five Plant, giving up Acacia, Maple, Lotus, ATLAS"
 
 
-def test_at12_forced_claims_removes_none():
-    forced = {"forced_claims": True}
-    assert atlas.claim_options(["Giant Panda", "Tiger"], "Orangutan", forced) == [33]
-    assert atlas.claim_options(["Lion"], "Lion", forced) == [PAIR]
-    assert atlas.claim_options(["Giant Panda", "Lion"], "Orangutan", forced) == []
+def test_at12_forced_claims_by_default_removes_none():
+    # AT-12 (revised 2026-12-01): "須馬上清楚出聲表示" — a player who can claim must claim
+    assert atlas.claim_options(["Giant Panda", "Tiger"], "Orangutan") == [33]
+    assert atlas.claim_options(["Lion"], "Lion") == [PAIR]
+    assert atlas.claim_options(["Giant Panda", "Lion"], "Orangutan") == []
+    # the variant forced_claims=false makes claiming a strategy decision: NONE is offered
+    assert atlas.claim_options(["Giant Panda", "Tiger"], "Orangutan", OPT) == [0, 33]
+    assert atlas.claim_options(["Lion"], "Lion", OPT) == [0, PAIR]
 
 
 def test_at21_last_card_pair_options():
-    assert atlas.claim_options(["Lion"], "Lion") == [0, PAIR]  # same species
+    assert atlas.claim_options(["Lion"], "Lion", OPT) == [0, PAIR]  # same species
     assert atlas.claim_options(["Lion"], "Giraffe") == []  # same cell is not enough
-    assert atlas.claim_options(["ATLAS"], "Lion") == [0, PAIR]  # ATLAS held pairs anything
-    assert atlas.claim_options(["Lion"], "ATLAS") == [0, PAIR]  # ATLAS discard pairs anything
+    assert atlas.claim_options(["ATLAS"], "Lion", OPT) == [0, PAIR]  # ATLAS held pairs anything
+    assert atlas.claim_options(["Lion"], "ATLAS", OPT) == [0, PAIR]  # ATLAS discard pairs anything
     assert atlas.claim_options(["ATLAS"], "ATLAS") == []  # two ATLAS never pair
     assert atlas.claim_options(["SKIP"], "Lion") == []
     assert atlas.pairs(atlas.card("Lion"), atlas.card("Lion"))
@@ -263,11 +278,16 @@ def six_hands(**by_seat):
     return hands
 
 
-def test_at14_nearest_seat_wins_distance_is_shortest_way_round():
+NW = {"claim_priority": "nearest_win"}  # AT-14 variant: the first reading
+
+
+@pytest.mark.parametrize("rules", [None, NW])
+def test_at14_nearest_seat_wins_distance_is_shortest_way_round(rules):
     # discarder 0 of 6: seat 5 is 1 step anticlockwise, seat 2 is 2 steps clockwise
     hands = six_hands(s2=["Elephant", "Giraffe", "Kiwi Bird"], s5=["Elephant", "Giraffe", "Whale"])
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {2: T0, 5: T0}) == (5, "distance")
-    assert atlas.resolve_claims("Lion", 0, -1, hands, {2: T0, 5: T0}) == (5, "distance")
+    claims = {2: T0, 5: T0}
+    assert atlas.resolve_claims("Lion", 0, 1, hands, claims, rules=rules) == (5, "distance")
+    assert atlas.resolve_claims("Lion", 0, -1, hands, claims, rules=rules) == (5, "distance")
 
 
 def test_at14_equal_distance_next_in_current_direction_both_ways():
@@ -280,30 +300,55 @@ def test_at14_equal_distance_next_in_current_direction_both_ways():
     assert atlas.resolve_claims("Lion", 1, 1, hands4, {0: T0, 2: T0, 3: T0}) == (2, "direction")
     assert atlas.resolve_claims("Lion", 1, -1, hands4, {0: T0, 2: T0, 3: T0}) == (0, "direction")
     # opposite seats at distance 3 of 6: seat 3 is the only one at 3
-    assert atlas.claim_key(3, 0, 1, 6, False, False) == (1, 1, 3, 3)
-    assert atlas.claim_key(3, 0, -1, 6, False, False) == (1, 1, 3, 3)
+    assert atlas.claim_key(3, 0, 1, 6, False, False) == (2, 1, 3, 3)
+    assert atlas.claim_key(3, 0, -1, 6, False, False, priority="nearest_win") == (1, 1, 3, 3)
 
 
-def test_at14_youxianpei_beats_nearer_seat():
-    # seat 3 holds two Lions (優先配) but is 3 steps away; seat 1 is next to the discarder
+def test_at14_youxianpei_same_species_triple_beats_nearer_plain_claim():
+    # seat 3 holds two Lions and claims with the same-species triple (優先配) 3 steps away;
+    # seat 1, next to the discarder, has a plain triple: 優先配 wins in both readings
     hands = six_hands(s1=["Elephant", "Giraffe", "Kiwi Bird"], s3=["Lion", "Lion", "Whale"])
     assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}) == (3, "優先配")
-    # 優先配 is about holding the pair, not about the meld: a quad claim by the holder counts
-    hands[3] = ["Lion", "Lion", "Crocodile", "Ostrich", "Acacia"]
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: quad(0)}) == (3, "優先配")
-    # two holders of 優先配: distance decides
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}, rules=NW) == (3, "優先配")
+    # two same-species triples: distance decides
     hands[1] = ["Lion", "Lion", "Kiwi Bird"]
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: quad(0)}) == (1, "distance")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}) == (1, "distance")
     # an ATLAS discard has no species: no 優先配
     hands[1] = ["Elephant", "Giraffe", "Kiwi Bird"]
     claims = {1: triple(0, 1), 3: triple(0, 1)}
     assert atlas.resolve_claims("ATLAS", 0, 1, hands, claims) == (1, "distance")
 
 
-def test_at14_winning_claim_beats_youxianpei_and_distance():
+def test_at14_holder_of_two_claiming_with_a_quad_has_no_youxianpei():
+    # AT-14 (2) text: 優先配 is the same-species triple, not holding the pair: a quad claim by
+    # the holder of two Lions is a plain claim; nearest_win (the first reading) grants it
+    hands = six_hands(
+        s1=["Elephant", "Giraffe", "Kiwi Bird"],
+        s3=["Lion", "Lion", "Crocodile", "Ostrich", "Acacia"],
+    )
+    claims = {1: T0, 3: quad(0)}
+    assert atlas.resolve_claims("Lion", 0, 1, hands, claims) == (1, "distance")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, claims, rules=NW) == (3, "優先配")
+    # a triple with an ATLAS is no same-species triple either
+    hands[3] = ["Lion", "Lion", "ATLAS", "Whale"]
+    claims = {1: T0, 3: triple(0, 1)}
+    assert atlas.resolve_claims("Lion", 0, 1, hands, claims) == (1, "distance")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, claims, rules=NW) == (3, "優先配")
+
+
+def test_at14_youxianpei_breaks_a_tie_between_winning_claims():
+    # both claims empty the hand; seat 3's is the same-species triple: text gives seat 3,
+    # nearest_win (winning claims by distance only) gives the nearer seat 1
+    hands = six_hands(s1=["Elephant", "Giraffe"], s3=["Lion", "Lion"])
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}) == (3, "優先配")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}, rules=NW) == (1, "distance")
+
+
+@pytest.mark.parametrize("rules", [None, NW])
+def test_at14_winning_claim_beats_youxianpei_and_distance(rules):
     # seat 3's triple empties its hand (2 cards + the discard): it wins outright
     hands = six_hands(s1=["Lion", "Lion", "Kiwi Bird"], s3=["Elephant", "Giraffe"])
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}) == (3, "win")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: T0}, rules=rules) == (3, "win")
 
 
 def test_at14_meld_size_gives_no_priority():
@@ -314,18 +359,30 @@ def test_at14_meld_size_gives_no_priority():
     assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 2: quad(0)}) == (1, "distance")
 
 
+def test_at14_issue_example_last_card_holder_has_absolute_priority():
+    # 5 players, discarder 0, Giant Panda discarded; seat 1 would win with Tiger + Orangutan,
+    # seat 3 holds a lone Giant Panda: "絕對優先權，其他玩家不得作配對" gives seat 3 (AT-14 (0))
+    hands = [["Lion"], ["Tiger", "Orangutan"], ["Lion"], ["Giant Panda"], ["Lion"]]
+    asia_land = triple(ASIA_LAND, 0)
+    claims = {1: asia_land, 3: PAIR}
+    assert atlas.resolve_claims("Giant Panda", 0, 1, hands, claims) == (3, "last card")
+    assert atlas.resolve_claims("Giant Panda", 0, 1, hands, claims, rules=NW) == (1, "distance")
+
+
 def test_at21_last_card_pair_has_absolute_priority():
     # seat 3 holds one Lion (last card), seat 1 holds 優先配 and is nearer: the pair wins
     hands = six_hands(s1=["Lion", "Lion", "Kiwi Bird"], s3=["Lion"])
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}) == (3, "win")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}) == (3, "last card")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}, rules=NW) == (3, "win")
     # two last-card pairs: AT-14 (3) distance, then (4) direction
     hands = six_hands(s2=["ATLAS"], s5=["Lion"], s4=["Lion"])
     assert atlas.resolve_claims("Lion", 0, 1, hands, {2: PAIR, 4: PAIR, 5: PAIR}) == (5, "distance")
     assert atlas.resolve_claims("Lion", 0, 1, hands, {2: PAIR, 4: PAIR}) == (2, "direction")
     assert atlas.resolve_claims("Lion", 0, -1, hands, {2: PAIR, 4: PAIR}) == (4, "direction")
-    # a pair and a hand-emptying meld tie at step (1): distance decides
+    # a pair and a hand-emptying meld: text, the pair (AT-14 (0)); nearest_win, distance
     hands = six_hands(s1=["Elephant", "Giraffe"], s3=["Lion"])
-    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}) == (1, "distance")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}) == (3, "last card")
+    assert atlas.resolve_claims("Lion", 0, 1, hands, {1: T0, 3: PAIR}, rules=NW) == (1, "distance")
 
 
 def test_at13_resolution_without_claims_and_single_claimant():

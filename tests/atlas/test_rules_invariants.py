@@ -15,9 +15,9 @@ from sim.rules import atlas
 
 VARIANTS = [
     {},
-    {"claim_turn": "jump"},
-    {"self_melds": "after_claim_only"},
-    {"all_wild_melds": True, "forced_claims": True},
+    {"claim_turn": "jump", "claim_priority": "nearest_win"},
+    {"self_melds": "after_claim_only", "self_melds_shown": True},
+    {"all_wild_melds": True, "forced_claims": False},
     {"trade_pick": "seen", "last_discard_wins": True},
     {"exhausted": "no_winner", "reverse_two_players": "none"},
     {"turn_cap": 40, "rounds": 2},
@@ -36,7 +36,9 @@ class Checker:
     def __call__(self, view: atlas.View, dtype: int, options: list[int]) -> int:
         self.types[dtype] += 1
         # AT-01: all 204 cards accounted for (hands, draw pile, face-up pile, melds, the claim)
-        in_melds = sum(len(cards) for _, cards in view.melds)
+        in_melds = sum(len(cards) for _, cards in view.melds) + sum(k for _, k in view.face_down)
+        # AT-26: self-melds lie face down unless self_melds_shown; claims are always shown
+        assert not view.face_down or not self.rules["self_melds_shown"]
         pending = 1 if view.discard is not None else 0
         total = sum(view.hand_sizes) + view.draw_pile_size + len(view.discard_pile) + in_melds
         assert total + pending == 204

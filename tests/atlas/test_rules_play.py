@@ -90,7 +90,8 @@ def test_at26_view_shows_only_what_a_strategy_may_know():
     fields = set(atlas.View.__dataclass_fields__)
     assert fields == {
         "seat", "n_players", "round", "hand", "hand_sizes", "direction", "draw_pile_size",
-        "discard_pile", "melds", "traded", "discard", "discarder", "trade_target", "target_hand",
+        "discard_pile", "melds", "traded", "face_down", "discard", "discarder", "trade_target",
+        "target_hand",
     }  # fmt: skip
     v = s.views[1]  # seat 1 deciding its discard in turn 2
     assert v.seat == 1 and v.hand_sizes == (3, 4, 3) and v.discard_pile == (C("Elephant"),)
@@ -255,13 +256,13 @@ def test_at15_claim_turn_jump_claimant_discards_without_drawing_and_play_continu
 
 
 def test_at12_forced_claims_in_play():
+    # AT-12 (revised 2026-12-01): forced by default, NONE is not offered
     hands = [["Lion", "Whale"], ["Elephant", "Giraffe", "Kiwi Bird", "Lotus"], QUIET[2]]
-    r, s = play(
-        hands, QUIET_PILE, (0, DISCARD, D("Lion")), rules={"turn_cap": 1, "forced_claims": True}
-    )
+    r, s = play(hands, QUIET_PILE, (0, DISCARD, D("Lion")), rules={"turn_cap": 1})
     assert s.asked[1] == (1, CLAIM, [T_AFRICA_LAND])  # NONE is not offered
     assert r.windows[0].winner == 1
-    r, s = play(hands, QUIET_PILE, (0, DISCARD, D("Lion")), rules={"turn_cap": 1})
+    rules = {"turn_cap": 1, "forced_claims": False}
+    r, s = play(hands, QUIET_PILE, (0, DISCARD, D("Lion")), rules=rules)
     assert s.asked[1] == (1, CLAIM, [0, T_AFRICA_LAND]) and r.windows[0].winner == -1
 
 
@@ -383,19 +384,20 @@ def test_at21_last_card_wins_by_claim_with_absolute_priority():
     hands = [["Lion", "Whale"], ["Lion", "Lion", "Kiwi Bird"], ["Lion"]]
     steps = [(0, DISCARD, D("Lion")), (1, CLAIM, T_AFRICA_LAND), (2, CLAIM, PAIR)]
     r, s = play(hands, ["Europe Bird 1"], *steps)
-    assert s.asked[2] == (2, CLAIM, [0, PAIR])
+    assert s.asked[2] == (2, CLAIM, [PAIR])  # AT-12: forced
     assert r.windows == [atlas.Window(0, 0, C("Lion"), 2, PAIR)]
     o = r.outcome
     assert (o["winner"], o["end"], o["last_card_pairs"], o["claims"]) == (2, 3, 1, 1)
     assert o["winner_points"] == 2 + 3  # seat 0: Whale + Europe Bird 1; seat 1: 3 cards
     assert o["youxian_claims"] == 0 and o["claims_by_seat"] == [0, 0, 1]
-    assert "  seat 2 gets Lion (win over seats [1])" in r.log
+    assert "  seat 2 gets Lion (last card over seats [1])" in r.log  # AT-14 (0)
 
 
 def test_at21_atlas_last_card_pairs_a_drawn_matching_card_but_not_an_atlas():
     r, _ = play([["ATLAS"], QUIET[1]], ["Lion"])
     assert (r.outcome["winner"], r.outcome["end"]) == (0, 2)
-    r, s = play([["ATLAS"], QUIET[1]], ["ATLAS", "Kiwi Bird"], rules={"turn_cap": 2})
+    rules = {"turn_cap": 2, "forced_claims": False}  # seat 1 declines the ATLAS discard
+    r, s = play([["ATLAS"], QUIET[1]], ["ATLAS", "Kiwi Bird"], rules=rules)
     assert s.asked[0] == (0, DISCARD, [D("ATLAS")])  # two ATLAS never pair: discard one
     assert r.outcome["winner"] == -1
 

@@ -396,6 +396,9 @@ def test_yz28_view_holds_only_what_a_seat_may_know():
         "trick_points",
         "history",
         "first_half_team_points",
+        "first_half_upstream",  # YZ-28 (revised 2026-12-01)
+        "first_half_out",
+        "rules",
     }
     result, script, _ = run(THREE_OUT_HANDS, THREE_OUT_STEPS)
     v = script.views[3]  # seat 3 about to beat 5S

@@ -1,0 +1,197 @@
+"""原子: YZ-28 as revised on 2026-12-01 (the first half's result and the rule options are known
+in the second half) and the joker give-up rule of docs/yuanzi-protocol.md §2 (a move that uses
+jokers as wild keeps a joker atom the hand could still play), reference and kernel alike."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+from kernels.yuanzi import driver as drv
+from kernels.yuanzi import rules as KR
+from kernels.yuanzi import state as KS
+from kernels.yuanzi.encoding import BIG_JOKER, N_TYPES, SMALL_JOKER
+from kernels.yuanzi.strategies import N_BUILTIN
+from sim.rules import yuanzi as ref
+from sim.rules.yuanzi_moves import ATOM, BOMB, PAIR, SINGLE, TRIPLE, cards_text
+
+R3, RQ = 0, 9
+ATOM_SJ = ref.pack(ATOM, 13, 3)
+ATOM_BJ = ref.pack(ATOM, 14, 3)
+
+
+# ---- the joker give-up rule (protocol §2) ----------------------------------------------------
+def test_protocol_jokers_given_up_keep_the_small_joker_atom():
+    # 北 holds SJ SJ SJ BJ and plays the bomb QH QH QS + one joker: with BJ it keeps 小王原子
+    hand = "QH QH QS SJ SJ SJ BJ"
+    bomb = ref.pack(BOMB, RQ, 4, 1)
+    assert bomb in ref.legal_moves(hand, None, "2")
+    assert cards_text(ref.cards_given_up(hand, bomb)) == "QH QH QS BJ"
+    left = ref.parse_hand(hand)
+    for c in ref.cards_given_up(hand, bomb):
+        left[c] -= 1
+    assert ref.hand_text(left) == "SJ SJ SJ" and ATOM_SJ in ref.legal_moves(left, None, "2")
+    # kernel: the same cards leave the hand
+    k = np.array(ref.parse_hand(hand), np.uint8)
+    played = np.zeros(N_TYPES, np.uint8)
+    KR.remove_cards(k, played, np.int32(bomb))
+    assert list(k) == left and played[BIG_JOKER] == 1 and played[SMALL_JOKER] == 0
+
+
+@pytest.mark.parametrize(
+    "small,big,jokers,want",
+    [
+        (3, 1, 1, 0),  # keep 小王原子: give the BJ
+        (3, 2, 2, 0),  # two wilds: both BJ
+        (3, 1, 2, 2),  # one BJ only: the atom cannot be kept, small first (SJ SJ)
+        (1, 3, 1, 1),  # keep 大王原子: the SJ goes (small first anyway)
+        (2, 3, 1, 1),
+        (0, 3, 1, 0),  # only big jokers
+        (3, 3, 1, 1),  # one atom must break: small first (keeps 大王原子)
+        (3, 3, 3, 3),  # three wilds: one atom kept, small first: the three SJ
+        (2, 1, 2, 2),  # no atom possible before: small first, as before
+        (2, 2, 3, 2),
+    ],
+)
+def test_protocol_wild_joker_choice_reference_and_kernel(small, big, jokers, want):
+    assert ref.wild_small_jokers(small, big, jokers) == want
+    assert KR.wild_small_jokers(small, big, jokers) == want
+
+
+@pytest.mark.parametrize(
+    "hand,code,given",
+    [
+        ("7S SJ SJ SJ BJ", ref.pack(PAIR, 4, 2, 1), "7S BJ"),
+        ("7S SJ SJ SJ BJ BJ", ref.pack(TRIPLE, 4, 3, 2), "7S BJ BJ"),
+        ("7S SJ BJ BJ BJ", ref.pack(PAIR, 4, 2, 1), "7S SJ"),
+        ("SJ SJ SJ BJ", ref.pack(SINGLE, R3, 1, 1), "BJ"),  # a joker-only single
+        ("SJ SJ BJ", ref.pack(SINGLE, R3, 1, 1), "SJ"),  # no atom: small first
+    ],
+)
+def test_protocol_cards_given_up_keep_joker_atoms(hand, code, given):
+    assert cards_text(ref.cards_given_up(hand, code)) == given
+    k = np.array(ref.parse_hand(hand), np.uint8)
+    played = np.zeros(N_TYPES, np.uint8)
+    KR.remove_cards(k, played, np.int32(code))
+    assert cards_text([t for t in range(N_TYPES) for _ in range(played[t])]) == given
+
+
+# ---- YZ-28: the reference View in the second half --------------------------------------------
+def test_yz28_reference_view_shows_the_first_half_result_and_the_rules():
+    views = []
+    pick = ref.random_chooser(3)
+
+    def choose(view, legal):
+        views.append(view)
+        return pick(view, legal)
+
+    for g in range(12):
+        views.clear()
+        rules = {"pass_is_final": True}
+        m = ref.play_match(ref.deal_from_seed(5, g, rules), choose, rules)
+        h0 = m.halves[0]
+        for v in views:
+            assert v.rules["pass_is_final"] is True and v.rules["shuangjia"] == "both_out_team"
+            if v.half == 0:
+                assert (v.first_half_team_points, v.first_half_upstream, v.first_half_out) == (
+                    None,
+                    None,
+                    None,
+                )
+            else:
+                assert v.first_half_team_points == tuple(h0.team_points)
+                assert v.first_half_upstream == h0.out[0] and v.first_half_out == tuple(h0.out)
+        if m.outcome["second_half"]:
+            assert any(v.half == 1 for v in views)
+
+
+# ---- YZ-28: kernel strategies read the match block -------------------------------------------
+@njit
+def behind_aware(own, played, pub, legal, n, rng):
+    """Second half: the highest code when its team lost the first half, else the lowest."""
+    high = False
+    if pub[KS.ST_HALF] == 1:
+        team = pub[KS.ST_ACTOR] % 2
+        high = pub[KS.ST_H0_TEAM_PTS + team] < pub[KS.ST_H0_TEAM_PTS + 1 - team]
+    best = 0
+    for i in range(n):
+        if (high and legal[i] > legal[best]) or (not high and legal[i] < legal[best]):
+            best = i
+    return best
+
+
+@njit
+def checker(own, played, pub, legal, n, rng):
+    """The lowest code; -1 (an invalid answer, counted) when the match block looks wrong."""
+    if pub[KS.ST_RULES + KS.R_PASS_IS_FINAL] != 1 or pub[KS.ST_RULES + KS.R_SHUANGJIA] != 0:
+        return -1
+    if pub[KS.ST_HALF] == 0:
+        for i in range(KS.ST_MATCH, KS.ST_RULES):
+            if pub[i] != -1:
+                return -1
+    else:
+        if pub[KS.ST_H0_TEAM_PTS] + pub[KS.ST_H0_TEAM_PTS + 1] != 300:
+            return -1
+        if pub[KS.ST_H0_UPSTREAM] != pub[KS.ST_H0_OUT] or pub[KS.ST_H0_NOUT] < 2:
+            return -1
+    best = 0
+    for i in range(n):
+        if legal[i] < legal[best]:
+            best = i
+    return best
+
+
+def _reference_choice(view, legal):
+    high = False
+    if view.half == 1:
+        team = view.seat % 2
+        pts = view.first_half_team_points
+        high = pts[team] < pts[1 - team]
+    return max(legal) if high else min(legal)
+
+
+@pytest.fixture(scope="module")
+def user_driver():
+    return drv.make_user_driver(drv.make_dispatch((behind_aware, checker)))
+
+
+def test_yz28_kernel_strategy_reads_the_first_half_score(user_driver):
+    rules = KS.rules_array({"pass_is_final": True})
+    sids = np.array([N_BUILTIN, N_BUILTIN + 1, N_BUILTIN, N_BUILTIN + 1], np.int64)
+    count = 24
+    games, _s, tr, _h, _l = drv.run_trace(9, 0, count, sids, rules, driver=user_driver)
+    assert (games[:, drv.G_BAD] == 0).all()  # the checker found the match block right
+    starts = np.searchsorted(tr[:, drv.T_GAME], np.arange(count + 1))
+    high_moves = second_halves = 0
+    for g in range(count):
+        chosen = [int(c) for c in tr[starts[g] : starts[g + 1], drv.T_CHOSEN]]
+        it = iter(chosen)
+
+        def feed(view, legal, it=it, g=g):
+            code = next(it)
+            if view.seat % 2 == 0 and len(legal) > 1:  # the behind-aware seats
+                assert code == _reference_choice(view, legal), (g, view.half, view.seat)
+            return code
+
+        m = ref.play_match(ref.deal_from_seed(9, g), feed, {"pass_is_final": True})
+        if m.outcome["second_half"]:
+            second_halves += 1
+            pts = m.outcome["team_points_0"]
+            high_moves += pts[0] < pts[1]  # team 0 (seats 0, 2) plays high in half 1
+    assert second_halves >= 5 and 0 < high_moves < second_halves
+
+
+def test_yz28_kernel_rules_block_follows_the_options(user_driver):
+    sids = np.array([N_BUILTIN + 1] * 4, np.int64)
+    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({"pass_is_final": True}), user_driver)
+    assert (games[:, drv.G_BAD] == 0).all()
+    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({}), user_driver)
+    assert (games[:, drv.G_BAD] > 0).all()  # pass_is_final is 0 in the block: the checker sees it
+
+
+def test_yz28_state_layout_documents_the_match_block():
+    assert KS.ST_MATCH == KS.ST_H0_TEAM_PTS == KS.ST_LAST + 1
+    assert KS.ST_H0_UPSTREAM == KS.ST_H0_TEAM_PTS + 2
+    assert KS.ST_H0_OUT == KS.ST_H0_NOUT + 1 and KS.ST_RULES == KS.ST_H0_OUT + 4
+    assert KS.N_ST == KS.ST_RULES + KS.N_RULES
+    doc = KS.__doc__
+    assert "ST_H0_*" in doc and "ST_RULES" in doc
