@@ -20,6 +20,7 @@ class Table:
     df: pl.DataFrame
     percent: tuple[str, ...] = ()
     note: str = ""
+    unit: str = ""  # what one counted row is: "deal", "match", "seat-round" …
 
 
 @dataclass
@@ -29,12 +30,22 @@ class Figure:
     png: bytes
 
 
+#: Kinds of finding: a question the user asked (in the Holm family), a validation check of the
+#: simulator against exact probabilities (pass / fail, outside the family), a described fact.
+QUESTION, CHECK, FACT = "question", "check", "fact"
+
+
 @dataclass
 class Finding:
-    """A plain-words statement; with a p-value it is "clear" only after multiple-test correction.
+    """A plain-words statement. A *question* with a p-value gets one of three verdicts after
+    Holm's correction over the report's questions (:func:`analysis.verdicts.judge`): clear
+    difference (``clear`` text), equivalent within ±``margin`` (TOST) or not enough games (the
+    ``unclear`` text plus the games needed). A *check* passes or fails at 5 % on its own.
+    Without a p-value, ``clear`` is a described fact.
 
-    ``clear`` / ``unclear`` are the wordings for a significant and a non-significant result;
-    without a p-value, ``clear`` is used as is (a descriptive fact).
+    ``estimate``, ``se``, ``n`` (independent units) and ``margin`` describe the compared
+    difference; ``table`` / ``row`` name the table row it comes from, whose ``verdict`` and
+    ``p_holm`` columns are filled from this finding (so the two never disagree).
     """
 
     clear: str
@@ -42,12 +53,28 @@ class Finding:
     pvalue: float | None = None
     p_adjusted: float | None = None
     significant: bool | None = None
+    kind: str = QUESTION
+    unit: str = ""
+    estimate: float | None = None
+    se: float | None = None
+    n: int | None = None
+    margin: float | None = None
+    measure: str = ""
+    table: str | None = None
+    row: int | None = None
+    verdict: str | None = None
+    p_tost: float | None = None
+    needed: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.pvalue is None and self.kind == QUESTION:
+            self.kind = FACT
 
     @property
     def text(self) -> str:
-        if self.pvalue is None or self.significant is None:
-            return self.clear
-        return self.clear if self.significant else self.unclear
+        from analysis import verdicts
+
+        return verdicts.text(self)
 
 
 @dataclass
@@ -62,6 +89,11 @@ class Section:
 
 
 # --- formatting ----------------------------------------------------------------------------
+
+
+def plural(unit: str) -> str:
+    """``match`` → ``matches``, ``round`` → ``rounds``, ``seat-match`` → ``seat-matches``."""
+    return unit + ("es" if unit.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def fmt_pct(x: float | None, digits: int = 1) -> str:

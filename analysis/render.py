@@ -9,9 +9,15 @@ import math
 import os
 from pathlib import Path
 
-from analysis.model import Figure, Finding, Section, Table, display_rows
+from analysis import verdicts
+from analysis.facts import facts
+from analysis.model import CHECK, Figure, Finding, Section, Table, display_rows
 
-GAME_TITLE = {"yuanzi": "原子 (yuanzi)", "atlas": "ATLAS"}
+
+def game_title(game: str) -> str:
+    """The game's title from its facts (``原子 (yuanzi)``, ``ATLAS``)."""
+    return facts(game).title
+
 
 CSS = """
 :root { --ink:#1e272e; --muted:#6b7785; --line:#dfe4ea; --accent:#3867d6; --ok:#20bf6b;
@@ -39,7 +45,10 @@ ul.findings li:last-child { border-bottom: 0; }
 .badge { flex: 0 0 auto; font-size: 11px; font-weight: 650; border-radius: 999px; padding: 2px 9px;
          height: 20px; margin-top: 1px; text-transform: uppercase; letter-spacing: .03em; }
 .badge.clear { background: #e6f7ee; color: #0b7a43; }
-.badge.unclear { background: #eef1f5; color: #57606a; }
+.badge.equivalent { background: #fff4d6; color: #8a5a00; }
+.badge.notenough, .badge.unclear { background: #eef1f5; color: #57606a; }
+.badge.pass { background: #e6f7ee; color: #0b7a43; }
+.badge.fail { background: #ffe3e3; color: #c92a2a; }
 .badge.fact { background: #e8efff; color: #2d4fb3; }
 .tablewrap { overflow-x: auto; margin: 4px 0 10px; }
 table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
@@ -57,18 +66,31 @@ footer { color: var(--muted); font-size: 12px; text-align: center; padding: 10px
 """
 
 
+_BADGE_CLASS = {
+    "clear difference": "clear",
+    "equivalent": "equivalent",
+    "not enough games": "notenough",
+    "pass": "pass",
+    "fail": "fail",
+    "fact": "fact",
+}
+
+
 def _badge(f: Finding) -> tuple[str, str]:
-    if f.pvalue is None or f.significant is None:
-        return "fact", "fact"
-    if f.significant:
-        return "clear", "clear"
-    return "unclear", "not detectable"
+    lab = verdicts.label(f)
+    return _BADGE_CLASS.get(lab, "fact"), lab
+
+
+def _fmt_p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _p_text(f: Finding) -> str:
+    if f.kind == CHECK and f.pvalue is not None and f.verdict is not None:
+        return f" (p = {_fmt_p(f.pvalue)}, outside the family)"
     if f.pvalue is None or f.p_adjusted is None:
         return ""
-    return f" (Holm-adjusted p = {f.p_adjusted:.3g})"
+    return f" (Holm-adjusted p = {_fmt_p(f.p_adjusted)})"
 
 
 # --- HTML ----------------------------------------------------------------------------------
@@ -90,9 +112,15 @@ def _html_table(t: Table, highlight: str | None = None, idp: str = "") -> str:
         cls = ' class="nondefault"' if flag else ""
         out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
     out.append("</tbody></table></div>")
-    if t.note:
-        out.append(f'<p class="note">{html.escape(t.note)}</p>')
+    note = _unit_note(t)
+    if note:
+        out.append(f'<p class="note">{html.escape(note)}</p>')
     return "".join(out)
+
+
+def _unit_note(t: Table) -> str:
+    unit = f"Unit: one {t.unit}." if t.unit else ""
+    return " ".join(x for x in (unit, t.note) if x)
 
 
 def _html_figure(f: Figure) -> str:
@@ -128,9 +156,19 @@ FOOT = (
     "machine-readable numbers: {json}</footer></body></html>"
 )
 CLEAR_NOTE = (
-    '"Clear" means significant at 5 % after Holm\'s correction over all the tests {scope}; '
-    '"not detectable" means this sample cannot tell the difference from chance.'
+    "Each question gets one of three verdicts: clear difference (Holm-adjusted p < 5 % over "
+    "the questions {scope}, each counted once); equivalent (the difference lies within the "
+    "stated margin: two one-sided tests at 5 %); not enough games (neither, with the games "
+    "needed to show equivalence at 80 % power). Margins: {margins}. Checks of the simulator "
+    "against exact probabilities pass or fail on their own, outside that family."
 )
+
+
+def margins_text(margins: dict[str, float] | None = None) -> str:
+    m = {**verdicts.DEFAULT_MARGINS, **(margins or {})}
+    return "; ".join(
+        f"{k} ±{100 * v:g} points" if k != "mean" else f"{k} ±{v:g}" for k, v in m.items()
+    )
 
 
 def _finding_li(f: Finding, where: str = "") -> str:
@@ -141,13 +179,25 @@ def _finding_li(f: Finding, where: str = "") -> str:
     )
 
 
-def _html_findings(findings, idp: str = "", title: str = "Findings", scope: str = "below") -> str:
+def _html_findings(
+    findings, idp: str = "", title: str = "Findings", scope: str = "below", margins=None
+) -> str:
+    qs = [f for _, f in findings if f.kind != CHECK]
+    checks = [f for _, f in findings if f.kind == CHECK]
+    note = CLEAR_NOTE.format(scope=scope, margins=margins_text(margins))
     parts = [f'<section id="{idp}findings"><h2>{html.escape(title)}</h2>']
-    parts.append(
-        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=scope))}</p><ul class="findings">'
-    )
-    parts += [_finding_li(f) for _, f in findings]
+    parts.append(f'<p class="intro">{html.escape(note)}</p><ul class="findings">')
+    parts += [_finding_li(f) for f in qs]
     parts.append("</ul></section>")
+    if checks:
+        parts.append(f'<section id="{idp}checks"><h2>Checks</h2>')
+        parts.append(
+            '<p class="intro">The simulator against exact probabilities (each at 5 %, not part '
+            "of the questions' multiple-comparison family): a failed check means look at the "
+            'deal or the rules, not an answer about the game.</p><ul class="findings">'
+        )
+        parts += [_finding_li(f) for f in checks]
+        parts.append("</ul></section>")
     return "".join(parts)
 
 
@@ -160,7 +210,7 @@ def _html_body(
         for w in report.warnings
     ]
     blocks = [
-        _html_findings(report.findings, idp, scope=scope),
+        _html_findings(report.findings, idp, scope=scope, margins=report.margins),
         _html_section(report.config, highlight="non_default", idp=idp),
     ]
     parts += blocks[::-1] if config_first else blocks
@@ -176,11 +226,11 @@ def _nav(report, idp: str = "", config_first: bool = False) -> list[tuple[str, s
 
 
 def html_text(report) -> str:
-    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    title = f"cardsim balance report — {game_title(report.game)}"
     games = sum(r.games_done for r in report.runs)
     sub = (
         f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {games:,} "
-        f"{'matches' if report.game == 'yuanzi' else 'games'} · generated {report.generated} "
+        f"games · generated {report.generated} "
         f"by cardsim {report.version}"
     )
     parts = [HEAD.format(title=html.escape(title), css=CSS, sub=html.escape(sub))]
@@ -307,8 +357,8 @@ def _md_table(t: Table, highlight: str | None = None) -> list[str]:
         if flags and flags[i]:
             cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
-    if t.note:
-        lines += ["", f"*{t.note}*"]
+    if _unit_note(t):
+        lines += ["", f"*{_unit_note(t)}*"]
     return [*lines, ""]
 
 
@@ -316,15 +366,27 @@ def write_markdown(report, out: Path) -> None:
     """``out`` (.md) plus its figures as PNG files in ``<stem>_files/`` beside it."""
     figdir = out.with_name(f"{out.stem}_files")
     figdir.mkdir(exist_ok=True)
-    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    title = f"cardsim balance report — {game_title(report.game)}"
     lines = [f"# {title}", "", f"Generated {report.generated} by cardsim {report.version}.", ""]
     for w in report.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    lines += ["## Findings", ""]
+    lines += [
+        "## Findings",
+        "",
+        CLEAR_NOTE.format(scope="below", margins=margins_text(report.margins)),
+        "",
+    ]
     for _, f in report.findings:
-        _, label = _badge(f)
-        lines.append(f"- **[{label}]** {f.text}{_p_text(f)}")
+        if f.kind != CHECK:
+            _, label = _badge(f)
+            lines.append(f"- **[{label}]** {f.text}{_p_text(f)}")
     lines.append("")
+    checks = [f for _, f in report.findings if f.kind == CHECK]
+    if checks:
+        lines += ["## Checks", ""]
+        for f in checks:
+            lines.append(f"- **[{verdicts.label(f)}]** {f.text}{_p_text(f)}")
+        lines.append("")
     for s in [report.config, *report.sections]:
         lines += [f"## {s.title}", ""]
         if s.intro:
@@ -354,7 +416,33 @@ def _clean(v):
 
 
 def _json_table(t: Table) -> dict:
-    return {"title": t.title, "columns": t.df.columns, "rows": t.df.to_dicts(), "note": t.note}
+    return {
+        "title": t.title,
+        "unit": t.unit,
+        "columns": t.df.columns,
+        "rows": t.df.to_dicts(),
+        "note": t.note,
+    }
+
+
+def finding_doc(key: str, f: Finding) -> dict:
+    """One finding for the JSON output (layout in docs/report.md)."""
+    return {
+        "section": key,
+        "text": f.text,
+        "kind": f.kind,
+        "verdict": verdicts.label(f),
+        "unit": f.unit,
+        "p": f.pvalue,
+        "p_holm": f.p_adjusted,
+        "clear": f.significant if f.kind != CHECK else None,
+        "estimate": f.estimate,
+        "se": f.se,
+        "n": f.n,
+        "margin": f.margin,
+        "p_tost": f.p_tost,
+        "games_needed": f.needed,
+    }
 
 
 def json_doc(report) -> dict:
@@ -384,16 +472,7 @@ def json_doc(report) -> dict:
                 },
             }
         )
-    findings = [
-        {
-            "section": key,
-            "text": f.text,
-            "p": f.pvalue,
-            "p_holm": f.p_adjusted,
-            "clear": f.significant,
-        }
-        for key, f in report.findings
-    ]
+    findings = [finding_doc(key, f) for key, f in report.findings]
     sections = {
         s.key: {
             "title": s.title,
@@ -405,7 +484,8 @@ def json_doc(report) -> dict:
     return _clean(
         {
             "format": "cardsim-report",
-            "format_version": 1,
+            "format_version": 2,
+            "margins": {**verdicts.DEFAULT_MARGINS, **(report.margins or {})},
             "cardsim_version": report.version,
             "generated": report.generated,
             "game": report.game,

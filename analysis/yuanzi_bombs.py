@@ -15,6 +15,8 @@ from analysis.exprs import game_keys, length_summary, mean_ci, rate_table
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "yuanzi_bombs"
+FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 30
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
 
 

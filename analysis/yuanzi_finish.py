@@ -6,9 +6,11 @@ import polars as pl
 
 from analysis import plots
 from analysis.exprs import rate_table, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
 
 KEY = "yuanzi_finish"
+FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 20
 PATTERNS = {2: "1-2", 3: "1-3", 4: "1-4"}
 
 
@@ -147,3 +149,142 @@ def section(items: list[RunData]) -> Section:
             )
         )
     return sec
+
+
+# --- game length measures (read by analysis/length.py) ---------------------------------------
+
+
+def length_values(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: tricks / plays per played half and tricks per match."""
+    parts = []
+    for h in (0, 1):
+        played = games.filter(pl.col(f"tricks_{h}") >= 0)
+        for m in ("tricks", "plays"):
+            parts.append(
+                played.select(
+                    pl.lit(f"{m} in half {h + 1}").alias("measure"),
+                    pl.col(f"{m}_{h}").cast(pl.Int64).alias("value"),
+                )
+            )
+    parts.append(
+        games.select(
+            pl.lit("tricks per match").alias("measure"),
+            (pl.col("tricks_0") + pl.col("tricks_1").clip(lower_bound=0))
+            .cast(pl.Int64)
+            .alias("value"),
+        )
+    )
+    return pl.concat(parts)
+
+
+LENGTH_MAIN = "tricks per match"
+LENGTH_INTRO = "Tricks and plays (non-pass moves) per half, and tricks per match."
+
+
+def length_figures(hist: pl.DataFrame, items: list) -> list[Figure]:
+    """The length section's extra figure: tricks per half."""
+    h1 = hist.filter(pl.col("measure").str.starts_with("tricks in half"))
+    return [
+        Figure(
+            "tricks_half",
+            "tricks per half",
+            plots.histogram(
+                h1,
+                "value",
+                group="measure" if len(items) == 1 else None,
+                title="Tricks per half" + (" (all runs)" if len(items) > 1 else ""),
+                xlabel="tricks",
+            ),
+        )
+    ]
+
+
+# --- score measures (read by analysis/scores.py) ---------------------------------------------
+
+
+def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: team half-scores per played half, seat points per half."""
+    parts = []
+    for h in (0, 1):
+        played = games.filter(pl.col(f"tricks_{h}") >= 0)
+        for t in (0, 1):
+            parts.append(
+                played.select(
+                    pl.lit(f"team {t} points, half {h + 1}").alias("measure"),
+                    pl.col(f"team_points_{h}_t{t}").cast(pl.Int64).alias("value"),
+                )
+            )
+        parts.append(
+            seats.filter(pl.col(f"points_{h}") >= 0).select(
+                pl.lit(f"seat points, half {h + 1}").alias("measure"),
+                pl.col(f"points_{h}").cast(pl.Int64).alias("value"),
+            )
+        )
+    return pl.concat(parts)
+
+
+def delta_table(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Distribution of team 0's match delta (+2 双夹 win, +1, −1, −2), with Wilson intervals."""
+    counts = games.group_by(pl.col("delta_0").cast(pl.Int64).alias("delta")).agg(
+        matches=pl.len().cast(pl.Int64)
+    )
+    total = games.select(n=pl.len().cast(pl.Int64))
+    return with_rate(counts.join(total, how="cross"), "matches", "n", "share").sort("delta")
+
+
+SCORE_INTRO = (
+    "Team half-scores (300 points per half, YZ-24), points per seat and the match delta "
+    "(+2/−2 for 双夹, +1/−1 otherwise, YZ-25/26), from team 0 (南北)'s side."
+)
+
+
+def score_queries(run) -> dict[str, pl.LazyFrame]:
+    return {"delta": delta_table(run.games)}
+
+
+def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> None:
+    """The 原子 part of the scores section: team half-scores and the match delta."""
+    KEY = "scores"  # noqa: N806  (the shared section's results)
+    group = "run" if len(items) > 1 else None
+    delta = stack(items, f"{KEY}.delta")
+    sec.tables.append(Table("delta", "Match delta of team 0 (南北)", delta, ("share",)))
+    h = hist.filter(pl.col("measure") == "team 0 points, half 1")
+    sec.figures.append(
+        Figure(
+            "team_points",
+            "team half-scores",
+            plots.histogram(
+                h, "value", group=group, title="Team 0 (南北) score in half 1", xlabel="points"
+            ),
+        )
+    )
+    sec.figures.append(
+        Figure(
+            "delta",
+            "match delta",
+            plots.bar_rates(
+                delta,
+                "delta",
+                "share",
+                group=group,
+                title="Match delta of team 0 (95 % CI)",
+                ylabel="share of matches",
+            ),
+        )
+    )
+    for it in items:
+        d = it.get(f"{KEY}.delta")
+        s = (
+            it.get(f"{KEY}.summary")
+            .filter(pl.col("measure") == "team 0 points, half 1")
+            .row(0, named=True)
+        )
+        big = d.filter(pl.col("delta").abs() == 2)
+        share = float(big["share"].sum()) if big.height else 0.0
+        sec.findings.append(
+            Finding(
+                f"{prefix(items, it)}Team 0 scores {fmt_num(s['mean'], 1)} of 300 points in the "
+                f"first half on average (median {fmt_num(s['median'], 0)}); "
+                f"{100 * share:.1f} % of matches end ±2 (双夹)."
+            )
+        )
