@@ -103,16 +103,12 @@ def section(items: list[RunData]) -> Section:
             Figure(
                 "players",
                 "player count",
-                plots.line_rates(
+                plots.player_counts(
                     pdf.with_columns(
                         rate=pl.col("first_share"),
                         rate_lo=pl.col("first_share_lo"),
                         rate_hi=pl.col("first_share_hi"),
-                    ),
-                    "players",
-                    title="First player's share of wins by player count (95 % band)",
-                    xlabel="players",
-                    ylabel="first player's share",
+                    )
                 ),
             )
         )

@@ -305,3 +305,31 @@ def interval_points(
         ax.set_xlabel(xlabel)
         ax.set_title(title, fontsize=10)
     return _png(fig)
+
+
+def player_counts_fig(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share"):
+    """``y`` (with ``y_lo``/``y_hi``) per simulated player count: points with 95 % error bars,
+    no line between counts (counts in between were not simulated), the fair share 1/n as a
+    dashed reference, integer ticks at the simulated counts, the legend outside the data."""
+    d = df.sort("players")
+    xs = d["players"].to_numpy().astype(float)
+    yv = 100 * d[y].to_numpy()
+    err = np.vstack([yv - 100 * d[f"{y}_lo"].to_numpy(), 100 * d[f"{y}_hi"].to_numpy() - yv])
+    fig, ax = plt.subplots(figsize=(5.5, 2.8))
+    grid = np.linspace(xs.min() - 0.3, xs.max() + 0.3, 200)
+    ax.plot(grid, 100 / grid, color=EXPECTED, ls="--", lw=1, label="fair share 1/n")
+    ax.errorbar(
+        xs, yv, yerr=err, fmt="o", ms=5, color=COLORS[0], capsize=3, label="simulated", lw=0
+    )
+    ax.scatter(xs, yv, s=0)  # the simulated points as a collection (ax.collections[0])
+    ax.set_xticks(xs, [str(int(x)) for x in xs])
+    ax.set_xlabel("players")
+    ax.set_ylabel(ylabel + " (%)")
+    ax.set_title("First player's share of wins by player count (95 % CI)", fontsize=10)
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def player_counts(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share") -> bytes:
+    """:func:`player_counts_fig` as PNG bytes."""
+    return _png(player_counts_fig(df, y, ylabel))

@@ -119,7 +119,7 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
     for unit in names:
         cols = [j for j in range(S) if units[sides[j]] == unit]
         wins = int(c[:, cols].sum())
-        expected = share(beta, unit, False)
+        expected = share(beta, unit, False) if identified else float("nan")
         effect = wins / n - expected if n else float("nan")
         eps = 1e-5
         grad = np.zeros(dim)
@@ -247,19 +247,30 @@ def section(items: list[RunData]) -> Section:
         )  # fmt: skip
         offset = sum(fr.height for fr in frames)
         frames.append(t.select(pl.lit(it.label).alias("run"), pl.all()))
+        # the effects of the units sum to zero: the most common strategy is the baseline (a
+        # described fact), every other one is a question, so each comparison counts once
+        baseline = max(t.iter_rows(named=True), key=lambda r: (r["share"], r["strategy"]))[
+            "strategy"
+        ]
         for i, r in enumerate(t.iter_rows(named=True)):
             eff = pm(r["effect"], r["effect_lo"], r["effect_hi"]).replace(" %", "")
-            base = (
+            won = (
                 f"{pre}{r['strategy']} wins {pm(r['rate'], r['rate_lo'], r['rate_hi'])} of "
-                f"{plural(unit)} against a seat-adjusted expectation of "
-                f"{100 * r['expected']:.1f} % (its share of the {f.side}s: "
-                f"{100 * r['share']:.1f} %): effect {eff} points (n = {r['n']:,})."
+                f"{plural(unit)}"
+            )
+            base = (
+                f"{won} against a seat-adjusted expectation of {100 * r['expected']:.1f} % "
+                f"(its share of the {f.side}s: {100 * r['share']:.1f} %): effect {eff} points "
+                f"(n = {r['n']:,})."
+                if adj.identified
+                else f"{won} (its share of the {f.side}s: {100 * r['share']:.1f} %; not "
+                f"separable from the seat in this run, n = {r['n']:,})."
             )
             sec.findings.append(
                 Finding(
                     base,
                     base,
-                    r["p"] if adj.identified else None,
+                    r["p"] if adj.identified and r["strategy"] != baseline else None,
                     unit=unit,
                     estimate=r["effect"],
                     se=r["se"] if np.isfinite(r["se"]) else None,
