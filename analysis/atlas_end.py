@@ -13,6 +13,12 @@ from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 KEY = "atlas_end"
 FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 10
+#: rates the comparison of runs sets side by side: (measure, query, row filter); unit: round
+HEADLINE = (
+    ("no winner", "atlas_end.ends", {"end": "no_winner"}),
+    ("turn cap", "atlas_end.ends", {"end": "turn_cap"}),
+    ("won by claim", "atlas_end.ends", {"end": "claim"}),
+)
 
 
 def ends(games: pl.LazyFrame) -> pl.LazyFrame:

@@ -203,8 +203,9 @@ class Page:
     subtitle: str
     parts: list[Part]
     warnings: list[str] = field(default_factory=list)
-    scope: str = "of this page"
+    scope: str = "of each part"
     json_name: str = ""
+    margins: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -276,7 +276,7 @@ def html_multi(page) -> str:
         parts.append(f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>')
     parts.append('<section id="findings"><h2>Findings</h2>')
     parts.append(
-        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=page.scope))} The headline '
+        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=page.scope, margins=margins_text(page.margins)))} The headline '
         "findings of each part; every part has its full list below.</p>"
     )
     for part in page.parts:

@@ -140,7 +140,7 @@ def section(items: list[RunData]) -> Section:
     first = pl.DataFrame(rows).drop("se", "deff")
     if len(items) == 1:
         first = first.drop("run")
-    side = stack(items, f"{KEY}.side").drop("var", "clusters")
+    side = stack(items, f"{KEY}.side").drop("var", "clusters").rename({"side": f.side})
     position_df = stack(items, f"{KEY}.position").drop("var", "clusters")
     pct = ("rate", "fair_share", "excess")
     sec.tables += [
@@ -172,7 +172,7 @@ def section(items: list[RunData]) -> Section:
                 what,
                 plots.bar_rates(
                     df,
-                    "side" if key == f.side else "position",
+                    key,
                     group=group,
                     expected=fair[0] if same else None,
                     title=f"{what} (95 % CI)",

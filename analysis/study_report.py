@@ -148,11 +148,7 @@ def json_doc(study, page: Page, generated: str) -> dict:
         {
             "part": p.title,
             "part_key": p.key,
-            "section": key,
-            "text": f.text,
-            "p": f.pvalue,
-            "p_holm": f.p_adjusted,
-            "clear": f.significant,
+            **render.finding_doc(key, f),
             "headline": any(f is h for _, h in p.headline),
         }
         for p in page.parts
@@ -161,7 +157,7 @@ def json_doc(study, page: Page, generated: str) -> dict:
     return render._clean(
         {
             "format": "cardsim-study",
-            "format_version": 1,
+            "format_version": 2,
             "cardsim_version": __version__,
             "generated": generated,
             "study": study.name,
@@ -202,7 +198,8 @@ def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
         ),
         parts=parts,
         warnings=warnings,
-        scope="on this page",
+        scope="of each part",
+        margins=dict(getattr(study, "margins", None) or {}),
         json_name=out.with_suffix(".json").name,
     )
     try:

@@ -11,6 +11,11 @@ from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm
 KEY = "yuanzi_finish"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 20
+#: rates the comparison of runs sets side by side: (measure, query, row filter); unit: match
+HEADLINE = (
+    ("双夹 (share of matches)", "yuanzi_finish.match", {"outcome": "双夹 (any team)"}),
+    ("1-2 finish in half 1", "yuanzi_finish.patterns", {"half": 1, "pattern": "1-2"}),
+)
 PATTERNS = {2: "1-2", 3: "1-3", 4: "1-4"}
 
 
