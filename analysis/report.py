@@ -211,20 +211,25 @@ def comparison_section(items: list[RunData]) -> Section:
             shift = a["fair"] - b["fair"]
             ra, rb = a["k"] / a["n"], b["k"] / b["n"]
             se = float(np.sqrt(ra * (1 - ra) / a["n"] + rb * (1 - rb) / b["n"]))
-            rows.append(
-                {
-                    "measure": what,
-                    "run": it.label,
-                    "value": ra - a["fair"],
-                    "n": a["n"],
-                    "baseline": rb - b["fair"],
-                    "n_baseline": b["n"],
-                    "diff": float(d[0]) - shift,
-                    "diff_lo": max(float(lo[0]) - shift, -1.0),
-                    "diff_hi": min(float(hi[0]) - shift, 1.0),
-                    "p": _p_shifted(a, b, shift) if shift else float(p[0]),
-                }
-            )
+            row = {
+                "measure": what,
+                "run": it.label,
+                "value": ra - a["fair"],
+                "n": a["n"],
+                "baseline": rb - b["fair"],
+                "n_baseline": b["n"],
+                "diff": float(d[0]) - shift,
+                "diff_lo": max(float(lo[0]) - shift, -1.0),
+                "diff_hi": min(float(hi[0]) - shift, 1.0),
+                "p": _p_shifted(a, b, shift) if shift else float(p[0]),
+                "interval": "Newcomb (independent runs)",
+            }
+            paired = _paired_first(it, items[0]) if get.__name__ == "first" else None
+            if paired is not None:
+                row.update(paired)
+                se = paired.pop("_se")
+                row.pop("_se", None)
+            rows.append(row)
             meta.append((measure, se))
     if not rows:
         return sec
@@ -263,6 +268,59 @@ def comparison_section(items: list[RunData]) -> Section:
             )
         )
     return sec
+
+
+def shares_deals(a: Run, b: Run) -> bool:
+    """Runs of one root seed and player count play the same deals (game ``i`` of both)."""
+    return (
+        str(a.manifest.get("seed")) == str(b.manifest.get("seed"))
+        and a.players == b.players
+        and not a.is_comparison
+        and not b.is_comparison
+    )
+
+
+def _paired_first(it: RunData, base: RunData) -> dict | None:
+    """The first-player advantage of two runs on the same deals, paired by game: the mean
+    over the games decided in both of ``won_a − won_b`` with a Student-t interval (one
+    streaming aggregation; the deal's luck cancels)."""
+    if not shares_deals(it.run, base.run):
+        return None
+    f = facts(it.run.game)
+    keys = [c for c in ("game", "round") if c in it.run.games.collect_schema().names()]
+
+    def side(run: Run, tag: str) -> pl.LazyFrame:
+        return run.games.select(
+            *keys,
+            (f.winner_side() == f.first_side()).alias(f"y{tag}"),
+            f.winner_side().is_not_null().alias(f"d{tag}"),
+        )
+
+    j = (
+        side(it.run, "a")
+        .join(side(base.run, "b"), on=keys)
+        .filter(pl.col("da") & pl.col("db"))
+        .select(d=pl.col("ya").cast(pl.Float64) - pl.col("yb").cast(pl.Float64))
+        .select(n=pl.len(), mean=pl.col("d").mean(), sd=pl.col("d").std())
+        .collect()
+        .row(0, named=True)
+    )
+    n, mean, sd = int(j["n"]), j["mean"], j["sd"]
+    if n < 2 or mean is None or sd is None:
+        return None
+    from scipy.stats import t as student
+
+    se = sd / np.sqrt(n)
+    half = float(student.ppf(0.975, n - 1) * se)
+    p = float(2 * student.sf(abs(mean) / se, n - 1)) if se > 0 else float(mean != 0)
+    return {
+        "diff": float(mean),
+        "diff_lo": max(float(mean) - half, -1.0),
+        "diff_hi": min(float(mean) + half, 1.0),
+        "p": p,
+        "interval": f"paired on {n:,} shared deals (same root seed), Student t",
+        "_se": float(se),
+    }
 
 
 def _p_shifted(a: dict, b: dict, shift: float) -> float:

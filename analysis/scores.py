@@ -66,6 +66,17 @@ def section(items: list[RunData]) -> Section:
         "q95",
         "max",
     )
+    fixed = hook(game, "SCORE_FIXED_MEANS", {})
+    if fixed:  # a mean fixed by the rules (e.g. seat points: 300 per half over 4 seats)
+        is_fixed = pl.col("measure").is_in(list(fixed))
+        summ = summ.with_columns(
+            pl.when(is_fixed).then(None).otherwise(pl.col(c)).alias(c)
+            for c in ("mean_lo", "mean_hi")
+        )
+        sec.notes.append(
+            "no interval for "
+            + ", ".join(f"{k} (mean {v:g} by construction)" for k, v in fixed.items())
+        )
     sec.tables.append(Table("summary", "Score distribution", summ))
     hist = stack(items, f"{KEY}.histogram")
     hook(game, "score_section")(sec, items, hist)

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import numpy as np
 import polars as pl
+from scipy.stats import norm
 
 from analysis import plots, stats
 from analysis.exprs import clustered_rate_table, game_keys, one_per_deal, slope_moments, with_rate
@@ -159,6 +160,45 @@ def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
     return clustered_rate_table(pl.concat(parts), ["half"], pl.col("hit"), ["game"])
 
 
+def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Per played match: ``x`` = 刀 cards of the first leader's team minus the other team's
+    (first half; the first leader holds the indicator card, YZ-08), ``y`` = the first leader's
+    team won, ``fl_dao`` / ``other_dao``."""
+    keys = game_keys(games)
+    per_team = seats.group_by(*keys, pl.col("team").cast(pl.Int64)).agg(
+        pl.col("dao_cards_0").cast(pl.Int64).sum().alias("dao")
+    )
+    t0 = per_team.filter(pl.col("team") == 0).select(*keys, pl.col("dao").alias("dao0"))
+    t1 = per_team.filter(pl.col("team") == 1).select(*keys, pl.col("dao").alias("dao1"))
+    fl = pl.col("first_leader_0").cast(pl.Int64) % 2
+    return (
+        games.select(*keys, fl.alias("fl"), pl.col("winner_team").cast(pl.Int64).alias("w"))
+        .join(t0, on=keys)
+        .join(t1, on=keys)
+        .select(
+            *keys,
+            pl.when(pl.col("fl") == 0).then("dao0").otherwise("dao1").alias("fl_dao"),
+            pl.when(pl.col("fl") == 0).then("dao1").otherwise("dao0").alias("other_dao"),
+            (pl.col("w") == pl.col("fl")).alias("y"),
+        )
+        .with_columns(x=pl.col("fl_dao") - pl.col("other_dao"))
+    )
+
+
+def first_leader_adjusted(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
+    mean 刀 cards of both teams: the advantage with and without the indicator card's effect."""
+    fr = first_leader_frame(games, seats)
+    return slope_moments(fr, pl.col("x"), pl.col("y"), ["game"]).join(
+        fr.select(
+            fl_dao=pl.col("fl_dao").mean(),
+            other_dao=pl.col("other_dao").mean(),
+            raw=pl.col("y").cast(pl.Float64).mean(),
+        ),
+        how="cross",
+    )
+
+
 def queries(run) -> dict[str, pl.LazyFrame]:
     ji = str(run.rules.get("joker_indicator", "three"))
     # the 刀 rank, fallback, first receiver and leader depend only on the deal: one row per
@@ -179,6 +219,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         "dao_cards_trend": dealt_trend(s, "dao_cards_0"),
         "jokers_trend": dealt_trend(s, "jokers_0"),
         "hand41": hand41_upstream(s),
+        "first_leader_adjusted": first_leader_adjusted(run.games, run.seats),
     }
 
 
@@ -317,6 +358,28 @@ def section(items: list[RunData]) -> Section:
                     se=tr.se,
                     n=tr.clusters,
                     measure="win rate",
+                )
+            )
+        m = it.get(f"{KEY}.first_leader_adjusted").row(0, named=True)
+        adj = stats.clustered_slope(m)
+        if np.isfinite(adj.intercept):
+            half = 1.96 * adj.se_intercept
+            sec.findings.append(
+                Finding(
+                    f"{pre}The first leader's team wins {100 * m['raw']:.1f} % of matches, but "
+                    f"it holds the 刀 indicator card ({m['fl_dao']:.2f} vs {m['other_dao']:.2f} "
+                    f"刀 cards on average): at equal 刀 cards it wins "
+                    f"{100 * adj.intercept:.1f} % ± {100 * half:.1f} %, "
+                    f"{100 * (adj.intercept - 0.5):+.1f} points over the fair share "
+                    f"(n = {adj.n:,} matches, {adj.clusters:,} deals).",
+                    unit="deal",
+                    estimate=adj.intercept - 0.5,
+                    se=adj.se_intercept,
+                    n=adj.clusters,
+                    measure="win rate",
+                    pvalue=float(2 * norm.sf(abs(adj.intercept - 0.5) / adj.se_intercept))
+                    if adj.se_intercept > 0
+                    else None,
                 )
             )
         h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)

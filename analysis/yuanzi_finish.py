@@ -243,6 +243,10 @@ SCORE_INTRO = (
 )
 
 
+#: means the rules fix (YZ-24: 300 points per half shared by the 4 seats): no interval
+SCORE_FIXED_MEANS = {"seat points, half 1": 75, "seat points, half 2": 75}
+
+
 def score_queries(run) -> dict[str, pl.LazyFrame]:
     return {"delta": delta_table(run.games)}
 

@@ -277,3 +277,68 @@ def test_unknown_game_is_an_error():
 
     with pytest.raises(CardsimError):
         facts("chess")
+
+
+# --- 5. paired intervals for shared deals; the indicator card; t and clipping ------------------
+
+
+def test_runs_that_share_a_root_seed_are_compared_paired(tmp_path, yz_plain_seed3):
+    from sim import runner
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    other = tmp_path / "random"
+    cfg = build_config(get_engine("yuanzi"), games=300, seed=3, strategy="random")
+    runner.run(cfg, other, chunk_size=300, progress=False, threads=1)
+    rep = build_report([yz_plain_seed3, other])
+    row = (
+        _table(rep, "comparison", "diffs")
+        .filter(pl.col("measure").str.contains("excess"))
+        .row(0, named=True)
+    )
+    assert row["interval"].startswith("paired on 300 shared deals")
+    ga = pl.read_parquet(other / "games" / "*.parquet").sort("game")
+    gb = pl.read_parquet(yz_plain_seed3 / "games" / "*.parquet").sort("game")
+    assert (ga["first_leader_0"] == gb["first_leader_0"]).all()  # the same deals
+    d = (ga["winner_team"] == ga["first_leader_0"] % 2).cast(pl.Float64) - (
+        gb["winner_team"] == gb["first_leader_0"] % 2
+    ).cast(pl.Float64)
+    from scipy.stats import t as student
+
+    assert row["diff"] == pytest.approx(d.mean())
+    half = student.ppf(0.975, 299) * d.std() / 300**0.5
+    assert row["diff_hi"] - row["diff"] == pytest.approx(half)
+
+
+def test_first_leader_advantage_with_and_without_the_indicator_card(yz_run):
+    import statsmodels.api as sm
+
+    rep = build_report([yz_run])
+    f = next(f for _, f in rep.findings if "indicator card" in f.text)
+    g = pl.read_parquet(yz_run / "games" / "*.parquet").sort("game")
+    s = pl.read_parquet(yz_run / "seats" / "*.parquet")
+    dao = s.group_by("game", "team").agg(pl.col("dao_cards_0").cast(pl.Int64).sum())
+    t0 = dao.filter(pl.col("team") == 0).select("game", d0="dao_cards_0")
+    t1 = dao.filter(pl.col("team") == 1).select("game", d1="dao_cards_0")
+    m = g.join(t0, on="game").join(t1, on="game").sort("game")
+    fl = m["first_leader_0"].cast(pl.Int64) % 2
+    x = ((m["d0"] - m["d1"]) * (1 - 2 * fl)).to_numpy().astype(float)  # FL team − other
+    y = (m["winner_team"].cast(pl.Int64) == fl).to_numpy().astype(float)
+    fit = sm.OLS(y, sm.add_constant(x)).fit(
+        cov_type="cluster", cov_kwds={"groups": m["game"].to_numpy(), "use_correction": False}
+    )
+    g_n = m.height
+    assert f.estimate == pytest.approx(fit.params[0] - 0.5)
+    assert f.se == pytest.approx(fit.bse[0] * (g_n / (g_n - 1)) ** 0.5, rel=1e-6)  # CR1
+    raw = y.mean()
+    assert f"{100 * raw:.1f} % of matches" in f.text
+    assert x.mean() > 0  # the first leader's team holds the indicator: more 刀 cards
+
+
+def test_intervals_are_clipped_to_the_possible_range():
+    from analysis import duplicate
+
+    # one strategy wins every game: the paired interval is [1, 1], never above 1
+    df = _null_comparison(0, deals=50).with_columns(won=pl.col("strategy") == "coin_a")
+    pw = duplicate.pairwise_table(df).row(0, named=True)
+    assert pw["diff"] == 1.0 and pw["diff_hi"] <= 1.0 and pw["bonferroni_hi"] <= 1.0
