@@ -114,6 +114,7 @@ def section(items: list[RunData]) -> Section:
                     se=tr.se,
                     n=tr.clusters,
                     measure="win rate",
+                    answer=True,
                 )
             )
         md = it.get(f"{KEY}.melds")

@@ -82,7 +82,8 @@ def section(items: list[RunData]) -> Section:
         sec.findings.append(
             Finding(
                 f"{prefix(items, it)}{pm(nw['rate'], nw['rate_lo'], nw['rate_hi'])} of rounds end "
-                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap."
+                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap.",
+                answer=True,
             )
         )
     if len(items) > 1:

@@ -103,6 +103,7 @@ def pair_finding(r: dict, pre: str = "", row: int | None = None) -> Finding:
         measure="win rate",
         table="pairwise",
         row=row,
+        answer=True,
     )
 
 
@@ -205,7 +206,8 @@ def section(items: list[RunData]) -> Section:
                     f"{r['rating_hi']:+.2f}]"
                     for r in table.iter_rows(named=True)
                 )
-                + f" (fitted on {rt.units:,} games)."
+                + f" (fitted on {rt.units:,} games).",
+                answer=True,
             )
         )
         sec.figures.append(

@@ -98,7 +98,8 @@ def section(items: list[RunData]) -> Section:
                 f"[{fmt_num(row['mean_lo'], 1)}, {fmt_num(row['mean_hi'], 1)}] "
                 f"{main.split(' ')[0]} on average (n = {row['n']:,}; median "
                 f"{fmt_num(row['median'], 0)}, 90 % between {fmt_num(row['q05'], 0)} and "
-                f"{fmt_num(row['q95'], 0)})."
+                f"{fmt_num(row['q95'], 0)}).",
+                answer=True,
             )
         )
     return sec

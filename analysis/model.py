@@ -65,6 +65,7 @@ class Finding:
     verdict: str | None = None
     p_tost: float | None = None
     needed: float | None = None
+    answer: bool = False  # one of the report's Answers (shown first)
 
     def __post_init__(self) -> None:
         if self.pvalue is None and self.kind == QUESTION:
@@ -142,9 +143,56 @@ def _digits_for(df: pl.DataFrame, col: str) -> int:
     return 1
 
 
+#: Readable column headers (the JSON keeps the column names).
+HEADERS = {
+    "k": "count",
+    "n": "n",
+    "wins": "wins",
+    "rate": "rate",
+    "expected": "expected",
+    "within_ci": "inside 95 % CI",
+    "q05": "5 %",
+    "q25": "25 %",
+    "q75": "75 %",
+    "q95": "95 %",
+    "sd": "SD",
+    "p": "p",
+    "p_holm": "Holm p",
+    "fair_share": "fair share",
+    "excess": "excess over fair share (pp)",
+    "diff": "difference (pp)",
+    "effect": "effect (pp)",
+    "deff": "design effect",
+    "clusters": "deals",
+    "win_a": "win rate a",
+    "win_b": "win rate b",
+    "variance_ratio": "variance ratio (pairing gain)",
+    "equivalent_unpaired_games": "equivalent unpaired games",
+    "mean_turns": "mean turns",
+    "no_winner": "no winner",
+    "first_wins": "first player wins",
+    "first_share": "first player's share",
+    "no_winner_rate": "no-winner rate",
+    "n_baseline": "n (first run)",
+    "baseline": "first run",
+    "value": "this run",
+    "logit": "strategy term (logit)",
+    "share": "share of the sides",
+    "non_default": "non-default",
+}
+#: Columns kept in the JSON but not shown in the HTML / Markdown tables (width).
+HIDDEN = {"se", "var", "bonferroni", "bonferroni_lo", "bonferroni_hi", "unpaired",
+          "unpaired_lo", "unpaired_hi"}  # fmt: skip
+
+
+def header(col: str) -> str:
+    """The readable header of a column: :data:`HEADERS`, else the name without underscores."""
+    return HEADERS.get(col, col.replace("_", " "))
+
+
 def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
     """Header and formatted cells of a table (interval columns merged into their estimate)."""
-    df = table.df
+    df = table.df.drop([c for c in table.df.columns if c in HIDDEN])
     cols = [
         c
         for c in df.columns
@@ -153,8 +201,11 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
             or (c.endswith("_hi") and c[:-3] in df.columns)
         )
     ]
-    header = [
-        f"{c} [95 % CI]" if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns else c for c in cols
+    header_row = [
+        f"{header(c)} [95 % CI]"
+        if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns
+        else header(c)
+        for c in cols
     ]
     rows = []
     for rec in df.iter_rows(named=True):
@@ -179,7 +230,7 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
                     s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
             cells.append(s)
         rows.append(cells)
-    return header, rows
+    return header_row, rows
 
 
 @dataclass

@@ -265,6 +265,7 @@ def comparison_section(items: list[RunData]) -> Section:
                 measure=measure,
                 table="diffs",
                 row=i,
+                answer=True,
             )
         )
     return sec

@@ -135,6 +135,7 @@ def section(items: list[RunData]) -> Section:
                 measure="win rate",
                 table="first_player",
                 row=len(rows) - 1,
+                answer=True,
             )
         )
     first = pl.DataFrame(rows).drop("se", "deff")

@@ -278,6 +278,7 @@ def section(items: list[RunData]) -> Section:
                     measure="win rate",
                     table="rates",
                     row=offset + i,
+                    answer=True,
                 )
             )
     if frames:

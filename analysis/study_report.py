@@ -110,7 +110,7 @@ def build_parts(
         report = replace(report, sections=keep, findings=kept)
         judge(kept, margins)  # the family: this part's questions only
         verdicts.fill_tables(keep)
-        title = f"{s.name}: {' vs '.join(s.compare)} ({game_title(s.game)})"
+        title = f"{s.name}: {' vs '.join(s.compare)} — {game_title(s.game)}"
         parts.append(
             Part(
                 f"part{len(parts) + 1}",
@@ -129,7 +129,7 @@ def build_parts(
         parts.append(
             Part(
                 f"part{len(parts) + 1}",
-                f"{s.name} ({game_title(s.game)})",
+                f"{s.name} — {game_title(s.game)}",
                 "scenario",
                 report,
                 [],

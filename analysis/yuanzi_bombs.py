@@ -152,7 +152,8 @@ def section(items: list[RunData]) -> Section:
             Finding(
                 f"{prefix(items, it)}A first half sees {fmt_num(b['mean'], 1)} bombs, "
                 f"{fmt_num(a['mean'], 2)} atoms and {fmt_num(hy['mean'], 3)} hydrogen bombs on average; "
-                f"{100 * hy['share']:.1f} % of first halves have a hydrogen bomb."
+                f"{100 * hy['share']:.1f} % of first halves have a hydrogen bomb.",
+                answer=True,
             )
         )
     return sec

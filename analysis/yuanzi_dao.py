@@ -358,6 +358,7 @@ def section(items: list[RunData]) -> Section:
                     se=tr.se,
                     n=tr.clusters,
                     measure="win rate",
+                    answer=True,
                 )
             )
         m = it.get(f"{KEY}.first_leader_adjusted").row(0, named=True)
@@ -380,6 +381,7 @@ def section(items: list[RunData]) -> Section:
                     pvalue=float(2 * norm.sf(abs(adj.intercept - 0.5) / adj.se_intercept))
                     if adj.se_intercept > 0
                     else None,
+                    answer=True,
                 )
             )
         h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)

@@ -150,7 +150,8 @@ def section(items: list[RunData]) -> Section:
             Finding(
                 f"{prefix(items, it)}双夹 ends {pm(a['rate'], a['rate_lo'], a['rate_hi'])} of matches "
                 f"after the first half (team 0 {100 * t0['rate']:.1f} %, team 1 "
-                f"{100 * t1['rate']:.1f} %)."
+                f"{100 * t1['rate']:.1f} %).",
+                answer=True,
             )
         )
     return sec

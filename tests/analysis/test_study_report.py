@@ -159,13 +159,13 @@ def test_study_page_in_chromium(study, tmp_path):
     images, decoded, tables, rows, dom = probe(html, tmp_path)
     assert images == html.count("<img ") >= 20 and decoded == images
     assert tables >= 30 and rows >= 150
-    assert dom.index("Findings") < dom.index("Contents")
+    assert dom.index("Answers") < dom.index("Contents")
     for title in (
         "tiny study",
         "原子: joker indicator three vs redraw",
-        "yz-greedy-vs-random: greedy vs random (原子)",
-        "at-careful-vs-greedy: careful vs greedy (ATLAS)",
-        "at-4p (ATLAS)",
+        "yz-greedy-vs-random: greedy vs random — 原子 (yuanzi)",
+        "at-careful-vs-greedy: careful vs greedy — ATLAS",
+        "at-4p — ATLAS",
     ):
         assert title in dom, title
     doc = _doc(res)
