@@ -38,7 +38,7 @@ def ends(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def by_players(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
     """One row: players, rounds, no-winner share, mean turns, first-player share of wins."""
-    decided = pl.col("winner") >= 0
+    decided = pl.col("winner").is_not_null()
     return games.select(
         pl.lit(players, pl.Int64).alias("players"),
         pl.len().cast(pl.Int64).alias("rounds"),
@@ -149,7 +149,7 @@ LENGTH_INTRO = (
 
 def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     """Long table ``measure, value``: winner points per decided round."""
-    return games.filter(pl.col("winner") >= 0).select(
+    return games.filter(pl.col("winner").is_not_null()).select(
         pl.lit("winner points").alias("measure"),
         pl.col("winner_points").cast(pl.Int64).alias("value"),
     )

@@ -2,9 +2,7 @@
 
 The facts come from the engine (``sim.games.get_engine(game).facts``, a ``sim.game.GameFacts``:
 title, what one row is, the sides that win, the first player's side, the columns that depend
-only on the deal, how ``compare`` seats the strategies). Engines without ``facts`` (tables of
-schema v1, written before the restructuring of issue 9) get :data:`_V1` below, the same facts
-spelled in the v1 column names.
+only on the deal, how ``compare`` seats the strategies).
 
 Per-game analysis modules (``yuanzi_dao``, ``atlas_end`` …) are not chosen by name tests
 either: each declares the game it belongs to (``FOR_GAME``) and :func:`game_modules` collects
@@ -16,90 +14,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
 
-import polars as pl
-
 from sim.errors import CardsimError
-
-
-@dataclass(frozen=True)
-class Facts:
-    """The subset of ``sim.game.GameFacts`` the analyses use (see docs/report.md, "Units")."""
-
-    title: str
-    row_unit: str  # what one games row is: "match" / "round"
-    seat_row_unit: str  # what one seats row is: "seat-match" / "seat-round"
-    side: str  # what wins: "team" / "seat"
-    side_column: str  # the seats table's column naming the side
-    sides_fn: Callable[[int], int]
-    first_player_label: str
-    first_side_fn: Callable[[], pl.Expr]
-    winner_side_fn: Callable[[], pl.Expr]
-    deal_columns_games: tuple[str, ...]
-    deal_columns_seats: tuple[str, ...]
-    comparison_layout: str  # "team_swap" / "rotation"
-
-    def sides(self, players: int) -> int:
-        return self.sides_fn(players)
-
-    def fair_share(self, players: int) -> float:
-        return 1.0 / self.sides(players)
-
-    def first_side(self) -> pl.Expr:
-        return self.first_side_fn()
-
-    def winner_side(self) -> pl.Expr:
-        return self.winner_side_fn()
-
-
-def _v1_winner(col: str, none: int | None) -> Callable[[], pl.Expr]:
-    def expr() -> pl.Expr:
-        c = pl.col(col).cast(pl.Int64)
-        return c if none is None else pl.when(c == none).then(None).otherwise(c)
-
-    return expr
-
-
-#: Facts of the two built-in games for tables of schema v1 (engines without ``facts``).
-_V1: dict[str, Facts] = {
-    "yuanzi": Facts(
-        title="原子 (yuanzi)",
-        row_unit="match",
-        seat_row_unit="seat-match",
-        side="team",
-        side_column="team",
-        sides_fn=lambda players: 2,
-        first_player_label="first leader's team",
-        first_side_fn=lambda: pl.col("first_leader_0").cast(pl.Int64) % 2,
-        winner_side_fn=_v1_winner("winner_team", None),
-        deal_columns_games=(
-            "dao_0",
-            "indicator_0",
-            "dao_fallback_0",
-            "first_receiver_0",
-            "first_leader_0",
-        ),
-        deal_columns_seats=("cards_0", "long_hand_0", "dao_cards_0", "jokers_0"),
-        comparison_layout="team_swap",
-    ),
-    "atlas": Facts(
-        title="ATLAS",
-        row_unit="round",
-        seat_row_unit="seat-round",
-        side="seat",
-        side_column="seat",
-        sides_fn=lambda players: players,
-        first_player_label="first player",
-        first_side_fn=lambda: pl.col("first_player").cast(pl.Int64),
-        winner_side_fn=_v1_winner("winner", -1),
-        deal_columns_games=(),
-        deal_columns_seats=("atlas_dealt", "skip_dealt", "reverse_dealt", "trade_dealt"),
-        comparison_layout="rotation",
-    ),
-}
+from sim.game import GameFacts
 
 
 def engine(game: str):
@@ -109,16 +27,13 @@ def engine(game: str):
     return get_engine(game)
 
 
-def facts(game: str) -> Facts:
-    """The facts of ``game`` (the engine's, else the v1 spelling); unknown game: an error."""
-    eng = engine(game)
-    f = getattr(eng, "facts", None)
-    if f is not None:
-        return f
-    key = getattr(eng, "name", game)
-    if key not in _V1:
+def facts(game: str) -> GameFacts:
+    """The facts of ``game`` (``engine.facts``); an unknown game, or an engine without facts,
+    is a :class:`CardsimError`."""
+    f = getattr(engine(game), "facts", None)
+    if f is None:
         raise CardsimError(f"game {game!r}: its engine declares no game facts; cannot analyse it")
-    return _V1[key]
+    return f
 
 
 # --- per-game analysis modules ------------------------------------------------------------------

@@ -34,8 +34,8 @@ def side_outcomes(games: pl.LazyFrame, sides: int, f) -> pl.LazyFrame:
     return (
         games.select(
             *keys,
-            f.first_side().cast(pl.Int64).alias("first"),
-            f.winner_side().cast(pl.Int64).alias("winner"),
+            f.first_side().to_physical().cast(pl.Int64).alias("first"),
+            f.winner_side().to_physical().cast(pl.Int64).alias("winner"),
             side.implode(),
         )
         .explode("side")

@@ -38,8 +38,8 @@ def first_winner_counts(games: pl.LazyFrame, f) -> pl.LazyFrame:
     seat-adjusted model needs (an S × S table, whatever the run size)."""
     return (
         games.select(
-            f.first_side().cast(pl.Int64).alias("first"),
-            f.winner_side().cast(pl.Int64).alias("winner"),
+            f.first_side().to_physical().cast(pl.Int64).alias("first"),
+            f.winner_side().to_physical().cast(pl.Int64).alias("winner"),
         )
         .drop_nulls()
         .group_by("first", "winner")
@@ -188,7 +188,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     return {
         "counts": first_winner_counts(run.games, f),
         "side_of_seat": run.seats.select(
-            pl.col("seat").cast(pl.Int64), pl.col(f.side_column).cast(pl.Int64).alias("side")
+            pl.col("seat").cast(pl.Int64), pl.col(f.side_column).to_physical().cast(pl.Int64).alias("side")
         ).unique(),
     }
 

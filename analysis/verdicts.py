@@ -88,7 +88,7 @@ def _margin_text(f: Finding) -> str:
 
 
 def _p(p: float | None) -> str:
-    return "–" if p is None else ("< 0.001" if p < 0.001 else f"{p:.3f}")
+    return "p = –" if p is None else ("p < 0.001" if p < 0.001 else f"p = {p:.3f}")
 
 
 def text(f: Finding) -> str:
@@ -101,7 +101,7 @@ def text(f: Finding) -> str:
         return f.clear
     base = f.unclear or f.clear
     if f.verdict == stats.EQUIVALENT:
-        return f"{base} Equivalent within {_margin_text(f)} (TOST p = {_p(f.p_tost)})."
+        return f"{base} Equivalent within {_margin_text(f)} (TOST {_p(f.p_tost)})."
     if f.needed is not None and math.isfinite(f.needed):
         unit = plural(f.unit) if f.unit else "games"
         return (

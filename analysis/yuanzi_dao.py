@@ -27,11 +27,26 @@ ORDER = 10
 RANK_VALUE = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2)
 POINT_RANK_VALUES = (5, 10, 13)
 VALUE_NAME = {1: "A", 11: "J", 12: "Q", 13: "K"}
-FALLBACK_NAME = {0: "none", 1: "joker", 2: "point rank"}
+FALLBACK_NAME = {0: "none (the indicator's rank)", 1: "joker", 2: "point rank"}
+#: schema v2 labels (Enums) → the values the exact probabilities are keyed by
+FALLBACK_CODE = {"indicator": 0, "joker": 1, "point_rank": 2}
 
 
 def rank_name(value: int) -> str:
     return VALUE_NAME.get(value, str(value))
+
+
+LABEL_VALUE = {rank_name(v): v for v in range(1, 14)}
+
+
+def _value(col: str, new: str) -> pl.Expr:
+    """A v2 column as the int the exact tables use: 刀 rank label → 1..13, fallback → 0/1/2."""
+    c = pl.col(col)
+    if new == "dao":
+        return c.cast(pl.String).replace_strict(LABEL_VALUE, return_dtype=pl.Int64)
+    if new == "fallback":
+        return c.cast(pl.String).replace_strict(FALLBACK_CODE, return_dtype=pl.Int64)
+    return c.cast(pl.Int64)
 
 
 def _indicator_cards(joker_indicator: str) -> list[tuple[int | None, Fraction]]:
@@ -94,9 +109,9 @@ def _halves(games: pl.LazyFrame, cols: dict[str, str]) -> pl.LazyFrame:
     halves only."""
     return pl.concat(
         [
-            games.filter(pl.col(f"dao_{h}") >= 1).select(
+            games.filter(pl.col(f"h{h + 1}_dao").is_not_null()).select(
                 pl.lit(h + 1, pl.Int64).alias("half"),
-                *[pl.col(f"{old}_{h}").cast(pl.Int64).alias(new) for new, old in cols.items()],
+                *[_value(f"h{h + 1}_{old}", new).alias(new) for new, old in cols.items()],
             )
             for h in (0, 1)
         ]
@@ -128,14 +143,14 @@ def frequency(games: pl.LazyFrame, key: str, source: str, expected: pl.DataFrame
 def _team0(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
     """Per played match: how many of ``col`` team 0 was dealt, and whether it won."""
     return (
-        seats.filter(pl.col("team") == 0)
+        seats.filter(pl.col("team").to_physical() == 0)  # 南北
         .group_by(game_keys(seats))
         .agg(pl.col(col).cast(pl.Int64).sum().alias("dealt"), pl.col("won").first())
     )
 
 
 def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
-    """Team 0's win rate by how many of ``col`` (``dao_cards_0`` / ``jokers_0``) it was dealt
+    """Team 0's win rate by how many of ``col`` (``h1_dao_cards`` / ``h1_jokers``) it was dealt
     in the first half (team 1 holds the rest). Unit: one match; in a comparison run the matches
     of a deal share the cards, so the intervals are clustered by deal."""
     return clustered_rate_table(_team0(seats, col), ["dealt"], pl.col("won"), ["game"]).rename(
@@ -152,8 +167,8 @@ def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
     """Per half: how often the 上游 (first out) was dealt a 41-card hand (expected 50 %).
     Unit: one half; clustered by deal (a comparison run plays each deal several times)."""
     parts = [
-        seats.filter(pl.col(f"finish_{h}") == 1).select(
-            "game", pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"long_hand_{h}").alias("hit")
+        seats.filter(pl.col(f"h{h + 1}_finish") == 1).select(
+            "game", pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"h{h + 1}_long_hand").alias("hit")
         )
         for h in (0, 1)
     ]
@@ -165,14 +180,16 @@ def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame
     (first half; the first leader holds the indicator card, YZ-08), ``y`` = the first leader's
     team won, ``fl_dao`` / ``other_dao``."""
     keys = game_keys(games)
-    per_team = seats.group_by(*keys, pl.col("team").cast(pl.Int64)).agg(
-        pl.col("dao_cards_0").cast(pl.Int64).sum().alias("dao")
+    per_team = seats.group_by(*keys, pl.col("team").to_physical().cast(pl.Int64)).agg(
+        pl.col("h1_dao_cards").cast(pl.Int64).sum().alias("dao")
     )
     t0 = per_team.filter(pl.col("team") == 0).select(*keys, pl.col("dao").alias("dao0"))
     t1 = per_team.filter(pl.col("team") == 1).select(*keys, pl.col("dao").alias("dao1"))
-    fl = pl.col("first_leader_0").cast(pl.Int64) % 2
+    fl = pl.col("h1_first_leader").cast(pl.Int64) % 2
     return (
-        games.select(*keys, fl.alias("fl"), pl.col("winner_team").cast(pl.Int64).alias("w"))
+        games.select(
+            *keys, fl.alias("fl"), pl.col("winner_team").to_physical().cast(pl.Int64).alias("w")
+        )
         .join(t0, on=keys)
         .join(t1, on=keys)
         .select(
@@ -214,10 +231,10 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         .group_by("seat")
         .agg(k=pl.len().cast(pl.Int64))
         .sort("seat"),
-        "dao_cards": dealt_win(s, "dao_cards_0"),
-        "jokers": dealt_win(s, "jokers_0"),
-        "dao_cards_trend": dealt_trend(s, "dao_cards_0"),
-        "jokers_trend": dealt_trend(s, "jokers_0"),
+        "dao_cards": dealt_win(s, "h1_dao_cards"),
+        "jokers": dealt_win(s, "h1_jokers"),
+        "dao_cards_trend": dealt_trend(s, "h1_dao_cards"),
+        "jokers_trend": dealt_trend(s, "h1_jokers"),
         "hand41": hand41_upstream(s),
         "first_leader_adjusted": first_leader_adjusted(run.games, run.seats),
     }

@@ -32,7 +32,7 @@ def match_rates(games: pl.LazyFrame) -> pl.LazyFrame:
             games.select(
                 pl.lit(f"双夹 won by team {t} ({'南北' if t == 0 else '东西'})").alias("outcome"),
                 n.alias("n"),
-                (sj & (pl.col("winner_team") == t)).sum().cast(pl.Int64).alias("k"),
+                (sj & (pl.col("winner_team").to_physical() == t)).sum().cast(pl.Int64).alias("k"),
             )
         )
     parts.append(
@@ -47,7 +47,7 @@ def match_rates(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def partner_of_upstream(h: int) -> pl.Expr:
     """Finish position of the 上游's partner in half ``h`` (2 = a 1-2 finish)."""
-    f = [pl.col(f"finish_{h}_s{s}") for s in range(4)]
+    f = [pl.col(f"h{h + 1}_finish_s{s}") for s in range(4)]
     return (
         pl.when(f[0] == 1)
         .then(f[2])
@@ -63,7 +63,7 @@ def partner_of_upstream(h: int) -> pl.Expr:
 def patterns(games: pl.LazyFrame) -> pl.LazyFrame:
     """Per half: share of 1-2, 1-3 and 1-4 finishes (the 上游's partner's place)."""
     parts = [
-        games.filter(pl.col(f"tricks_{h}") >= 0).select(
+        games.filter(pl.col(f"h{h + 1}_tricks").is_not_null()).select(
             pl.lit(h + 1, pl.Int64).alias("half"), partner_of_upstream(h).alias("partner")
         )
         for h in (0, 1)
@@ -86,12 +86,12 @@ def patterns(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def upstream_team_wins(games: pl.LazyFrame) -> pl.LazyFrame:
     """Match win rate of the first half's 上游 team."""
-    f = [pl.col(f"finish_0_s{s}") for s in range(4)]
+    f = [pl.col(f"h1_finish_s{s}") for s in range(4)]
     up_team = pl.when((f[0] == 1) | (f[2] == 1)).then(0).otherwise(1)
     return rate_table(
         games.select(
             pl.lit("team of first-half 上游").alias("who"),
-            (up_team == pl.col("winner_team")).alias("won"),
+            (up_team == pl.col("winner_team").to_physical()).alias("won"),
         ),
         ["who"],
         pl.col("won"),
@@ -164,18 +164,18 @@ def length_values(games: pl.LazyFrame) -> pl.LazyFrame:
     """Long table ``measure, value``: tricks / plays per played half and tricks per match."""
     parts = []
     for h in (0, 1):
-        played = games.filter(pl.col(f"tricks_{h}") >= 0)
+        played = games.filter(pl.col(f"h{h + 1}_tricks").is_not_null())
         for m in ("tricks", "plays"):
             parts.append(
                 played.select(
                     pl.lit(f"{m} in half {h + 1}").alias("measure"),
-                    pl.col(f"{m}_{h}").cast(pl.Int64).alias("value"),
+                    pl.col(f"h{h + 1}_{m}").cast(pl.Int64).alias("value"),
                 )
             )
     parts.append(
         games.select(
             pl.lit("tricks per match").alias("measure"),
-            (pl.col("tricks_0") + pl.col("tricks_1").clip(lower_bound=0))
+            (pl.col("h1_tricks") + pl.col("h2_tricks").fill_null(0))
             .cast(pl.Int64)
             .alias("value"),
         )
@@ -212,18 +212,18 @@ def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     """Long table ``measure, value``: team half-scores per played half, seat points per half."""
     parts = []
     for h in (0, 1):
-        played = games.filter(pl.col(f"tricks_{h}") >= 0)
+        played = games.filter(pl.col(f"h{h + 1}_tricks").is_not_null())
         for t in (0, 1):
             parts.append(
                 played.select(
                     pl.lit(f"team {t} points, half {h + 1}").alias("measure"),
-                    pl.col(f"team_points_{h}_t{t}").cast(pl.Int64).alias("value"),
+                    pl.col(f"h{h + 1}_team_points_t{t}").cast(pl.Int64).alias("value"),
                 )
             )
         parts.append(
-            seats.filter(pl.col(f"points_{h}") >= 0).select(
+            seats.filter(pl.col(f"h{h + 1}_points").is_not_null()).select(
                 pl.lit(f"seat points, half {h + 1}").alias("measure"),
-                pl.col(f"points_{h}").cast(pl.Int64).alias("value"),
+                pl.col(f"h{h + 1}_points").cast(pl.Int64).alias("value"),
             )
         )
     return pl.concat(parts)
@@ -231,7 +231,7 @@ def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
 
 def delta_table(games: pl.LazyFrame) -> pl.LazyFrame:
     """Distribution of team 0's match delta (+2 双夹 win, +1, −1, −2), with Wilson intervals."""
-    counts = games.group_by(pl.col("delta_0").cast(pl.Int64).alias("delta")).agg(
+    counts = games.group_by(pl.col("delta_s0").cast(pl.Int64).alias("delta")).agg(
         matches=pl.len().cast(pl.Int64)
     )
     total = games.select(n=pl.len().cast(pl.Int64))
