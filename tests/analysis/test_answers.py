@@ -299,9 +299,9 @@ def test_runs_that_share_a_root_seed_are_compared_paired(tmp_path, yz_plain_seed
     assert row["interval"].startswith("paired on 300 shared deals")
     ga = pl.read_parquet(other / "games" / "*.parquet").sort("game")
     gb = pl.read_parquet(yz_plain_seed3 / "games" / "*.parquet").sort("game")
-    assert (ga["first_leader_0"] == gb["first_leader_0"]).all()  # the same deals
-    d = (ga["winner_team"] == ga["first_leader_0"] % 2).cast(pl.Float64) - (
-        gb["winner_team"] == gb["first_leader_0"] % 2
+    assert (ga["h1_first_leader"] == gb["h1_first_leader"]).all()  # the same deals
+    d = (ga["winner_team"].to_physical() == ga["h1_first_leader"] % 2).cast(pl.Float64) - (
+        gb["winner_team"].to_physical() == gb["h1_first_leader"] % 2
     ).cast(pl.Float64)
     from scipy.stats import t as student
 
@@ -317,13 +317,13 @@ def test_first_leader_advantage_with_and_without_the_indicator_card(yz_run):
     f = next(f for _, f in rep.findings if "indicator card" in f.text)
     g = pl.read_parquet(yz_run / "games" / "*.parquet").sort("game")
     s = pl.read_parquet(yz_run / "seats" / "*.parquet")
-    dao = s.group_by("game", "team").agg(pl.col("dao_cards_0").cast(pl.Int64).sum())
-    t0 = dao.filter(pl.col("team") == 0).select("game", d0="dao_cards_0")
-    t1 = dao.filter(pl.col("team") == 1).select("game", d1="dao_cards_0")
+    dao = s.group_by("game", "team").agg(pl.col("h1_dao_cards").cast(pl.Int64).sum())
+    t0 = dao.filter(pl.col("team") == "南北").select("game", d0="h1_dao_cards")
+    t1 = dao.filter(pl.col("team") == "东西").select("game", d1="h1_dao_cards")
     m = g.join(t0, on="game").join(t1, on="game").sort("game")
-    fl = m["first_leader_0"].cast(pl.Int64) % 2
+    fl = m["h1_first_leader"].cast(pl.Int64) % 2
     x = ((m["d0"] - m["d1"]) * (1 - 2 * fl)).to_numpy().astype(float)  # FL team − other
-    y = (m["winner_team"].cast(pl.Int64) == fl).to_numpy().astype(float)
+    y = (m["winner_team"].to_physical().cast(pl.Int64) == fl).to_numpy().astype(float)
     fit = sm.OLS(y, sm.add_constant(x)).fit(
         cov_type="cluster", cov_kwds={"groups": m["game"].to_numpy(), "use_correction": False}
     )
