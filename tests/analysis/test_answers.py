@@ -342,3 +342,40 @@ def test_intervals_are_clipped_to_the_possible_range():
     df = _null_comparison(0, deals=50).with_columns(won=pl.col("strategy") == "coin_a")
     pw = duplicate.pairwise_table(df).row(0, named=True)
     assert pw["diff"] == 1.0 and pw["diff_hi"] <= 1.0 and pw["bonferroni_hi"] <= 1.0
+
+
+# --- margins on the CLI and in study files; --out suffix picks the format ----------------------
+
+
+def test_cli_margin_and_the_out_suffix_pick_the_format(tmp_path, yz_run, capsys):
+    import json
+
+    from sim.cli import main
+
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(out), "--margin", "win rate=0.05"])
+    assert e.value.code in (0, None)
+    doc = json.loads(out.read_text())  # .json suffix: a JSON report
+    assert doc["format"] == "cardsim-report" and doc["margins"]["win rate"] == 0.05
+    first = next(f for f in doc["findings"] if f["section"] == "seats")
+    assert first["margin"] in (None, 0.05)
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(tmp_path / "r.md"), "--format", "html"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--format is html" in err and "Traceback" not in err
+    assert not (tmp_path / "r.md").exists()
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(tmp_path / "r.html"), "--margin", "oops"])
+    assert e.value.code == 2 and "MEASURE=VALUE" in capsys.readouterr().err
+
+
+def test_study_file_margins():
+    from sim.errors import CardsimError
+    from sim.study import parse_study
+
+    base = '[[scenario]]\nname = "a"\ngame = "atlas"\ngames = 10\n'
+    assert parse_study('[margins]\n"win rate" = 0.02\n' + base).margins == {"win rate": 0.02}
+    with pytest.raises(CardsimError, match="positive"):
+        parse_study('[margins]\n"win rate" = 0\n' + base)
