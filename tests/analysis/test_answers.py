@@ -379,3 +379,28 @@ def test_study_file_margins():
     assert parse_study('[margins]\n"win rate" = 0.02\n' + base).margins == {"win rate": 0.02}
     with pytest.raises(CardsimError, match="positive"):
         parse_study('[margins]\n"win rate" = 0\n' + base)
+
+
+def test_json_output_of_compare_rules_and_strategies(tmp_path, capsys):
+    import json
+
+    from sim.cli import main
+
+    def run(args):
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        assert e.value.code in (0, None)
+        return json.loads(capsys.readouterr().out)
+
+    rules = run(["rules", "atlas", "--json"])
+    assert {"name", "default", "allowed", "ruling", "help"} <= set(rules[0])
+    assert any(r["name"] == "rounds" and r["default"] == 1 for r in rules)
+    strategies = run(["strategies", "yuanzi", "--json"])
+    assert {s["name"] for s in strategies["builtin"]} >= {"greedy", "random"}
+    out = tmp_path / "cmp"
+    doc = run(
+        ["compare", "atlas", "--strategies", "greedy,careful", "--games", "40", "--seed", "4"]
+        + ["--out", str(out), "--quiet", "--json"]
+    )
+    assert doc["deals"] == 40 and doc["pairwise"][0]["deals"] == 40
+    assert {r["strategy"] for r in doc["ratings"]} == {"careful", "greedy"}
