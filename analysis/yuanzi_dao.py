@@ -24,7 +24,18 @@ from analysis.exprs import (
     slope_moments,
     with_rate,
 )
-from analysis.model import CHECK, Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.model import (
+    CHECK,
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    pm,
+    prefix,
+    side_by_side,
+    stack,
+)
 
 KEY = "yuanzi_dao"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
@@ -288,6 +299,25 @@ def section(items: list[RunData]) -> Section:
             )
         tables[name] = df
     pct = ("rate", "expected")
+    wide = {}  # several runs: a column per run, one row per (half, value)
+    for name, key in (
+        ("dao", "rank"),
+        ("fallback", "kind"),
+        ("first_receiver", "seat"),
+        ("first_leader", "seat"),
+    ):
+        df = tables[name]
+        if "run" in df.columns:
+            keys = ["half", key] if key != "kind" else ["half", "fallback", "kind"]
+            if name == "dao":
+                keys = ["half", "dao", "rank"]
+            df = df.drop("n")
+            values = ["k", "rate"]
+            if df.group_by(keys).agg(pl.col("expected").n_unique())["expected"].max() > 1:
+                values.append("expected")  # the runs' rules imply different probabilities
+            wide[name] = side_by_side(
+                df.drop([c for c in ("within_ci",) if c in df.columns]), keys, values
+            ).drop([c for c in ("dao", "fallback") if c in df.columns])
     sec.tables += [
         Table("dao", "刀 rank per half: observed vs exact", tables["dao"], pct),
         Table(
@@ -332,6 +362,9 @@ def section(items: list[RunData]) -> Section:
             "receiver's team in 'Seat and position advantage'.",
         ),
     ]
+    for t in sec.tables:
+        if t.key in wide:
+            t.display = wide[t.key]
     for it in items:
         pre = prefix(items, it)
         dao = it.get(f"{KEY}.dao")

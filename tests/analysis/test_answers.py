@@ -404,3 +404,24 @@ def test_json_output_of_compare_rules_and_strategies(tmp_path, capsys):
     )
     assert doc["deals"] == 40 and doc["pairwise"][0]["deals"] == 40
     assert {r["strategy"] for r in doc["ratings"]} == {"careful", "greedy"}
+
+
+def test_side_by_side_tables_have_a_column_per_run(tmp_path, yz_run):
+    from sim import runner
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    other = tmp_path / "redraw"
+    cfg = build_config(
+        get_engine("yuanzi"), games=300, seed=2, rules=[("joker_indicator", "redraw")]
+    )
+    runner.run(cfg, other, chunk_size=300, progress=False, threads=1)
+    rep = build_report([yz_run, other])
+    t = next(t for t in _section(rep, "yuanzi_dao").tables if t.key == "dao")
+    assert t.df.height == 52  # JSON: long, one row per run, half and rank
+    assert t.display.height == 26  # page: one row per half and rank …
+    names = [yz_run.name, "redraw"]
+    for r in names:  # … a column group per run, expected per run where the rules differ
+        assert {f"rate · {r}", f"k · {r}", f"expected · {r}"} <= set(t.display.columns)
+    red = t.display.filter(pl.col("half") == 1)["expected · redraw"].to_list()
+    assert red == pytest.approx([1 / 13] * 13)
