@@ -58,13 +58,13 @@ LABEL_VALUE = {rank_name(v): v for v in range(1, 14)}
 
 
 def _value(col: str, new: str) -> pl.Expr:
-    """A v2 column as the int the exact tables use: 刀 rank label → 1..13, fallback → 0/1/2."""
-    c = pl.col(col)
+    """A v2 column as the int the exact tables use: the 刀 rank Enum (A, 2 … K, in that order)
+    → 1..13, the fallback Enum (indicator, joker, point_rank) → 0/1/2 — the Enums' physical
+    codes, so no strings are built per row (docs/yuanzi-columns.md)."""
+    c = pl.col(col).to_physical().cast(pl.Int64)
     if new == "dao":
-        return c.cast(pl.String).replace_strict(LABEL_VALUE, return_dtype=pl.Int64)
-    if new == "fallback":
-        return c.cast(pl.String).replace_strict(FALLBACK_CODE, return_dtype=pl.Int64)
-    return c.cast(pl.Int64)
+        return c + 1
+    return c
 
 
 def _indicator_cards(joker_indicator: str) -> list[tuple[int | None, Fraction]]:
@@ -198,27 +198,26 @@ def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
 def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     """Per played match: ``x`` = 刀 cards of the first leader's team minus the other team's
     (first half; the first leader holds the indicator card, YZ-08), ``y`` = the first leader's
-    team won, ``fl_dao`` / ``other_dao``."""
+    team won, ``fl_dao`` / ``other_dao``. One group-by of the seats and one join (memory)."""
     keys = game_keys(games)
-    per_team = seats.group_by(*keys, pl.col("team").to_physical().cast(pl.Int64)).agg(
-        pl.col("h1_dao_cards").cast(pl.Int64).sum().alias("dao")
+    sign = 1 - 2 * pl.col("team").to_physical().cast(pl.Int64)  # 南北 +1, 东西 −1
+    dao = pl.col("h1_dao_cards").cast(pl.Int64)
+    per_game = seats.group_by(keys).agg(
+        lead0=(sign * dao).sum().cast(pl.Int32), total=dao.sum().cast(pl.Int32)
     )
-    t0 = per_team.filter(pl.col("team") == 0).select(*keys, pl.col("dao").alias("dao0"))
-    t1 = per_team.filter(pl.col("team") == 1).select(*keys, pl.col("dao").alias("dao1"))
     fl = pl.col("h1_first_leader").cast(pl.Int64) % 2
-    return (
-        games.select(
-            *keys, fl.alias("fl"), pl.col("winner_team").to_physical().cast(pl.Int64).alias("w")
-        )
-        .join(t0, on=keys)
-        .join(t1, on=keys)
-        .select(
-            *keys,
-            pl.when(pl.col("fl") == 0).then("dao0").otherwise("dao1").alias("fl_dao"),
-            pl.when(pl.col("fl") == 0).then("dao1").otherwise("dao0").alias("other_dao"),
-            (pl.col("w") == pl.col("fl")).alias("y"),
-        )
-        .with_columns(x=pl.col("fl_dao") - pl.col("other_dao"))
+    side = games.select(
+        *keys,
+        (1 - 2 * fl).cast(pl.Int8).alias("s"),  # +1: the first leader is 南北
+        (pl.col("winner_team").to_physical().cast(pl.Int64) == fl).alias("y"),
+    )
+    x = pl.col("s") * pl.col("lead0")
+    return side.join(per_game, on=keys).select(
+        *keys,
+        x.alias("x"),
+        pl.col("y"),
+        ((pl.col("total") + x) / 2).alias("fl_dao"),
+        ((pl.col("total") - x) / 2).alias("other_dao"),
     )
 
 
