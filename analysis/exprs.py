@@ -101,3 +101,151 @@ def mean_ci(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(
         mean_lo=pl.Series(list(lo), dtype=pl.Float64), mean_hi=pl.Series(list(hi), dtype=pl.Float64)
     )
+
+
+# --- clustered statistics: rows that share a deal (comparison runs) or a round ------------------
+
+
+def deal_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
+    """The columns naming one deal: ``game`` (a comparison run plays each deal once per seat
+    assignment; every assignment of a deal has the same ``game``)."""
+    return ["game"]
+
+
+def deal_cluster(lf: pl.LazyFrame, rows_per_game: bool = False) -> list[str] | None:
+    """The cluster of rows that are not independent: the deal (``game``) in a comparison run
+    (its assignments share the cards) or where a game has several rows (rounds, seats); else
+    None (every row its own cluster)."""
+    names = lf.collect_schema().names()
+    return ["game"] if rows_per_game or "assignment" in names or "round" in names else None
+
+
+def one_per_deal(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Rows of the first seat assignment only: in a comparison run every deal is played once
+    per assignment, and a measure that depends only on the deal (刀 rank, indicator, first
+    receiver/leader, cards dealt) must count each deal once. A plain run is returned as is."""
+    names = lf.collect_schema().names()
+    return lf.filter(pl.col("assignment") == 0) if "assignment" in names else lf
+
+
+def clustered_rate_table(
+    lf: pl.LazyFrame, by: list[str], success: pl.Expr, cluster: list[str] | None
+) -> pl.LazyFrame:
+    """:func:`rate_table` with a cluster-robust interval: rows sharing ``cluster`` (a deal, a
+    round) are not independent. Adds ``deff`` (design effect), ``var`` (variance of the rate),
+    ``clusters``; the interval is Wilson on the effective sample ``n / deff``. ``cluster=None``:
+    every row is its own cluster (the sums come straight from the rows, no grouping by game:
+    memory stays flat)."""
+    if cluster is None:
+        per = lf.select(*by, nc=pl.lit(1.0), kc=success.cast(pl.Float64))
+    else:
+        per = lf.group_by(*by, *cluster).agg(
+            nc=pl.len().cast(pl.Float64), kc=success.cast(pl.Float64).sum()
+        )
+    agg = per.group_by(by).agg(
+        n=pl.col("nc").sum().cast(pl.Int64),
+        k=pl.col("kc").sum().cast(pl.Int64),
+        skk=(pl.col("kc") ** 2).sum(),
+        snk=(pl.col("nc") * pl.col("kc")).sum(),
+        snn=(pl.col("nc") ** 2).sum(),
+        clusters=pl.len().cast(pl.Int64),
+    )
+
+    def batch(which: int):
+        def f(s: pl.Series) -> pl.Series:
+            fld = {c: s.struct.field(c).to_numpy() for c in ("k", "n", "skk", "snk", "snn", "g")}
+            var, deff = stats.clustered_rate(
+                fld["k"], fld["n"], fld["skk"], fld["snk"], fld["snn"], fld["g"]
+            )
+            if which == 0:
+                return pl.Series(var, dtype=pl.Float64)
+            if which == 1:
+                return pl.Series(deff, dtype=pl.Float64)
+            lo, hi = stats.wilson_design(fld["k"], fld["n"], deff)
+            return pl.Series(lo if which == 2 else hi, dtype=pl.Float64)
+
+        return f
+
+    st = pl.struct(
+        k=pl.col("k"),
+        n=pl.col("n"),
+        skk="skk",
+        snk="snk",
+        snn="snn",
+        g=pl.col("clusters"),
+    )
+    return (
+        agg.with_columns(
+            rate=rate(),
+            var=st.map_batches(batch(0), return_dtype=pl.Float64),
+            deff=st.map_batches(batch(1), return_dtype=pl.Float64),
+            rate_lo=st.map_batches(batch(2), return_dtype=pl.Float64),
+            rate_hi=st.map_batches(batch(3), return_dtype=pl.Float64),
+        )
+        .select(*by, "k", "n", "rate", "rate_lo", "rate_hi", "deff", "var", "clusters")
+        .sort(by)
+    )
+
+
+def slope_moments(
+    lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str] | None
+) -> pl.LazyFrame:
+    """One row of sums for :func:`analysis.stats.clustered_slope`: the totals ``S_*`` of
+    ``n, x, y, xx, xy`` and the sums over clusters of their pairwise products ``P_*_*``, and
+    ``G`` (clusters; ``cluster=None``: every row is one). Streams: memory does not grow with
+    the run."""
+    xf, yf = x.cast(pl.Float64), y.cast(pl.Float64)
+    sums = {"n": pl.lit(1.0), "x": xf, "y": yf, "xx": xf * xf, "xy": xf * yf}
+    if cluster is None:
+        per = lf.select(**sums)
+    else:
+        per = lf.group_by(cluster).agg(
+            n=pl.len().cast(pl.Float64),
+            x=xf.sum(),
+            y=yf.sum(),
+            xx=(xf * xf).sum(),
+            xy=(xf * yf).sum(),
+        )
+    names = stats.SLOPE_SUMS
+    aggs = [pl.col(s).sum().alias(f"S_{s}") for s in names]
+    aggs += [
+        (pl.col(a) * pl.col(b)).sum().alias(f"P_{a}_{b}")
+        for i, a in enumerate(names)
+        for b in names[i:]
+    ]
+    return per.select(*aggs, pl.len().alias("G"))
+
+
+def summary_from_counts(hist: pl.LazyFrame, by: list[str], count: str = "count") -> pl.LazyFrame:
+    """:func:`length_summary` computed from value counts (``by…, value, count``) instead of the
+    rows: memory does not grow with the run (a histogram of small integers). Quantiles are
+    Polars' ``"nearest"`` (index ``round(q (n − 1))`` of the sorted values), the median the
+    mean of the two middle values."""
+    h = hist.sort(*by, "value").with_columns(
+        cum=pl.col(count).cum_sum().over(by) if by else pl.col(count).cum_sum()
+    )
+    n = pl.col(count).sum()
+    v = pl.col("value").cast(pl.Float64)
+
+    def at(idx: pl.Expr) -> pl.Expr:
+        return pl.col("value").filter(pl.col("cum") > idx).first().cast(pl.Float64)
+
+    def q(p: float) -> pl.Expr:
+        return at((p * (n - 1) + 0.5).floor())  # half up, as Polars' "nearest"
+
+    mean = (v * pl.col(count)).sum() / n
+    aggs = [
+        n.cast(pl.Int64).alias("n"),
+        mean.alias("mean"),
+        (((v * v * pl.col(count)).sum() - n * mean * mean) / (n - 1)).sqrt().alias("sd"),
+        v.min().alias("min"),
+        q(0.05).alias("q05"),
+        q(0.25).alias("q25"),
+        ((at(((n - 1) / 2).floor()) + at(((n - 1) / 2).ceil())) / 2).alias("median"),
+        q(0.75).alias("q75"),
+        q(0.95).alias("q95"),
+        v.max().alias("max"),
+    ]
+    grouped = h.group_by(by, maintain_order=True) if by else h.group_by(pl.lit(0).alias("_"))
+    out = grouped.agg(aggs)
+    return out if by else out.drop("_")

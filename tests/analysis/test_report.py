@@ -92,8 +92,8 @@ def test_half_finished_run_reports_the_games_it_has(tmp_path, yz_run):
     assert 'class="warning"' in page and "half-finished" in page
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["runs"][0]["games_done"] == 2000 and doc["runs"][0]["complete"] is False
-    seat = _table(doc, "seats", "seat")
-    assert seat["n"].to_list() == [2000] * 4
+    team = _table(doc, "seats", "team")  # 原子: the sides are teams (game facts)
+    assert team["n"].to_list() == [2000] * 2
 
 
 # --- numbers = direct Polars -------------------------------------------------------------------
@@ -104,23 +104,20 @@ def test_yuanzi_numbers_equal_direct_polars(tmp_path, yz_run):
     doc = json.loads(res.json_out.read_text())
     games = pl.read_parquet(yz_run / "games" / "*.parquet")
     seats = pl.read_parquet(yz_run / "seats" / "*.parquet")
-    # seat win rates
-    want = seats.group_by("seat").agg(pl.col("won").sum().alias("wins"), pl.len().alias("n"))
-    got = _table(doc, "seats", "seat")
-    for r in want.iter_rows(named=True):
-        row = got.filter(pl.col("seat") == r["seat"]).row(0, named=True)
-        assert (row["wins"], row["n"]) == (r["wins"], r["n"])
+    # team win rates (the seats table agrees: partners share every result)
+    want = seats.filter(pl.col("seat") < 2).group_by("team").agg(pl.col("won").sum())
     team = _table(doc, "seats", "team")
+    assert team.sort("team")["wins"].to_list() == want.sort("team")["won"].to_list()
     assert team["n"].to_list() == [games.height] * 2
     assert team["wins"].to_list() == [
-        int((games["winner_team"] == 0).sum()),
-        int((games["winner_team"] == 1).sum()),
+        int((games["winner_team"] == "南北").sum()),
+        int((games["winner_team"] == "东西").sum()),
     ]
     # 刀 frequencies, first half, and the exact probabilities beside them
     d = _table(doc, "yuanzi_dao", "dao").filter(pl.col("half") == 1)
-    counts = dict(games["dao_0"].value_counts().iter_rows())
+    counts = dict(games["h1_dao"].cast(pl.String).value_counts().iter_rows())
     for r in d.iter_rows(named=True):
-        assert r["k"] == counts.get(r["dao"], 0) and r["n"] == games.height
+        assert r["k"] == counts.get(yuanzi_dao.rank_name(r["dao"]), 0) and r["n"] == games.height
         assert r["expected"] == pytest.approx(float(yuanzi_dao.exact(0)["dao"][r["dao"]]))
     d2 = _table(doc, "yuanzi_dao", "dao").filter(pl.col("half") == 2)
     assert d2["n"].unique().item() == int(games["second_half"].sum())
@@ -128,8 +125,8 @@ def test_yuanzi_numbers_equal_direct_polars(tmp_path, yz_run):
     m = _table(doc, "yuanzi_finish", "match")
     assert m.filter(pl.col("outcome") == "双夹 (any team)")["k"].item() == games["shuangjia"].sum()
     s = _table(doc, "length", "summary").filter(pl.col("measure") == "tricks in half 1")
-    assert s["mean"].item() == pytest.approx(games["tricks_0"].mean())
-    assert s["median"].item() == games["tricks_0"].median()
+    assert s["mean"].item() == pytest.approx(games["h1_tricks"].mean())
+    assert s["median"].item() == games["h1_tricks"].median()
 
 
 def test_yuanzi_dao_frequencies_match_exact_probabilities(tmp_path, yz_run):
@@ -151,7 +148,7 @@ def test_atlas_numbers_equal_direct_polars(tmp_path, at_run):
     for r in ends.iter_rows(named=True):
         assert r["k"] == counts.get(r["end"], 0) and r["n"] == games.height
     pos = _table(doc, "seats", "position").filter(pl.col("position") == 0).row(0, named=True)
-    decided = games.filter(pl.col("winner") >= 0)
+    decided = games.filter(pl.col("winner").is_not_null())
     assert pos["n"] == decided.height
     assert pos["wins"] == (decided["winner"] == decided["first_player"]).sum()
     s = _table(doc, "length", "summary").filter(pl.col("measure") == "turns per round")
@@ -206,7 +203,7 @@ def test_atlas_player_counts_side_by_side(tmp_path):
     assert players["fair_share"].to_list() == pytest.approx([1 / 3, 1 / 5])
     for d, r in zip(dirs, players.iter_rows(named=True), strict=True):
         g = pl.read_parquet(d / "games" / "*.parquet")
-        decided = g.filter(pl.col("winner") >= 0)
+        decided = g.filter(pl.col("winner").is_not_null())
         assert r["rounds"] == g.height and r["no_winner"] == g.height - decided.height
         assert r["first_wins"] == (decided["winner"] == decided["first_player"]).sum()
         assert r["first_share"] == pytest.approx(r["first_wins"] / decided.height)
@@ -214,8 +211,8 @@ def test_atlas_player_counts_side_by_side(tmp_path):
     seat = _table(doc, "seats", "seat")
     assert seat.group_by("run").len().sort("run")["len"].to_list() == [3, 5]
     first = _table(doc, "seats", "first_player")
-    assert first["expected"].to_list() == pytest.approx([1 / 3, 1 / 5])
+    assert first["fair_share"].to_list() == pytest.approx([1 / 3, 1 / 5])
     diffs = _table(doc, "comparison", "diffs")
-    assert "first player wins (decided rounds)" in diffs["measure"].to_list()
+    assert "first player wins (excess over the fair share)" in diffs["measure"].to_list()
     page = (tmp_path / "r.html").read_text()
     assert "Effect of the player count" in page and 'alt="player count"' in page
