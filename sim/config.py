@@ -26,6 +26,10 @@ def check_strategy(engine: GameEngine, name: str) -> str:
     builtins = [s.name for s in engine.strategies]
     if not isinstance(name, str):
         raise CardsimError(f"a strategy is a name or path/to/file.py:function, got {name!r}")
+    if not name.strip():
+        raise CardsimError(
+            f"empty strategy name (allowed: {', '.join(builtins)}, or path/to/file.py:function)"
+        )
     if name in builtins:
         return name
     if is_user_strategy(name):
@@ -46,7 +50,11 @@ def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[
     options = {o.name: o for o in engine.rule_options}
     rules = {o.name: o.default for o in engine.rule_options}
     items = given.items() if isinstance(given, Mapping) else given
+    seen: set[str] = set()
     for key, value in items:
+        if key in seen:  # as a repeated --seat is: never silently keep the last one
+            raise CardsimError(f"--rule {key} is given twice")
+        seen.add(key)
         if key not in options:
             raise CardsimError(
                 f"unknown {engine.name} rule option {key!r} (allowed: {', '.join(options)})"
@@ -89,7 +97,7 @@ def build_config(
         text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
         raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
     builtins = [s.name for s in engine.strategies]
-    default = strategy or ("greedy" if "greedy" in builtins else builtins[0])
+    default = ("greedy" if "greedy" in builtins else builtins[0]) if strategy is None else strategy
     seats = [check_strategy(engine, default)] * n
     items = seat_strategies.items() if isinstance(seat_strategies, Mapping) else seat_strategies
     given: set[int] = set()

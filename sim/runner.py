@@ -646,13 +646,24 @@ class _Messages:
             print(f"cardsim: {text}", file=sys.stderr, flush=True)
 
 
-def _nothing_to_do(out: Path, manifest: dict) -> bool:
-    """A finished run (or one stopped by its rule) whose parts are all intact."""
+def finished_and_intact(out: Path, manifest: dict) -> bool:
+    """A finished run (or one stopped by its rule) whose manifest matches its plan and whose
+    finished parts are all intact (rows + sha256): what ``--resume`` and a study's reuse
+    accept without playing."""
     if manifest.get("status") != "complete":
         return False
-    if manifest.get("stopped_by") not in (None, "games"):
-        return True
-    return all(chunk_is_intact(out, c) for c in manifest["chunks"])
+    try:
+        rundir.check_plan(manifest, Path(out) / MANIFEST)
+    except CardsimError:
+        return False
+    return all(chunk_is_intact(out, c) for c in manifest["chunks"] if c.get("status") == "done")
+
+
+def _nothing_to_do(out: Path, manifest: dict) -> bool:
+    if not finished_and_intact(out, manifest):
+        return False
+    stopped = manifest.get("stopped_by") not in (None, "games")
+    return stopped or all(c.get("status") == "done" for c in manifest["chunks"])
 
 
 def _take_directory(out: Path, config: RunConfig, chunk_size, mode: str, kw: dict):
