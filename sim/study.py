@@ -390,6 +390,14 @@ def run_study(
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
         stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
         resume = False
+        if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
+            from sim.rundir import is_vacant
+
+            if not is_vacant(run_dir):
+                raise CardsimError(
+                    f"{run_dir}: not a cardsim run directory (no manifest.json) but scenario "
+                    f"{s.name!r} runs there; move its files away or choose another --out"
+                )
         if (run_dir / runner.MANIFEST).is_file() and not force:
             m = runner.read_manifest(run_dir)
             ident = runner.same_run(m, cfg, stop)
