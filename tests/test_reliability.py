@@ -198,9 +198,10 @@ def test_3_kill_9_at_the_moment_of_creation(tmp_path):
         p = cli_proc(*args, "--out", out)
         deadline = time.time() + 120
         while time.time() < deadline and p.poll() is None:
-            if out.exists() or list(tmp_path.glob(f".{out.name}.new-*")):
-                break
-            time.sleep(0.0005 * attempt)
+            if out.exists() or (attempt < 2 and list(tmp_path.glob(f".{out.name}.new-*"))):
+                break  # attempts 0, 1: the temporary sibling; 2, 3: the directory itself
+            time.sleep(0.0002)
+        assert p.poll() is None, "the kill must land while the run is being created"
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
         state = sorted(x.name for x in out.iterdir()) if out.exists() else ["(no directory)"]
