@@ -616,9 +616,14 @@ def run(
                     "it may be stuck in a loop)"
                 )
             signum = e.signum if isinstance(e, RunInterrupted) else signal.SIGINT
+            state = (
+                f"{out} is resumable ({_again(command)})"
+                if lock is not None
+                else f"nothing was written to {out}"
+            )
             raise RunInterrupted(
                 f"{'terminated' if signum == signal.SIGTERM else 'interrupted'}{what}{hint}; "
-                f"{out} is resumable ({_again(command)})",
+                f"{state}",
                 signum,
             ) from None
         finally:
@@ -817,7 +822,7 @@ def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -
         bar.message("compiling kernels (first run only; cached for later runs)...")
     t = time.perf_counter()
     try:
-        kernel.call("the first game (compiling)", engine.play_chunk, config, 0, 1)
+        kernel.call("game 0 (compiling and playing it)", engine.play_chunk, config, 0, 1)
     except (CardsimError, KeyboardInterrupt):
         raise
     except BaseException as e:

@@ -372,9 +372,13 @@ def test_7_signal_during_a_long_kernel_call_exits_promptly(tmp_path, sig):
 
 
 def test_7_a_hung_user_strategy_is_ended_by_ctrl_c_with_its_name(tmp_path):
+    """The strategy prints (Numba's print) and then never returns; Ctrl-C once it loops."""
+    import threading
+
     hang = tmp_path / "stuck.py"
     hang.write_text(
         "def choose(own, played, pub, legal, n_legal, rng):\n"
+        '    print("stuck: entering the loop")\n'
         "    i = 1\n"
         "    while i > 0:\n"
         "        i = (i * 5 + 3) % 1000003 + 1\n"
@@ -382,14 +386,25 @@ def test_7_a_hung_user_strategy_is_ended_by_ctrl_c_with_its_name(tmp_path):
     )
     out = tmp_path / "run"
     p = cli_proc(*RUN, "--games", "10", "--seat", f"0={hang}:choose", "--out", out)
-    time.sleep(15)  # compiling, or already looping
+    looping = threading.Event()
+
+    def watch():
+        for line in p.stdout:
+            if "entering the loop" in line:
+                looping.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    assert looping.wait(600), "the strategy never started (compiling took over 10 minutes?)"
+    time.sleep(1.0)
     assert p.poll() is None
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     p.wait(30)
     print(f"SIGINT to exit with a hung user strategy: {time.monotonic() - t0:.3f} s")
     err = p.stderr.read()
-    assert p.returncode == 130 and "stuck.py:choose" in err and "Traceback" not in err, err
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert f"user strategy {hang}:choose" in err and "stuck in a loop" in err, err
+    assert "nothing was written" in err and not out.exists()
 
 
 # --- 8. replay checks the strategy file's checksum --------------------------------------------
