@@ -224,8 +224,9 @@ def parquet_rows(path: Path) -> int:
     return int(pl.scan_parquet(path).select(pl.len()).collect().item())
 
 
-def chunk_is_intact(out: Path, chunk: dict) -> bool:
-    """A finished chunk whose part files exist with the recorded rows and checksums."""
+def chunk_is_intact(out: Path, chunk: dict, manifest: dict | None = None) -> bool:
+    """A finished chunk whose part files exist with the recorded rows and checksums (and,
+    given the ``manifest``, whose own metadata names this run's game, seed and chunk)."""
     if chunk.get("status") != "done":
         return False
     for table in TABLES:
@@ -235,9 +236,23 @@ def chunk_is_intact(out: Path, chunk: dict) -> bool:
                 return False
             if parquet_rows(path) != chunk["rows"][table]:
                 return False
+            if manifest is not None and not _part_belongs(path, manifest, table, chunk):
+                return False
         except (OSError, KeyError, TypeError, pl.exceptions.PolarsError):
             return False
     return True
+
+
+def _part_belongs(path: Path, manifest: dict, table: str, chunk: dict) -> bool:
+    meta = read_part_metadata(path)
+    if not meta:  # a part written by cardsim 0.1 says nothing about itself
+        return True
+    want = {
+        "game": manifest["game"], "seed": manifest["seed"], "table": table,
+        "chunk_index": chunk["index"], "chunk_first": chunk["first"],
+        "chunk_count": chunk_games(chunk),
+    }  # fmt: skip
+    return all(meta.get(k) == v for k, v in want.items())
 
 
 def read_part_metadata(path: Path | str) -> dict[str, Any]:

@@ -661,7 +661,9 @@ def finished_and_intact(out: Path, manifest: dict) -> bool:
         rundir.check_plan(manifest, Path(out) / MANIFEST)
     except CardsimError:
         return False
-    return all(chunk_is_intact(out, c) for c in manifest["chunks"] if c.get("status") == "done")
+    return all(
+        chunk_is_intact(out, c, manifest) for c in manifest["chunks"] if c.get("status") == "done"
+    )
 
 
 def _nothing_to_do(out: Path, manifest: dict) -> bool:
@@ -693,7 +695,7 @@ def _take_directory(out: Path, config: RunConfig, chunk_size, mode: str, kw: dic
 
 def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled):
     chunks = manifest["chunks"]
-    intact = [chunk_is_intact(out, c) for c in chunks]
+    intact = [chunk_is_intact(out, c, manifest) for c in chunks]
     within = stop_rule is not None and hasattr(stop_rule, "batch")
     if within:  # a sequential rule sees deals in order: redo everything after the first gap
         gap = next((i for i, ok in enumerate(intact) if not ok), len(chunks))

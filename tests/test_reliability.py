@@ -135,6 +135,26 @@ def test_1_two_concurrent_cardsim_runs_on_one_directory(tmp_path):
     assert code == 0
 
 
+def test_1_resume_redoes_a_part_of_another_run_even_with_its_checksum_recorded(tmp_path):
+    """The mixture the issue found: a seed-1 part whose sha256 the manifest records."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    runner.run(fake_config(200, seed=1), a, chunk_size=100, progress=False, engine=FakeEngine())
+    runner.run(fake_config(200, seed=2), b, chunk_size=100, progress=False, engine=FakeEngine())
+    ref = tables(b)
+    for t in rundir.TABLES:
+        shutil.copy(rundir.part_path(a, t, 1), rundir.part_path(b, t, 1))
+    m = json.loads((b / "manifest.json").read_text())
+    for t in rundir.TABLES:
+        m["chunks"][1]["sha256"][t] = rundir.sha256_of(rundir.part_path(b, t, 1))
+    m["status"] = "running"
+    (b / "manifest.json").write_text(json.dumps(m))
+    engine = FakeEngine()
+    runner.run(fake_config(200, seed=2), b, resume=True, progress=False, engine=engine)
+    assert (100, 100) in engine.calls or any(f >= 100 for f, _ in engine.calls[1:])
+    for x, y in zip(ref, tables(b), strict=True):
+        assert_frame_equal(x, y)
+
+
 # --- 2. --force only over a real run, deleting only cardsim's files ---------------------------
 
 
