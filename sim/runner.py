@@ -296,6 +296,18 @@ def _innermost(e: BaseException) -> BaseException:
     return best
 
 
+def _lost_message(e: BaseException) -> bool:
+    """Whether the chain hides a user's exception under "returned a result with an exception
+    set" (a CardsimError the engine made from it carries that text instead of the user's)."""
+    seen, cur = set(), e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, SystemError) and "exception set" in str(cur):
+            return _innermost(e) is not e
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
 def _strategy_error(e: BaseException, users: list[str], when: str) -> CardsimError:
     inner = _innermost(e)
     if isinstance(inner, SystemExit):
@@ -772,7 +784,10 @@ def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threa
                 if reason:
                     stopped_by = reason
                     break
-    except CardsimError:
+    except CardsimError as e:
+        users = _users(config)
+        if users and _lost_message(e):
+            raise _strategy_error(e, users, "while playing") from None
         raise
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -825,7 +840,12 @@ def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -
     t = time.perf_counter()
     try:
         kernel.call("game 0 (compiling and playing it)", engine.play_chunk, config, 0, 1)
-    except (CardsimError, KeyboardInterrupt):
+    except KeyboardInterrupt:
+        raise
+    except CardsimError as e:
+        users = _users(config)
+        if users and _lost_message(e):
+            raise _strategy_error(e, users, "in game 0") from None
         raise
     except BaseException as e:
         users = _users(config)

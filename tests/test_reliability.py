@@ -543,9 +543,15 @@ def test_11_the_users_exception_message_survives_numba_wrapping():
                 "CPUDispatcher(...) returned a result with an exception set"
             ) from inner
     except SystemError as e:
+        caught = e
         err = runner._strategy_error(e, ["/x/mine.py:choose"], "while playing")
     assert "my strategy's own message" in str(err) and "ValueError" in str(err)
     assert "mine.py:choose" in str(err)
+    wrapped = CardsimError("user strategy x failed: CPUDispatcher(...) returned a result ...")
+    wrapped.__cause__ = caught  # what an engine makes of it
+    assert runner._lost_message(wrapped)
+    assert "my strategy's own message" in str(runner._strategy_error(wrapped, ["m"], "now"))
+    assert not runner._lost_message(CardsimError("a plain error"))
 
 
 def test_11_sys_exit_in_a_strategy_file_is_one_line_exit_2(capsys, tmp_path):
