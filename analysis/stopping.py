@@ -43,38 +43,22 @@ def scan_finished(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
     return rundir.scan_finished(out, table, manifest)
 
 
-def _first_player_wins(out: Path, manifest: dict) -> tuple[pl.LazyFrame, str]:
-    """One row per game with a winner: did the first player's side win? Read from the engine's
-    facts (sim/game.py GameFacts) where it has them."""
+def first_player_interval(out: Path, manifest: dict) -> MainInterval:
+    """Win rate of the first player's side (engine facts) with its 95 % Wilson interval.
+
+    Counted per games-table row (match or round) that has a winner.
+    """
     from sim.games import get_engine
 
-    games = scan_finished(out, "games", manifest)
-    facts = getattr(get_engine(manifest["game"]), "facts", None)
-    players = int(manifest["players"])
-    if facts is not None:
-        share = facts.fair_share(players)
-        label = f"win rate of the {facts.first_player_label} (expected {share:.3g})"
-        won = games.filter(facts.winner_side().is_not_null()).select(
-            (facts.first_side() == facts.winner_side()).alias("win")
-        )
-        return won, label
-    # until the engines describe themselves (output schema v1): the team game's games table
-    # names the first leader, the other game's seats table has positions
-    if "first_leader_0" in games.collect_schema().names():
-        won = games.select(((pl.col("first_leader_0") % 2) == pl.col("winner_team")).alias("win"))
-        return won, "win rate of the first leader's team (expected 1/2)"
-    won = (
-        scan_finished(out, "seats", manifest)
-        .filter(pl.col("position") == 0)
-        .join(games.filter(pl.col("winner") >= 0).select("game", "round"), on=["game", "round"])
-        .select(pl.col("won").alias("win"))
+    facts = get_engine(manifest["game"]).facts
+    winner = facts.winner_side()
+    g = (
+        scan_finished(out, "games", manifest)
+        .filter(winner.is_not_null())
+        .select((facts.first_side() == winner).alias("win"))
     )
-    return won, f"win rate of the first player (expected 1/{players})"
-
-
-def first_player_interval(out: Path, manifest: dict) -> MainInterval:
-    """Win rate of the first player (team, for 原子) with its 95 % Wilson interval."""
-    g, label = _first_player_wins(out, manifest)
+    sides = facts.sides(int(manifest["players"]))
+    label = f"win rate of the {facts.first_player_label} (expected 1/{sides})"
     row = g.select(pl.col("win").cast(pl.Int64).sum().alias("k"), pl.len().alias("n")).collect()
     k, n = int(row["k"][0] or 0), int(row["n"][0])
     if n == 0:

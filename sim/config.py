@@ -46,24 +46,18 @@ def check_strategy(engine: GameEngine, name: str) -> str:
 
 
 def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict:
-    """Every rule option of ``engine`` with defaults filled in and given values parsed."""
-    options = {o.name: o for o in engine.rule_options}
-    rules = {o.name: o.default for o in engine.rule_options}
+    """Every rule option of ``engine`` with defaults filled in and given values parsed.
+
+    The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`).
+    """
     items = given.items() if isinstance(given, Mapping) else given
+    items = list(items)
     seen: set[str] = set()
-    for key, value in items:
+    for key, _ in items:
         if key in seen:  # as a repeated --seat is: never silently keep the last one
             raise CardsimError(f"--rule {key} is given twice")
         seen.add(key)
-        if key not in options:
-            raise CardsimError(
-                f"unknown {engine.name} rule option {key!r} (allowed: {', '.join(options)})"
-            )
-        rules[key] = options[key].parse(value) if isinstance(value, str) else value
-    for key, value in rules.items():  # values given as Python objects (study files) too
-        if not isinstance(value, str):
-            options[key].parse(str(value).lower() if isinstance(value, bool) else str(value))
-    return rules
+    return engine.rule_options.resolve(dict(items))
 
 
 def build_config(

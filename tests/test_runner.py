@@ -43,7 +43,7 @@ def test_manifest_records_configuration_and_chunks(tmp_path):
     out = tmp_path / "run"
     runner.run(cfg, out, chunk_size=100, progress=False, engine=FakeEngine())
     m = json.loads((out / "manifest.json").read_text())
-    assert m["game"] == "yuanzi" and m["games"] == 250 and m["seed"] == 3
+    assert m["game"] == "fake" and m["games"] == 250 and m["seed"] == 3
     assert m["rules"] == {"cap": 5, "flavour": "plain"}  # defaults resolved
     assert m["seats"] == ["greedy"] * 4 and m["chunk_size"] == 100
     assert m["status"] == "complete" and m["games_done"] == 250
@@ -230,7 +230,7 @@ def test_every_part_says_what_it_is(tmp_path):
         engine=FakeEngine(),
     )  # fmt: skip
     meta = rundir.read_part_metadata(runner.part_path(out, "seats", 2))
-    assert meta["version"] == __version__ and meta["game"] == "yuanzi" and meta["seed"] == 3
+    assert meta["version"] == __version__ and meta["game"] == "fake" and meta["seed"] == 3
     assert meta["rules"] == {"cap": 5, "flavour": "plain"} and meta["table"] == "seats"
     assert (meta["chunk_index"], meta["chunk_first"], meta["chunk_count"]) == (2, 200, 50)
     assert meta["schema_version"] == rundir.TABLE_SCHEMA_VERSION and meta["players"] == 4
