@@ -40,11 +40,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 from pydantic import ValidationError as _ValidationError
 
 from sim.errors import CardsimError
+from sim.schema import SCHEMA_VERSION
 
 FORMAT = "cardsim-run"
 MANIFEST_VERSION = 2  # version of the manifest layout (1: cardsim 0.1, no format marker)
-#: Version of the output tables' schema (docs/*-columns.md), written into every part.
-TABLE_SCHEMA_VERSION = 1
+#: Version of the output tables' schema (docs/schema-v2.md), written into every part.
+TABLE_SCHEMA_VERSION = SCHEMA_VERSION
 MANIFEST = "manifest.json"
 LOCK = ".lock"
 TABLES = ("games", "seats")
