@@ -625,17 +625,18 @@ def test_12_study_comparison_listing_a_scenario_twice_is_an_error():
         parse_study(text, "s.toml")
 
 
-def test_12_study_verifies_a_reused_scenario_like_resume(capsys, tmp_path):
-    study = tmp_path / "s.toml"
-    study.write_text(
+def test_12_study_verifies_a_reused_scenario_like_resume(tmp_path):
+    from sim.study import parse_study, run_study
+
+    study = parse_study(
         '[[scenario]]\nname = "a"\ngame = "yuanzi"\ngames = 400\nstrategy = "random"\n'
         "chunk_size = 100\n"
     )
     out = tmp_path / "study"
-    assert cardsim(capsys, "study", study, "--out", out, "--quiet")[0] == 0
+    run_study(study, out, progress=False, report=False)
     ref = tables(out / "a")
-    rundir.part_path(out / "a", "games", 1).unlink()
-    code, _, err = cardsim(capsys, "study", study, "--out", out, "--quiet")
-    assert code == 0 and "reused" not in err, err
+    assert run_study(study, out, progress=False, report=False).reused == ["a"]
+    rundir.part_path(out / "a", "games", 1).unlink()  # a reused run is verified: redone
+    assert run_study(study, out, progress=False, report=False).reused == []
     for a, b in zip(ref, tables(out / "a"), strict=True):
         assert_frame_equal(a, b)
