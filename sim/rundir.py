@@ -246,9 +246,8 @@ def chunk_is_intact(out: Path, chunk: dict, manifest: dict | None = None) -> boo
 
 def _part_belongs(path: Path, manifest: dict, table: str, chunk: dict) -> bool:
     meta = read_part_metadata(path)
-    if not meta:  # a part written by cardsim 0.1 says nothing about itself
-        return True
     want = {
+        "schema_version": TABLE_SCHEMA_VERSION,
         "game": manifest["game"], "seed": manifest["seed"], "table": table,
         "chunk_index": chunk["index"], "chunk_first": chunk["first"],
         "chunk_count": chunk_games(chunk),

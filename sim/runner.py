@@ -179,6 +179,12 @@ def check_directory(
         )
     if occupied and resume:
         manifest = read_manifest(out)
+        if manifest.get("format") != rundir.FORMAT:
+            raise CardsimError(
+                f"--resume: {out} was written by cardsim {manifest.get('cardsim_version') or '0.1'}"
+                " (output schema v1), which this version cannot complete; use --force to run it "
+                "afresh"
+            )
         ident = same_run(manifest, config, extra)
         if ident["have"] != ident["want"]:
             raise CardsimError(
@@ -198,10 +204,8 @@ def check_directory(
             "to replace it"
         )
     if occupied:  # --force: only over a directory that really is a cardsim run
-        try:
-            old = read_manifest(out)
-            if old.get("format") != rundir.FORMAT:
-                raise CardsimError(f"{out / MANIFEST}: no cardsim format marker")
+        try:  # a validated manifest (a 0.1 one, without the format marker, too)
+            read_manifest(out)
         except CardsimError as e:
             raise CardsimError(f"--force: {e}; refusing to delete anything there") from None
     base = out if out.is_dir() else _nearest_existing(out)

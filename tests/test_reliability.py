@@ -180,6 +180,20 @@ def test_2_force_refuses_a_foreign_manifest_and_deletes_only_cardsim_files(tmp_p
     assert rundir.read_manifest(out)["games"] == 200
 
 
+def test_2_a_cardsim_0_1_run_is_recognised_but_not_mixed_with_schema_v2(tmp_path):
+    out = tmp_path / "old"
+    fake_run(out, games=200)
+    m = json.loads((out / "manifest.json").read_text())
+    for k in ("format", "manifest_version"):
+        m.pop(k)
+    m["status"] = "running"
+    (out / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(CardsimError, match="cardsim 0.1.*--force"):
+        fake_run(out, games=200, resume=True)
+    fake_run(out, games=200, force=True)  # a validated 0.1 manifest is a run: --force works
+    assert rundir.read_manifest(out)["format"] == rundir.FORMAT
+
+
 # --- 3. crash at creation: every intermediate state is recoverable ----------------------------
 
 
