@@ -12,7 +12,7 @@ How a run proceeds (docs/cli.md, "What a run directory guarantees"):
    writability, the Dask scheduler (importable, reachable), the kernels and user strategies
    (compiled by playing one game);
 2. the directory is locked (one writer) and created atomically, born with its manifest;
-3. each chunk is played in *sub-chunks* of about half a second in a worker thread, so the main
+3. each chunk is played in *sub-chunks* of about a second in a worker thread, so the main
    thread answers Ctrl-C / SIGTERM within about a second at any moment, progress advances per
    sub-chunk and a stop rule (``--test``) is evaluated deal by deal within a chunk; the chunk's
    part is the concatenation of its sub-chunks (the same rows as one call);
@@ -56,7 +56,7 @@ MAX_CHUNK_SIZE = 5_000_000  # rows of one chunk are held in memory
 MAX_CHUNKS = 1_000_000
 #: Seconds of play a sub-chunk aims at (the longest wait for Ctrl-C is one sub-chunk's
 #: bookkeeping, not its play: play runs in a worker thread).
-SUB_CHUNK_SECONDS = 0.5
+SUB_CHUNK_SECONDS = 1.0
 FIRST_SUB_CHUNK = 256
 #: Manifest fields that must match for ``--resume`` (RunConfig.identity() and the stop rule).
 IDENTITY_KEYS = (
