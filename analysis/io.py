@@ -1,6 +1,6 @@
 """Open run directories for analysis: manifest, one ``scan_parquet`` per table, warnings.
 
-A run directory (see ``sim/runner.py``) holds ``manifest.json`` and the Parquet parts of every
+A run directory (see ``sim/rundir.py``) holds ``manifest.json`` and the Parquet parts of every
 finished chunk. :func:`open_run` checks the directory, scans the parts of the chunks marked
 ``done`` (a half-finished run is analysed with the games it has, and says so in
 :attr:`Run.warnings`) and never reads the data itself: the analyses get LazyFrames.
@@ -8,17 +8,17 @@ finished chunk. :func:`open_run` checks the directory, scans the parts of the ch
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from sim import rundir
 from sim.errors import CardsimError
 
-MANIFEST = "manifest.json"
-TABLES = ("games", "seats")
-_REQUIRED_KEYS = ("game", "players", "seats", "rules", "seed", "games", "chunks")
+MANIFEST = rundir.MANIFEST
+TABLES = rundir.TABLES
+_part = rundir.part_path
 
 
 @dataclass(frozen=True)
@@ -88,28 +88,7 @@ class Run:
 
 def read_manifest(path: Path) -> dict:
     """The manifest of run directory ``path``; :class:`CardsimError` if it is not a run."""
-    path = Path(path)
-    if not path.exists():
-        raise CardsimError(f"{path}: no such directory")
-    if not path.is_dir():
-        raise CardsimError(f"{path}: not a directory (give a run directory made by cardsim run)")
-    if not any(path.iterdir()):
-        raise CardsimError(f"{path}: the directory is empty (no run has been written there)")
-    mpath = path / MANIFEST
-    if not mpath.is_file():
-        raise CardsimError(f"{path}: not a cardsim run directory (no {MANIFEST})")
-    try:
-        manifest = json.loads(mpath.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CardsimError(f"{mpath}: unreadable manifest ({e})") from None
-    missing = [k for k in _REQUIRED_KEYS if not isinstance(manifest, dict) or k not in manifest]
-    if missing:
-        raise CardsimError(f"{mpath}: not a cardsim manifest (missing {', '.join(missing)})")
-    return manifest
-
-
-def _part(path: Path, table: str, index: int) -> Path:
-    return path / table / f"part-{index:05d}.parquet"
+    return rundir.read_manifest(path)
 
 
 def open_run(path: Path | str) -> Run:
@@ -125,6 +104,13 @@ def open_run(path: Path | str) -> Run:
     manifest = read_manifest(path)
     chunks = manifest["chunks"]
     warnings: list[str] = []
+    writer = rundir.writer_pid(path)
+    if writer is not None:
+        who = f" (pid {writer})" if writer > 0 else ""
+        warnings.append(
+            f"{path}: a cardsim process{who} is writing this run now; the report covers the "
+            "chunks finished so far"
+        )
     done, missing = [], []
     for c in chunks:
         if c.get("status") != "done":
@@ -139,7 +125,7 @@ def open_run(path: Path | str) -> Run:
             f"(chunks {', '.join(map(str, missing[:5]))}{', …' if len(missing) > 5 else ''}); "
             "they are left out"
         )
-    games_done = sum(int(c["count"]) for c in done)
+    games_done = sum(rundir.chunk_games(c) for c in done)
     if not done:
         raise CardsimError(
             f"{path}: the run has no finished games yet (0 of {len(chunks)} chunks done); "

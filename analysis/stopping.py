@@ -13,10 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
 from analysis.compare import pairwise
+from sim import rundir
+from sim.errors import CardsimError
 
 #: A runner stop rule (sim.runner.StopRule): (manifest, run dir) -> reason to stop, or None.
 StopRule = Callable[[dict, Path], "str | None"]
@@ -37,12 +40,7 @@ class MainInterval:
 
 def scan_finished(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
     """One lazy scan of ``table`` over the run's finished chunks (as ``manifest`` says)."""
-    from sim.runner import part_path
-
-    files = [
-        part_path(out, table, c["index"]) for c in manifest["chunks"] if c.get("status") == "done"
-    ]
-    return pl.scan_parquet(files)
+    return rundir.scan_finished(out, table, manifest)
 
 
 def first_player_interval(out: Path, manifest: dict) -> MainInterval:
@@ -103,49 +101,135 @@ def until_ci_rule(width: float) -> StopRule:
     return rule
 
 
-def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05) -> StopRule:
-    """A runner stop rule for ``--test a>b``: Wald's sequential probability ratio test.
+class SPRT:
+    """A runner stop rule for ``--test a>b``: Wald's sequential probability ratio test,
+    evaluated after every deal (in deal order), so the run stops at the first crossing.
 
     On the paired per-deal differences ``D(d)`` of a comparison run (analysis.compare), taken as
-    normal with the observed variance: H0 "a is no better than b" (mean 0) against H1 "a beats
-    b by ``delta``" (mean ``delta``). After each chunk,
-    ``LLR = n · delta · (mean(D) − delta / 2) / Var(D)``; the run stops accepting H1 once
-    ``LLR ≥ log((1 − beta) / alpha)`` and accepting H0 once ``LLR ≤ log(beta / (1 − alpha))``:
-    error rates alpha (false "a > b") and beta (missed a real ``delta``).
+    normal: H0 "a is no better than b" (mean 0) against H1 "a beats b by ``delta``" (mean
+    ``delta``). After deal n, ``LLR = n · delta · (mean(D) − delta / 2) / V``; the run stops
+    accepting H1 once ``LLR ≥ log((1 − beta) / alpha)`` and accepting H0 once
+    ``LLR ≤ log(beta / (1 − alpha))``: error rates alpha (false "a > b") and beta (missed a
+    real ``delta``). ``V`` is the sample variance of D, but at least ``1/n`` — the variance one
+    discordant deal among n gives — so a difference that has not varied (identical play: D = 0
+    on every deal) still decides instead of dividing by zero.
+
+    The state is running sums over deals in game order, added one deal at a time from the
+    carried sums: the same deal stops the run for any chunk or sub-chunk size, and on
+    ``--resume`` the sums are rebuilt from the finished chunks.
     """
-    import math
 
-    from analysis.compare import per_game_win_rates
+    def __init__(self, a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05):
+        import math
 
-    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+        self.a, self.b, self.delta, self.alpha, self.beta = a, b, delta, alpha, beta
+        self.upper, self.lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+        self.n, self.s, self.q, self.llr = 0, 0.0, 0.0, 0.0
+        self.verdict: str | None = None
 
-    def rule(manifest: dict, out: Path) -> str | None:
-        w = per_game_win_rates(scan_finished(Path(out), "seats", manifest))
-        if a not in w.columns or b not in w.columns:
-            raise ValueError(f"--test {a}>{b}: the run compares {', '.join(w.columns[2:])}")
+    def _diffs(self, seats: pl.DataFrame | pl.LazyFrame) -> tuple[np.ndarray, np.ndarray]:
+        from analysis.compare import per_game_win_rates
+
+        w = per_game_win_rates(seats)
+        if self.a not in w.columns or self.b not in w.columns:
+            names = [c for c in w.columns if c not in ("game", "assignment")]
+            raise CardsimError(f"--test {self.a}>{self.b}: the run compares {', '.join(names)}")
         d = (
-            w.select("game", (pl.col(a) - pl.col(b)).alias("d"))
+            w.select("game", (pl.col(self.a) - pl.col(self.b)).alias("d"))
             .drop_nulls()
             .group_by("game")
-            .agg(pl.col("d").mean())["d"]
+            .agg(pl.col("d").mean())
+            .sort("game")
         )
-        n = d.len()
-        var = float(d.var()) if n > 1 else 0.0
-        mean = float(d.mean()) if n else 0.0
-        llr = n * delta * (mean - delta / 2) / var if var > 0 else 0.0
-        verdict = None
-        if n > 1 and var > 0 and llr >= upper:
-            verdict = f"sprt: accepted H1 ({a} beats {b} by {delta} or more)"
-        elif n > 1 and var > 0 and llr <= lower:
-            verdict = f"sprt: accepted H0 ({a} does not beat {b} by {delta})"
-        manifest["sequential_test"] = {
-            "test": f"{a}>{b}", "delta": delta, "alpha": alpha, "beta": beta, "deals": n,
-            "mean_diff": mean, "llr": llr, "accept_h1_at": upper, "accept_h0_at": lower,
-            "verdict": verdict,
-        }  # fmt: skip
-        return verdict
+        return d["game"].to_numpy(), d["d"].to_numpy().astype(np.float64)
 
-    return rule
+    def _feed(self, games: np.ndarray, d: np.ndarray) -> int | None:
+        """Add deals in order; the position of the first deciding one, or None."""
+        if len(d) == 0:
+            return None
+        s = np.cumsum(np.concatenate([[self.s], d]))[1:]  # sequential from the carried sums
+        q = np.cumsum(np.concatenate([[self.q], d * d]))[1:]
+        n = self.n + np.arange(1, len(d) + 1, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = s / n
+            var = np.where(n > 1, (q - s * mean) / np.maximum(n - 1, 1), 0.0)
+            var = np.maximum(var, 1.0 / n)
+            llr = n * self.delta * (mean - self.delta / 2) / var
+        ok = n > 1
+        hit = np.flatnonzero(ok & ((llr >= self.upper) | (llr <= self.lower)))
+        last = int(hit[0]) if len(hit) else len(d) - 1
+        self.n, self.s, self.q = int(n[last]), float(s[last]), float(q[last])
+        self.llr = float(llr[last])
+        if not len(hit):
+            return None
+        if self.llr >= self.upper:
+            self.verdict = f"sprt: accepted H1 ({self.a} beats {self.b} by {self.delta} or more)"
+        else:
+            self.verdict = f"sprt: accepted H0 ({self.a} does not beat {self.b} by {self.delta})"
+        return last
+
+    def start(self, out: Path, manifest: dict, before: list[dict]) -> None:
+        """Rebuild the sums from the finished chunks that precede the ones still to play."""
+        self.n, self.s, self.q, self.llr, self.verdict = 0, 0.0, 0.0, 0.0, None
+        for c in before:
+            seats = pl.read_parquet(rundir.part_path(out, "seats", c["index"]))
+            self._feed(*self._diffs(seats))
+
+    def batch(self, games: pl.DataFrame, seats: pl.DataFrame) -> tuple[int, str] | None:
+        """The runner's per-sub-chunk call: (deals to keep, verdict) at the first crossing."""
+        if self.verdict is not None:
+            return None
+        index, d = self._diffs(seats)
+        at = self._feed(index, d)
+        if at is None:
+            return None
+        first = int(games["game"].min())
+        return int(index[at]) - first + 1, self.verdict
+
+    def record(self) -> dict:
+        return {
+            "test": f"{self.a}>{self.b}", "delta": self.delta, "alpha": self.alpha,
+            "beta": self.beta, "deals": self.n, "mean_diff": self.s / self.n if self.n else 0.0,
+            "llr": self.llr, "accept_h1_at": self.upper, "accept_h0_at": self.lower,
+            "verdict": self.verdict,
+        }  # fmt: skip
+
+    def __call__(self, manifest: dict, out: Path) -> str | None:
+        """After each chunk: record the state in the manifest (crossings come from batch)."""
+        manifest["sequential_test"] = self.record()
+        return self.verdict
+
+
+def sprt_rule(a: str, b: str, delta: float, alpha: float = 0.05, beta: float = 0.05) -> SPRT:
+    """A runner stop rule for ``--test a>b`` (see :class:`SPRT`)."""
+    return SPRT(a, b, delta, alpha, beta)
+
+
+class FirstOf:
+    """Stop rules combined: the first one that gives a reason stops the run."""
+
+    def __init__(self, rules: list) -> None:
+        self.rules = rules
+        self.within = [r for r in rules if hasattr(r, "batch")]
+
+    def __call__(self, manifest: dict, out: Path) -> str | None:
+        reasons = [r(manifest, out) for r in self.rules]  # each records its state
+        return next((x for x in reasons if x), None)
+
+
+class FirstOfSequential(FirstOf):
+    """:class:`FirstOf` with a rule evaluated deal by deal (the runner calls start/batch)."""
+
+    def start(self, out: Path, manifest: dict, before: list[dict]) -> None:
+        for r in self.within:
+            r.start(out, manifest, before)
+
+    def batch(self, games: pl.DataFrame, seats: pl.DataFrame):
+        for r in self.within:
+            decided = r.batch(games, seats)
+            if decided:
+                return decided
+        return None
 
 
 def first_of(*rules: StopRule | None) -> StopRule | None:
@@ -153,12 +237,8 @@ def first_of(*rules: StopRule | None) -> StopRule | None:
     active = [r for r in rules if r is not None]
     if not active:
         return None
-
-    def rule(manifest: dict, out: Path) -> str | None:
-        for r in active:
-            reason = r(manifest, out)
-            if reason:
-                return reason
-        return None
-
-    return rule
+    if len(active) == 1:
+        return active[0]
+    if any(hasattr(r, "batch") for r in active):
+        return FirstOfSequential(active)
+    return FirstOf(active)

@@ -7,6 +7,9 @@ line on stderr and exits with code 2 (no traceback).
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import sys
 from pathlib import Path
 
@@ -38,6 +41,49 @@ class Pair(click.ParamType):
         return (int(left), right) if self.seat else (left, right)
 
 
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+_FLOAT_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def parse_int(text: str) -> int | None:
+    """The one integer parser of every option: ASCII digits with an optional sign — no
+    underscores (``1_0``), no other scripts' digits (``２``), no spaces inside."""
+    text = str(text).strip()
+    return int(text) if _INT_RE.fullmatch(text) else None
+
+
+class Integer(click.ParamType):
+    """An integer option, parsed by :func:`parse_int` (ranges are checked where it is used)."""
+
+    name = "INTEGER"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        v = parse_int(value)
+        if v is None:
+            self.fail(f"{value!r} is not an integer (ASCII digits 0-9 only)", param, ctx)
+        return v
+
+
+class Number(click.ParamType):
+    """A decimal number option (ASCII digits only, like :class:`Integer`)."""
+
+    name = "NUMBER"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            return float(value)
+        text = str(value).strip()
+        if not _FLOAT_RE.fullmatch(text):
+            self.fail(f"{value!r} is not a number (ASCII digits 0-9 only)", param, ctx)
+        return float(text)
+
+
+INT = Integer()
+NUMBER = Number()
+
+
 class Seed(click.ParamType):
     """A non-negative 64-bit integer."""
 
@@ -67,7 +113,7 @@ def setup_options(f):
     )(f)
     f = click.option(
         "--players",
-        type=int,
+        type=INT,
         default=None,
         help="Number of players (ATLAS 2..10, default 4; 原子 always 4).",
     )(f)
@@ -108,12 +154,12 @@ def run_options(f):
     )(f)
     f = click.option(
         "--chunk-size",
-        type=int,
+        type=INT,
         default=None,
         help="Games per chunk and part file (default 20000).",
     )(f)
     f = click.option(
-        "--threads", type=int, default=None, help="Numba threads (default: all cores)."
+        "--threads", type=INT, default=None, help="Numba threads (default: all cores)."
     )(f)
     return f
 
@@ -128,7 +174,7 @@ def cli() -> None:
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option(
     "--games",
-    type=int,
+    type=INT,
     required=True,
     help="Number of games (matches; ATLAS: matches of --rule rounds=R rounds).",
 )
@@ -137,7 +183,7 @@ def cli() -> None:
 @run_options
 @click.option(
     "--until-ci",
-    type=float,
+    type=NUMBER,
     default=None,
     metavar="W",
     help="Stop early once the first-player advantage is known to ±W (95 %).",
@@ -264,14 +310,14 @@ def _echo_result(result, game, unit: str = "games") -> None:
     "--strategies", required=True, help="Comma-separated strategies to compare, e.g. greedy,random."
 )
 @click.option(
-    "--games", type=int, required=True, help="Deals (each played once per seat assignment)."
+    "--games", type=INT, required=True, help="Deals (each played once per seat assignment)."
 )
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
 @setup_options
 @run_options
 @click.option(
     "--until-ci",
-    type=float,
+    type=NUMBER,
     default=None,
     metavar="W",
     help="Stop early once every paired difference is known to ±W (95 %).",
@@ -285,24 +331,21 @@ def _echo_result(result, game, unit: str = "games") -> None:
 )
 @click.option(
     "--delta",
-    type=float,
-    default=0.02,
-    show_default=True,
-    help="--test: the win-rate difference H1 asserts.",
+    type=NUMBER,
+    default=None,
+    help="--test (default 0.02): the win-rate difference H1 asserts.",
 )
 @click.option(
     "--alpha",
-    type=float,
-    default=0.05,
-    show_default=True,
-    help="--test: rate of false 'A beats B'.",
+    type=NUMBER,
+    default=None,
+    help="--test (default 0.05): rate of false 'A beats B'.",
 )
 @click.option(
     "--beta",
-    type=float,
-    default=0.05,
-    show_default=True,
-    help="--test: rate of missing a real --delta.",
+    type=NUMBER,
+    default=None,
+    help="--test (default 0.05): rate of missing a real --delta.",
 )
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the comparison as JSON (pairwise, ratings)."
@@ -337,6 +380,14 @@ def compare_cmd(
     from sim.compare import DuplicateEngine, build_compare_config
     from sim.runner import run
 
+    given = [
+        n for n, v in (("--delta", delta), ("--alpha", alpha), ("--beta", beta)) if v is not None
+    ]
+    if given and test_spec is None:
+        raise CardsimError(f"{', '.join(given)} set the sequential test: give --test A>B too")
+    delta = 0.02 if delta is None else delta
+    alpha = 0.05 if alpha is None else alpha
+    beta = 0.05 if beta is None else beta
     engine = get_engine(game)
     config = build_compare_config(
         engine, strategies.split(","), games=games, seed=seed, players=players, rules=rules
@@ -353,6 +404,7 @@ def compare_cmd(
         stop_rule=first_of(_until_ci(until_ci), _sprt(test_spec, config, delta, alpha, beta)),
         extra_manifest=_stop_spec(until_ci, test_spec, delta, alpha, beta),
         scheduler=scheduler,
+        unit="deals",
     )
     _echo_result(result, game, unit="deals")
     from analysis.stopping import scan_finished
@@ -403,7 +455,7 @@ def compare_cmd(
     show_default=True,
     help="Study directory (one run directory per scenario).",
 )
-@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
 @click.option(
     "--force",
     is_flag=True,
@@ -496,7 +548,7 @@ def strategies_cmd(game, as_json) -> None:
 
 @cli.command("replay")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
-@click.option("--game", "game_index", type=int, required=True, help="Game index to replay.")
+@click.option("--game", "game_index", type=INT, required=True, help="Game index to replay.")
 @click.option(
     "--from",
     "from_dir",
@@ -506,7 +558,7 @@ def strategies_cmd(game, as_json) -> None:
 )
 @click.option(
     "--assignment",
-    type=int,
+    type=INT,
     default=0,
     show_default=True,
     help="With --from a comparison run: which seat assignment to replay.",
@@ -539,7 +591,9 @@ def replay_cmd(
     if from_dir is None and assignment:
         raise CardsimError("--assignment needs --from a comparison run")
     if from_dir is not None:
-        config = config_from_manifest(read_manifest(from_dir))
+        manifest = read_manifest(from_dir)
+        config = config_from_manifest(manifest)
+        _check_strategy_files(from_dir, manifest, config)
         if config.game != game:
             raise CardsimError(f"{from_dir} is a {config.game} run, not {game}")
         if game_index >= config.games:
@@ -564,6 +618,44 @@ def replay_cmd(
             rules=rules,
         )
     click.echo(engine.replay(config, game_index))
+
+
+def _check_strategy_files(from_dir: Path, manifest: dict, config) -> None:
+    """Refuse to replay with a user strategy file that changed since the run: the replay would
+    show a different game than the one in the tables."""
+    from sim.game import user_strategy_files
+
+    recorded = manifest.get("strategy_files") or {}
+    for path, digest in user_strategy_files(config).items():
+        if path in recorded and recorded[path] != digest:
+            state = "is missing" if digest == "missing" else "has changed"
+            raise CardsimError(
+                f"--from {from_dir}: strategy file {path} {state} since the run (sha256 "
+                f"{recorded[path][:12]}… recorded); the replay would not be the recorded game"
+            )
+
+
+def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> None:
+    """Outputs never overwrite inputs or each other: not inside a run directory, not the same
+    path twice."""
+    from sim import rundir
+
+    seen: dict[Path, str] = {}
+    for opt, path in outputs.items():
+        if path is None:
+            continue
+        resolved = path.resolve()
+        if resolved in seen:
+            raise CardsimError(f"{opt} {path}: the same file as {seen[resolved]}")
+        seen[resolved] = f"{opt} {path}"
+        for parent in resolved.parents:
+            if (parent / rundir.MANIFEST).is_file():
+                raise CardsimError(
+                    f"{opt} {path}: inside the run directory {parent}; write reports elsewhere"
+                )
+        for d in run_dirs:
+            if resolved == d.resolve():
+                raise CardsimError(f"{opt} {path}: that is a run directory given as input")
 
 
 @cli.command("report")
@@ -605,6 +697,7 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
     """
     from analysis.report import parse_margins, write_report
 
+    _check_outputs(list(run_dirs), {"--out": out, "--json": json_out})
     result = write_report(
         list(run_dirs), out, fmt=fmt, json_out=json_out, margins=parse_margins(margins)
     )
@@ -633,20 +726,74 @@ def one_line(message: str) -> str:
     return head + " [CARDSIM_DEBUG=1 for details]"
 
 
+def _os_error_line(e: OSError) -> str:
+    from sim.rundir import os_error
+
+    return str(os_error(e, e.filename or "?", "cannot write" if e.filename else "OS error:"))
+
+
+def _interrupted(e: BaseException) -> None:
+    """Ctrl-C / SIGTERM: one line, exit 130 / 143; a kernel still running in its thread (a
+    nogil Numba call, or a user strategy stuck in a loop) is not waited for."""
+    from sim.runner import RunInterrupted, kernel_busy
+
+    cause = e.__cause__ or e.__context__ if isinstance(e, click.exceptions.Abort) else e
+    if isinstance(cause, RunInterrupted):
+        text, code = cause.message, 128 + int(cause.signum)
+    else:
+        text, code = "interrupted (a run completes with --resume)", 130
+    click.echo(f"cardsim: {text}", err=True)
+    if kernel_busy():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
+    if hasattr(signal, "SIGXFSZ"):  # over `ulimit -f`: an EFBIG error to report, not a kill
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     try:
         cli.main(args=argv, prog_name="cardsim", standalone_mode=False)
     except CardsimError as e:
         click.echo(f"cardsim: error: {one_line(str(e))}", err=True)
         sys.exit(2)
-    except click.exceptions.Abort:  # Ctrl-C: click turns KeyboardInterrupt into Abort
-        click.echo("cardsim: interrupted (a run completes with --resume)", err=True)
-        sys.exit(130)
+    except (click.exceptions.Abort, KeyboardInterrupt) as e:  # click: KeyboardInterrupt -> Abort
+        _interrupted(e)
     except click.ClickException as e:
         click.echo(f"cardsim: error: {e.format_message()}", err=True)
         sys.exit(e.exit_code)
+    except OSError as e:  # disk full, file too large, read-only, permission, name too long
+        click.echo(f"cardsim: error: {_os_error_line(e)}", err=True)
+        sys.exit(2)
+    except Exception as e:
+        cause = _os_cause(e)
+        if cause is None:
+            raise
+        click.echo(f"cardsim: error: {cause}", err=True)
+        sys.exit(2)
     sys.exit(0)
+
+
+def _os_cause(e: BaseException) -> str | None:
+    """An OS error wrapped by a library (a polars ComputeError on a full disk, …), as one line."""
+    seen = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError):
+            return _os_error_line(cur)
+        cur = cur.__cause__ or cur.__context__
+    text = str(e)
+    m = re.search(
+        r"(No space left on device|File too large|Read-only file system|"
+        r"Permission denied|Operation not permitted|File name too long)",
+        text,
+    )
+    if m:
+        return f"{type(e).__name__}: {m.group(1)} ({text.splitlines()[0][:200]})"
+    return None
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def build_compare_config(
     rules=(),
 ) -> RunConfig:
     """A validated :class:`RunConfig` whose ``assignments`` hold every seat assignment."""
-    names = [check_strategy(engine, s.strip()) for s in strategies if s.strip()]
+    names = [check_strategy(engine, s.strip()) for s in strategies]  # '' is an error
     labels = []
     for name in names:  # a strategy compared with itself gets a label per copy: greedy@2
         k = sum(1 for other in labels if strategy_of(other) == name)

@@ -26,6 +26,10 @@ def check_strategy(engine: GameEngine, name: str) -> str:
     builtins = [s.name for s in engine.strategies]
     if not isinstance(name, str):
         raise CardsimError(f"a strategy is a name or path/to/file.py:function, got {name!r}")
+    if not name.strip():
+        raise CardsimError(
+            f"empty strategy name (allowed: {', '.join(builtins)}, or path/to/file.py:function)"
+        )
     if name in builtins:
         return name
     if is_user_strategy(name):
@@ -47,6 +51,12 @@ def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[
     The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`).
     """
     items = given.items() if isinstance(given, Mapping) else given
+    items = list(items)
+    seen: set[str] = set()
+    for key, _ in items:
+        if key in seen:  # as a repeated --seat is: never silently keep the last one
+            raise CardsimError(f"--rule {key} is given twice")
+        seen.add(key)
     return engine.rule_options.resolve(dict(items))
 
 
@@ -81,7 +91,7 @@ def build_config(
         text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
         raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
     builtins = [s.name for s in engine.strategies]
-    default = strategy or ("greedy" if "greedy" in builtins else builtins[0])
+    default = ("greedy" if "greedy" in builtins else builtins[0]) if strategy is None else strategy
     seats = [check_strategy(engine, default)] * n
     items = seat_strategies.items() if isinstance(seat_strategies, Mapping) else seat_strategies
     given: set[int] = set()

@@ -1,48 +1,72 @@
 """The game-agnostic runner: chunks → engine → Parquet parts + manifest, resumable.
 
-Layout of a run directory::
+The run directory's layout, manifest, part files, atomic writes and lock live in
+:mod:`sim.rundir`. A chunk is a pure function ``(config, first index, count) -> tables``; the
+tables of a run depend only on its :class:`~sim.game.RunConfig`, never on thread count, chunk
+size, worker or interruption.
 
-    DIR/manifest.json              configuration, per-chunk status, rows, sha256, seconds
-    DIR/games/part-NNNNN.parquet   one row per game (per round for ATLAS)
-    DIR/seats/part-NNNNN.parquet   one row per game x seat
+How a run proceeds (docs/cli.md, "What a run directory guarantees"):
 
-A chunk is a pure function ``(config, first index, count) -> tables``; the tables of a run
-depend only on its :class:`~sim.game.RunConfig`, never on thread count, chunk size, worker or
-interruption. Every file is written to a temporary name and renamed into place, so a killed
-run leaves only complete parts, which ``--resume`` verifies (rows + sha256) and keeps.
+1. everything that can fail before the first game is checked with nothing written: the
+   options, the directory (a run is recognised by its validated manifest), the output's
+   writability, the Dask scheduler (importable, reachable), the kernels and user strategies
+   (compiled by playing one game);
+2. the directory is locked (one writer) and created atomically, born with its manifest;
+3. each chunk is played in *sub-chunks* of about a second in a worker thread, so the main
+   thread answers Ctrl-C / SIGTERM within about a second at any moment, progress advances per
+   sub-chunk and a stop rule (``--test``) is evaluated deal by deal within a chunk; the chunk's
+   part is the concatenation of its sub-chunks (the same rows as one call);
+4. each finished chunk's parts are written atomically, then the manifest records them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextlib
+import inspect
 import os
-import shutil
+import queue
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
 
-from sim import __version__
+from sim import __version__, rundir
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
 from sim.games import get_engine
+from sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
+    MANIFEST,
+    TABLES,
+    chunk_is_intact,
+    part_path,
+    plan_chunks,
+    read_manifest,
+    sha256_of,
+    write_manifest,
+)
 
-MANIFEST = "manifest.json"
-TABLES = ("games", "seats")
 DEFAULT_CHUNK_SIZE = 20_000
 MAX_CHUNK_SIZE = 5_000_000  # rows of one chunk are held in memory
 MAX_CHUNKS = 1_000_000
+#: Seconds of play a sub-chunk aims at (the longest wait for Ctrl-C is one sub-chunk's
+#: bookkeeping, not its play: play runs in a worker thread).
+SUB_CHUNK_SECONDS = 1.0
+FIRST_SUB_CHUNK = 256
 #: Manifest fields that must match for ``--resume`` (RunConfig.identity() and the stop rule).
 IDENTITY_KEYS = (
     "game", "players", "seats", "rules", "seed", "games", "assignments", "strategy_files", "stop",
 )  # fmt: skip
 
 #: Called after each finished chunk with the manifest; returns a reason to stop early or None.
+#: A rule may also have ``start(out, manifest, before)`` and ``batch(games, seats)`` methods:
+#: ``batch`` sees every sub-chunk's rows in game order and returns ``(deals to keep, reason)``
+#: at the first deal where it decides (the rest of the chunk is not written), else None.
 StopRule = Callable[[dict, Path], str | None]
 
 
@@ -59,85 +83,21 @@ class RunResult:
     played: int = 0  # games played by this call (the rest were already done)
 
 
-# --- files -------------------------------------------------------------------------------------
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during a run; the directory is left resumable."""
 
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def atomic_write_parquet(df: pl.DataFrame, path: Path) -> None:
-    """Write a Parquet file atomically (temporary file + rename)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    df.write_parquet(tmp, compression="zstd", statistics=True)
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def write_manifest(out: Path, manifest: dict) -> None:
-    atomic_write_bytes(out / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False).encode())
-
-
-def read_manifest(out: Path) -> dict:
-    """Load ``DIR/manifest.json``; raises :class:`CardsimError` if missing or unreadable."""
-    path = Path(out) / MANIFEST
-    if not path.is_file():
-        raise CardsimError(f"{out}: not a cardsim run directory (no {MANIFEST})")
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise CardsimError(f"{path}: unreadable manifest ({e})") from None
-
-
-def part_path(out: Path, table: str, chunk: int) -> Path:
-    return out / table / f"part-{chunk:05d}.parquet"
-
-
-def parquet_rows(path: Path) -> int:
-    return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+    def __init__(self, message: str, signum: int = signal.SIGINT) -> None:
+        super().__init__(message)
+        self.message, self.signum = message, signum
 
 
 # --- planning ----------------------------------------------------------------------------------
 
 
-def plan_chunks(games: int, chunk_size: int) -> list[dict]:
-    """Cut ``range(games)`` into chunks of ``chunk_size`` (the last one shorter)."""
-    return [
-        {"index": i, "first": first, "count": min(chunk_size, games - first), "status": "pending"}
-        for i, first in enumerate(range(0, games, chunk_size))
-    ]
-
-
 def new_manifest(config: RunConfig, chunk_size: int, extra: dict | None = None) -> dict:
     return {
+        "format": rundir.FORMAT,
+        "manifest_version": rundir.MANIFEST_VERSION,
         "cardsim_version": __version__,
         **config.identity(),
         "chunk_size": chunk_size,
@@ -159,26 +119,10 @@ def config_from_manifest(manifest: dict) -> RunConfig:
             rules=dict(manifest["rules"]),
             seed=int(manifest["seed"]),
             games=int(manifest["games"]),
-            assignments=tuple(tuple(a) for a in manifest.get("assignments", ())),
+            assignments=tuple(tuple(a) for a in manifest.get("assignments") or ()),
         )
     except (KeyError, TypeError, ValueError) as e:
         raise CardsimError(f"manifest is missing or has a bad field: {e}") from None
-
-
-def chunk_is_intact(out: Path, chunk: dict) -> bool:
-    """A finished chunk whose part files exist with the recorded rows and checksums."""
-    if chunk.get("status") != "done":
-        return False
-    for table in TABLES:
-        path = part_path(out, table, chunk["index"])
-        try:
-            if sha256_of(path) != chunk["sha256"][table]:
-                return False
-            if parquet_rows(path) != chunk["rows"][table]:
-                return False
-        except (OSError, KeyError, pl.exceptions.PolarsError):
-            return False
-    return True
 
 
 def _describe_mismatch(old: dict, new: dict) -> str:
@@ -194,93 +138,194 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
+def same_run(manifest: dict, config: RunConfig, extra: dict | None) -> dict:
+    """(have, want) of the identity fields; equal when ``manifest`` is ``config``'s run."""
+    ident = {**config.identity(), "stop": (extra or {}).get("stop")}
+    want = {k: ident.get(k) for k in IDENTITY_KEYS}
+    have = {k: manifest.get(k) for k in IDENTITY_KEYS}
+    return {"have": have, "want": want}
+
+
+def _again(command: str) -> str:
+    return "run the study again" if command == "study" else "use --resume"
+
+
 def check_directory(
     out: Path,
     config: RunConfig,
-    chunk_size: int,
+    chunk_size: int | None,
     *,
     resume: bool,
     force: bool,
     extra: dict | None = None,
-) -> tuple[dict, bool]:
-    """Check ``out`` without writing anything; returns (manifest to work from, is it new)."""
+    command: str = "run",
+) -> tuple[dict, str]:
+    """Check ``out`` without writing anything.
+
+    Returns (the manifest to work from, mode): ``"new"`` (no run there: ``out`` is missing or
+    vacant), ``"resume"`` (the same run, to complete) or ``"replace"`` (``force`` over a run).
+    """
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise CardsimError(f"--out {out}: exists and is not a directory")
-    nonempty = out.is_dir() and any(out.iterdir())
-    if resume and nonempty:
+    try:
+        if out.exists() and not out.is_dir():
+            raise CardsimError(f"--out {out}: exists and is not a directory")
+        occupied = out.is_dir() and not rundir.is_vacant(out)
+    except OSError as e:
+        raise rundir.os_error(e, out, "cannot use") from None
+    if occupied and (resume or force) and not (out / MANIFEST).is_file():
+        raise CardsimError(
+            f"{'--force' if force else '--resume'}: {out} is not a cardsim run directory "
+            f"(no {MANIFEST}); refusing to touch anything there"
+        )
+    if occupied and resume:
         manifest = read_manifest(out)
-        ident = {**config.identity(), "stop": (extra or {}).get("stop")}
-        want = {k: ident.get(k) for k in IDENTITY_KEYS}
-        have = {k: manifest.get(k) for k in IDENTITY_KEYS}
-        if have != want:
+        if manifest.get("format") != rundir.FORMAT:
             raise CardsimError(
-                f"--resume: {out} holds a different run ({_describe_mismatch(have, want)})"
+                f"--resume: {out} was written by cardsim {manifest.get('cardsim_version') or '0.1'}"
+                " (output schema v1), which this version cannot complete; use --force to run it "
+                "afresh"
+            )
+        ident = same_run(manifest, config, extra)
+        if ident["have"] != ident["want"]:
+            raise CardsimError(
+                f"--resume: {out} holds a different run "
+                f"({_describe_mismatch(ident['have'], ident['want'])})"
             )
         if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
             raise CardsimError(
                 f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
                 f"not {chunk_size}"
             )
-        return manifest, False
-    if nonempty and not force:
+        rundir.check_plan(manifest, out / MANIFEST)
+        return manifest, "resume"
+    if occupied and not force:
         raise CardsimError(
-            f"--out {out} is not empty; use --resume to complete that run or --force to replace it"
+            f"--out {out} is not empty; {_again(command)} to complete that run or --force "
+            "to replace it"
         )
-    if nonempty and not (out / MANIFEST).is_file():
-        raise CardsimError(
-            f"--force: {out} is not a cardsim run directory (no {MANIFEST}); "
-            "refusing to delete anything there"
-        )
-    base = _nearest_existing(out)
+    if occupied:  # --force: only over a directory that really is a cardsim run
+        try:  # a validated manifest (a 0.1 one, without the format marker, too)
+            read_manifest(out)
+        except CardsimError as e:
+            raise CardsimError(f"--force: {e}; refusing to delete anything there") from None
+    base = out if out.is_dir() else _nearest_existing(out)
     if not base.is_dir():
         raise CardsimError(f"--out {out}: cannot write there ({base} is not a directory)")
     if not os.access(base, os.W_OK | os.X_OK):
         raise CardsimError(f"--out {out}: cannot write there (permission denied on {base})")
-    return new_manifest(config, chunk_size or DEFAULT_CHUNK_SIZE, extra), True
+    mode = "replace" if occupied else "new"
+    return new_manifest(config, chunk_size or DEFAULT_CHUNK_SIZE, extra), mode
 
 
-def create_directory(out: Path, *, clear: bool) -> None:
-    """Create ``out`` (for a new run), removing an old run's files when ``clear``."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as e:
-        raise CardsimError(f"--out {out}: cannot write there ({e.strerror or e})") from None
-    if clear:
-        for child in (MANIFEST, *TABLES):
-            p = out / child
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+# --- the kernel thread -------------------------------------------------------------------------
 
 
-# --- running -----------------------------------------------------------------------------------
+class KernelThread:
+    """Runs engine calls in one long-lived daemon thread, so the main thread can react to
+    Ctrl-C / SIGTERM while a (nogil) Numba kernel runs, and a hung user strategy can be left
+    behind when the process exits."""
+
+    def __init__(self, threads: int) -> None:
+        self.jobs: queue.Queue = queue.Queue()
+        self.busy_since: float | None = None
+        self.what = ""
+        self._thread = threading.Thread(
+            target=self._loop, args=(threads,), name="cardsim-kernel", daemon=True
+        )
+        self._thread.start()
+
+    def _loop(self, threads: int) -> None:
+        import numba
+
+        numba.set_num_threads(threads)  # thread-local in Numba: set it where kernels run
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            fn, args, box, done = job
+            try:
+                box["value"] = fn(*args)
+            except BaseException as e:  # handed to the main thread
+                box["error"] = e
+            finally:
+                done.set()
+
+    def call(self, what: str, fn, *args):
+        box: dict = {}
+        done = threading.Event()
+        self.busy_since, self.what = time.monotonic(), what
+        self.jobs.put((fn, args, box, done))
+        while not done.wait(0.05):  # the main thread stays responsive to signals
+            pass
+        self.busy_since = None
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def close(self) -> None:
+        if self.busy_since is None:
+            self.jobs.put(None)
 
 
-def write_chunk(
-    out: Path, chunk: dict, games: pl.DataFrame, seats: pl.DataFrame, seconds: float
-) -> dict:
-    """Write one chunk's parts atomically; returns the chunk's finished manifest entry."""
-    entry = {**chunk, "rows": {}, "sha256": {}}
-    for table, df in zip(TABLES, (games, seats), strict=True):
-        path = part_path(out, table, chunk["index"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_parquet(df, path)
-        entry["rows"][table] = df.height
-        entry["sha256"][table] = sha256_of(path)
-    entry["status"] = "done"
-    entry["seconds"] = round(seconds, 3)
-    return entry
+_ACTIVE: list[KernelThread] = []
 
 
-def _timed_chunk(engine: GameEngine, config: RunConfig, first: int, count: int):
-    start = time.perf_counter()
-    games, seats = engine.play_chunk(config, first, count)
-    return games, seats, time.perf_counter() - start
+def kernel_busy() -> bool:
+    """True while a kernel thread of this process is still playing (e.g. after Ctrl-C)."""
+    return any(k.busy_since is not None for k in _ACTIVE)
+
+
+def _users(config: RunConfig) -> list[str]:
+    from sim.config import is_user_strategy
+
+    return sorted(
+        {
+            s.rsplit("@", 1)[0] if "@" in s.rsplit(":", 1)[-1] else s
+            for a in (config.assignments or (config.seats,))
+            for s in a
+            if is_user_strategy(s.rsplit("@", 1)[0])
+        }
+    )
+
+
+def _innermost(e: BaseException) -> BaseException:
+    """The exception a user raised, under Numba/CPython wrappers ("returned a result with an
+    exception set")."""
+    seen, cur, best = set(), e, e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if not (isinstance(cur, SystemError) and "exception set" in str(cur)):
+            best = cur
+        cur = cur.__cause__ or cur.__context__
+    return best
+
+
+def _lost_message(e: BaseException) -> bool:
+    """Whether the chain hides a user's exception under "returned a result with an exception
+    set" (a CardsimError the engine made from it carries that text instead of the user's)."""
+    seen, cur = set(), e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, SystemError) and "exception set" in str(cur):
+            return _innermost(e) is not e
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def _strategy_error(e: BaseException, users: list[str], when: str) -> CardsimError:
+    inner = _innermost(e)
+    if isinstance(inner, SystemExit):
+        return CardsimError(
+            f"user strategy {', '.join(users)} called sys.exit({inner.code!r}) {when}"
+        )
+    text = str(inner).strip() or "(no message)"
+    # the CLI shows the first line and the place in the user's file (sim.cli.one_line)
+    return CardsimError(
+        f"user strategy {', '.join(users)} failed {when}: {type(inner).__name__}: {text}"
+    )
+
+
+# --- Dask --------------------------------------------------------------------------------------
 
 
 def remote_chunk(
@@ -292,12 +337,9 @@ def remote_chunk(
         from sim.compare import DuplicateEngine
 
         engine = DuplicateEngine(engine)
-    return _timed_chunk(engine, config, first, count)
-
-
-def _local_results(engine, config, todo):
-    for chunk in todo:
-        yield chunk, _timed_chunk(engine, config, chunk["first"], chunk["count"])
+    start = time.perf_counter()
+    games, seats = engine.play_chunk(config, first, count)
+    return games, seats, time.perf_counter() - start
 
 
 def check_scheduler(scheduler: str | None) -> None:
@@ -306,7 +348,7 @@ def check_scheduler(scheduler: str | None) -> None:
         return
     if scheduler.startswith("local:"):
         n = scheduler.split(":", 1)[1]
-        if not n.isdigit() or int(n) < 1:
+        if not (n.isascii() and n.isdigit()) or int(n) < 1:
             raise CardsimError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
     elif "://" not in scheduler and ":" not in scheduler:
         raise CardsimError(
@@ -314,65 +356,120 @@ def check_scheduler(scheduler: str | None) -> None:
         )
 
 
-def _cluster_results(engine, config, todo, scheduler: str):
-    """Chunks run on a Dask cluster, yielded in chunk order (so stopping is reproducible)."""
+def connect(scheduler: str):
+    """A Dask client (and the LocalCluster it owns, or None): checked before anything is
+    written, so a missing dask or an unreachable scheduler leaves nothing behind."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise CardsimError(
             "--scheduler needs dask.distributed: pip install 'cardsim[cluster]'"
         ) from None
-    cluster = None
     if scheduler.startswith("local:"):
         workers = int(scheduler.split(":", 1)[1])
-        cluster = LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-        )
-        client = Client(cluster)
-    else:
         try:
-            client = Client(scheduler, timeout=10)
-        except (OSError, TimeoutError) as e:
-            raise CardsimError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            )
+        except Exception as e:
+            raise CardsimError(f"--scheduler {scheduler}: cannot start the cluster ({e})") from None
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout=10), None
+    except (OSError, TimeoutError, ValueError) as e:
+        raise CardsimError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+
+
+def _cluster_results(engine, config, todo, client) -> Iterator:
+    """Chunks run on a Dask cluster, yielded in chunk order (so stopping is reproducible)."""
     from sim.compare import DuplicateEngine
 
     duplicate = isinstance(engine, DuplicateEngine)
     window = max(2, 2 * len(client.scheduler_info().get("workers", {})))
+    pending: dict = {}
+    next_submit = 0
     try:
-        pending = {}
-        next_submit = 0
         for i, chunk in enumerate(todo):
             while next_submit < len(todo) and next_submit < i + window:
                 c = todo[next_submit]
                 pending[next_submit] = client.submit(
-                    remote_chunk,
-                    config.game,
-                    duplicate,
-                    config,
-                    c["first"],
-                    c["count"],
+                    remote_chunk, config.game, duplicate, config, c["first"], c["count"],
                     pure=False,
-                )
+                )  # fmt: skip
                 next_submit += 1
-            yield chunk, pending.pop(i).result()
+            future = pending.pop(i)
+            while True:  # poll, so Ctrl-C is answered while the cluster works
+                try:
+                    games, seats, seconds = future.result(timeout=0.2)
+                    break
+                except TimeoutError:
+                    continue
+            yield chunk, [(chunk["first"], chunk["count"], games, seats)], seconds
     finally:
         for f in pending.values():
             f.cancel()
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
-def _clean_temporaries(out: Path) -> None:
-    for table in TABLES:
-        d = out / table
-        if d.is_dir():
-            for p in d.glob(".part-*.tmp-*"):
-                p.unlink(missing_ok=True)
+# --- playing -----------------------------------------------------------------------------------
+
+
+def _local_results(engine, config, todo, kernel: KernelThread, bar) -> Iterator:
+    """Chunks played here in sub-chunks (each about SUB_CHUNK_SECONDS of play)."""
+    sub = FIRST_SUB_CHUNK
+    for chunk in todo:
+        first, end = chunk["first"], chunk["first"] + chunk["count"]
+        pieces, seconds = [], 0.0
+        at = first
+        while at < end:
+            n = min(sub, end - at)
+            t = time.perf_counter()
+            games, seats = kernel.call(
+                f"games {at}..{at + n - 1}", engine.play_chunk, config, at, n
+            )
+            dt = time.perf_counter() - t
+            seconds += dt
+            pieces.append((at, n, games, seats))
+            at += n
+            yield_piece = yield ("piece", chunk, pieces[-1])
+            if yield_piece == "stop":
+                break
+            sub = max(16, min(MAX_CHUNK_SIZE, int(n * SUB_CHUNK_SECONDS / max(dt, 1e-3))))
+        yield ("chunk", chunk, pieces, seconds)
+
+
+def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    df = frames[0] if len(frames) == 1 else pl.concat(frames)
+    if len(frames) > 1 and "assignment" in df.columns:  # a comparison's chunk is assignment-major
+        df = df.sort("assignment", maintain_order=True)
+    return df
+
+
+def write_chunk(
+    out: Path,
+    manifest: dict,
+    chunk: dict,
+    games: pl.DataFrame,
+    seats: pl.DataFrame,
+    seconds: float,
+    played: int | None = None,
+) -> dict:
+    """Write one chunk's parts atomically; returns the chunk's finished manifest entry."""
+    entry = {**chunk, "rows": {}, "sha256": {}}
+    entry.pop("played", None)
+    n = played if played is not None else chunk["count"]
+    for table, df in zip(TABLES, (games, seats), strict=True):
+        data = rundir.parquet_bytes(df, rundir.part_metadata(manifest, table, chunk, n))
+        entry["sha256"][table] = rundir.write_part(part_path(out, table, chunk["index"]), data)
+        entry["rows"][table] = df.height
+    if played is not None and played < chunk["count"]:
+        entry["played"] = played
+    entry["status"] = "done"
+    entry["seconds"] = round(seconds, 3)
+    return entry
 
 
 def set_threads(threads: int | None) -> int:
-    """Set Numba's thread count (``None``: all cores); returns the count in use."""
+    """Check Numba's thread count (``None``: all cores); returns the count to use."""
     import numba
 
     limit = numba.config.NUMBA_NUM_THREADS
@@ -385,10 +482,13 @@ def set_threads(threads: int | None) -> int:
 
 
 class Progress:
-    """A one-line progress display on stderr, advanced once per chunk."""
+    """A one-line progress display on stderr (the fallback when sim.progress is absent)."""
 
-    def __init__(self, total: int, done: int, label: str, enabled: bool) -> None:
+    def __init__(
+        self, total: int, done: int, label: str, enabled: bool, unit: str = "games"
+    ) -> None:
         self.total, self.done, self.label, self.enabled = total, done, label, enabled
+        self.unit = unit
         self.start_done, self.t0 = done, time.perf_counter()
 
     def message(self, text: str) -> None:
@@ -407,8 +507,8 @@ class Progress:
         bar = "#" * fill + "-" * (width - fill)
         end = "\n" if self.done >= self.total else ""
         print(
-            f"\r{self.label} [{bar}] {self.done:,}/{self.total:,} games "
-            f"{rate:,.0f} games/s ETA {eta:,.0f}s ",
+            f"\r{self.label} [{bar}] {self.done:,}/{self.total:,} {self.unit} "
+            f"{rate:,.0f} {self.unit}/s ETA {eta:,.0f}s ",
             end=end,
             file=sys.stderr,
             flush=True,
@@ -417,6 +517,39 @@ class Progress:
     def close(self) -> None:
         if self.enabled and self.done < self.total:
             print(file=sys.stderr, flush=True)
+
+
+def make_progress(total: int, done: int, label: str, enabled: bool, unit: str = "games"):
+    """sim.progress.Progress where it exists (same interface), else :class:`Progress`; the
+    ``unit`` (games, deals) is passed where the display takes one."""
+    try:
+        from sim.progress import Progress as cls  # type: ignore[import-not-found]
+    except ImportError:
+        cls = Progress
+    try:
+        takes_unit = "unit" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        takes_unit = False
+    if takes_unit:
+        return cls(total, done, label, enabled, unit=unit)
+    return cls(total, done, label if unit == "games" else f"{label} ({unit})", enabled)
+
+
+@contextlib.contextmanager
+def _signals_interrupt():
+    """SIGTERM raises :class:`RunInterrupted` in the main thread (as Ctrl-C does)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise RunInterrupted("terminated", signal.SIGTERM)
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def run(
@@ -432,6 +565,8 @@ def run(
     extra_manifest: dict | None = None,
     engine: GameEngine | None = None,
     scheduler: str | None = None,
+    unit: str = "games",
+    command: str = "run",
 ) -> RunResult:
     """Play ``config`` into the run directory ``out``.
 
@@ -440,6 +575,7 @@ def run(
     same in every case: chunks are committed in order. ``chunk_size`` defaults to
     ``DEFAULT_CHUNK_SIZE`` for a new run and to the manifest's for ``resume``. With a
     ``stop_rule``, ``extra_manifest["stop"]`` should describe it: ``--resume`` checks it.
+    ``unit`` names what the progress display counts (``games``; ``deals`` for comparisons).
 
     Examples
     --------
@@ -464,64 +600,234 @@ def run(
     out = Path(out)
     n_threads = set_threads(threads)
     check_scheduler(scheduler)
-    manifest, fresh = check_directory(
-        out, config, chunk_size, resume=resume, force=force, extra=extra_manifest
-    )
-    chunks = manifest["chunks"]
-    todo = chunks if fresh else [c for c in chunks if not chunk_is_intact(out, c)]
-    todo_ids = {c["index"] for c in todo}
-    done_games = sum(c["count"] for c in chunks if c["index"] not in todo_ids)
-    if (
-        not fresh
-        and manifest.get("status") == "complete"
-        and (not todo or manifest.get("stopped_by") not in (None, "games"))
-    ):  # finished (or stopped by its rule): nothing to do
+    kw = {"resume": resume, "force": force, "extra": extra_manifest, "command": command}
+    manifest, mode = check_directory(out, config, chunk_size, **kw)
+    if mode == "resume" and _nothing_to_do(out, manifest):
         return RunResult(
-            out, manifest, done_games, 0.0, stopped_by=manifest.get("stopped_by") or "games"
-        )
-    bar = Progress(config.games, done_games, config.game, progress)
-    result = RunResult(out, manifest, done_games, 0.0)
-    if todo:  # compile here (a broken user strategy fails now) before anything is written
-        result.compiled_seconds = _warm_up(engine, config, bar)
-        bar.t0 = time.perf_counter()  # the rate and ETA count play, not compilation
-    if fresh:
-        create_directory(out, clear=force)
-    _clean_temporaries(out)
-    manifest["status"] = "running"
+            out, manifest, rundir.games_done(manifest), 0.0,
+            stopped_by=manifest.get("stopped_by") or "games",
+        )  # fmt: skip
+    with _signals_interrupt():
+        client = cluster = None
+        kernel = KernelThread(n_threads)
+        _ACTIVE.append(kernel)
+        lock = None
+        try:
+            if scheduler is not None:  # reachable before anything is written
+                client, cluster = connect(scheduler)
+            compiled = _warm_up(engine, config, _Messages(progress), kernel)
+            lock, manifest = _take_directory(out, config, chunk_size, mode, kw)
+            bar = (config.games, config.game, progress, unit)
+            return _play(
+                out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled
+            )
+        except KeyboardInterrupt as e:
+            users = _users(config)
+            what = f" while playing {kernel.what}" if kernel.busy_since is not None else ""
+            hint = ""
+            if users and kernel.busy_since is not None:
+                hint = (
+                    f" with user strategy {', '.join(users)} (busy for "
+                    f"{time.monotonic() - kernel.busy_since:.0f} s: if it never returns, "
+                    "it may be stuck in a loop)"
+                )
+            signum = e.signum if isinstance(e, RunInterrupted) else signal.SIGINT
+            state = (
+                f"{out} is resumable ({_again(command)})"
+                if lock is not None
+                else f"nothing was written to {out}"
+            )
+            raise RunInterrupted(
+                f"{'terminated' if signum == signal.SIGTERM else 'interrupted'}{what}{hint}; "
+                f"{state}",
+                signum,
+            ) from None
+        finally:
+            if lock is not None:
+                lock.release()
+            kernel.close()
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    client.close()
+            if cluster is not None:
+                with contextlib.suppress(Exception):
+                    cluster.close()
+            if kernel.busy_since is None:
+                _ACTIVE.remove(kernel)
+
+
+class _Messages:
+    """Progress-style messages before the progress display exists (while compiling)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def message(self, text: str) -> None:
+        if self.enabled:
+            print(f"cardsim: {text}", file=sys.stderr, flush=True)
+
+
+def finished_and_intact(out: Path, manifest: dict) -> bool:
+    """A finished run (or one stopped by its rule) whose manifest matches its plan and whose
+    finished parts are all intact (rows + sha256): what ``--resume`` and a study's reuse
+    accept without playing."""
+    if manifest.get("status") != "complete":
+        return False
+    try:
+        rundir.check_plan(manifest, Path(out) / MANIFEST)
+    except CardsimError:
+        return False
+    return all(
+        chunk_is_intact(out, c, manifest) for c in manifest["chunks"] if c.get("status") == "done"
+    )
+
+
+def _nothing_to_do(out: Path, manifest: dict) -> bool:
+    if not finished_and_intact(out, manifest):
+        return False
+    stopped = manifest.get("stopped_by") not in (None, "games")
+    return stopped or all(c.get("status") == "done" for c in manifest["chunks"])
+
+
+def _take_directory(out: Path, config: RunConfig, chunk_size, mode: str, kw: dict):
+    """Lock ``out`` (creating it for a new run) and return (lock, manifest to work from)."""
+    if mode == "new":
+        manifest, _ = check_directory(out, config, chunk_size, **kw)
+        return rundir.create(out, manifest), manifest
+    lock = rundir.RunLock.acquire(out)
+    try:  # check again under the lock: another writer may have finished meanwhile
+        manifest, mode_now = check_directory(out, config, chunk_size, **kw)
+        if mode_now != mode:
+            raise CardsimError(f"--out {out}: another process changed it meanwhile")
+        rundir.clean_temporaries(out)
+        if mode == "replace":  # the new manifest first: a crash now leaves a resumable run
+            rundir.write_manifest(out, manifest)
+            rundir.clear_run(out)
+    except BaseException:
+        lock.release()
+        raise
+    return lock, manifest
+
+
+def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled):
+    chunks = manifest["chunks"]
+    intact = [chunk_is_intact(out, c, manifest) for c in chunks]
+    within = stop_rule is not None and hasattr(stop_rule, "batch")
+    if within:  # a sequential rule sees deals in order: redo everything after the first gap
+        gap = next((i for i, ok in enumerate(intact) if not ok), len(chunks))
+        todo = chunks[gap:]
+        stop_rule.start(out, manifest, chunks[:gap])
+    else:
+        todo = [c for c, ok in zip(chunks, intact, strict=True) if not ok]
+    todo_ids = {c["index"] for c in todo}
+    done_before = sum(rundir.chunk_games(c) for c in chunks if c["index"] not in todo_ids)
+    for c in todo:  # the manifest says only what is on disk
+        chunks[c["index"]] = {k: c[k] for k in ("index", "first", "count")} | {"status": "pending"}
+    result = RunResult(out, manifest, done_before, 0.0, compiled_seconds=compiled)
+    total, label, enabled, unit = bar
+    bar = make_progress(
+        total, done_before, label, enabled, unit
+    )  # after compiling: rates count play
+    manifest["status"], manifest["stopped_by"] = "running", None
     manifest["threads"] = n_threads
     write_manifest(out, manifest)
     t0 = time.perf_counter()
-    source = (
-        _local_results(engine, config, todo)
-        if scheduler is None
-        else _cluster_results(engine, config, todo, scheduler)
-    )
     stopped_by = "games"
     try:
-        for chunk, (games, seats, seconds) in source:
-            entry = write_chunk(out, chunk, games, seats, seconds)
-            chunks[chunk["index"]] = entry
-            reason = stop_rule(manifest, out) if stop_rule is not None else None
-            if reason:  # recorded in the same manifest write as the chunk (no window)
-                stopped_by = reason
-                manifest["status"], manifest["stopped_by"] = "complete", reason
-            write_manifest(out, manifest)
-            bar.advance(entry["count"])
-            result.games_done += entry["count"]
-            result.played += entry["count"]
-            if reason:
-                break
+        if client is None:
+            source = _local_results(engine, config, todo, kernel, bar)
+            event = next(source, None)
+            while event is not None:
+                if event[0] == "piece":
+                    _, chunk, (at, n, games, seats) = event
+                    decided = stop_rule.batch(games, seats) if within else None
+                    if decided:
+                        keep, reason = decided
+                        event = source.send("stop")
+                        stopped_by = reason
+                        _, chunk, pieces, seconds = event
+                        last_at, _, g, s = pieces[-1]
+                        pieces[-1] = (
+                            last_at, keep,
+                            g.filter(pl.col("game") < last_at + keep),
+                            s.filter(pl.col("game") < last_at + keep),
+                        )  # fmt: skip
+                        bar.advance(keep)
+                        _commit(
+                            out, manifest, chunk, pieces, seconds, stop_rule, result, stopped_by
+                        )
+                        break
+                    bar.advance(n)
+                    event = next(source, None)
+                    continue
+                _, chunk, pieces, seconds = event
+                reason = _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, None)
+                if reason:
+                    stopped_by = reason
+                    break
+                event = next(source, None)
+            source.close()
+        else:
+            for chunk, pieces, seconds in _cluster_results(engine, config, todo, client):
+                if within:
+                    at, n, g, s = pieces[0]
+                    decided = stop_rule.batch(g, s)
+                    if decided:
+                        keep, stopped_by = decided
+                        pieces = [
+                            (at, keep, g.filter(pl.col("game") < at + keep),
+                             s.filter(pl.col("game") < at + keep))
+                        ]  # fmt: skip
+                        bar.advance(keep)
+                        _commit(
+                            out, manifest, chunk, pieces, seconds, stop_rule, result, stopped_by
+                        )
+                        break
+                bar.advance(chunk["count"])
+                reason = _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, None)
+                if reason:
+                    stopped_by = reason
+                    break
+    except CardsimError as e:
+        users = _users(config)
+        if users and _lost_message(e):
+            raise _strategy_error(e, users, "while playing") from None
+        raise
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:
+        users = _users(config)
+        if users:
+            raise _strategy_error(e, users, "while playing") from None
+        raise
     finally:
-        source.close()
         bar.close()
     finished = all(c.get("status") == "done" for c in chunks)
     manifest["status"] = "complete" if finished or stopped_by != "games" else "running"
     manifest["stopped_by"] = stopped_by
-    manifest["games_done"] = sum(c["count"] for c in chunks if c.get("status") == "done")
+    manifest["games_done"] = rundir.games_done(manifest)
     write_manifest(out, manifest)
     result.seconds = time.perf_counter() - t0
     result.stopped_by = stopped_by
     return result
+
+
+def _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, decided) -> str | None:
+    """Write a chunk's parts, then record it (and a stop) in one manifest write."""
+    games = _concat([p[2] for p in pieces])
+    seats = _concat([p[3] for p in pieces])
+    played = sum(p[1] for p in pieces)
+    entry = write_chunk(out, manifest, chunk, games, seats, seconds, played)
+    manifest["chunks"][chunk["index"]] = entry
+    reason = stop_rule(manifest, out) if stop_rule is not None else None
+    reason = decided or reason
+    if reason:  # recorded in the same manifest write as the chunk (no window)
+        manifest["status"], manifest["stopped_by"] = "complete", reason
+        manifest["games_done"] = rundir.games_done(manifest)
+    write_manifest(out, manifest)
+    result.games_done += played
+    result.played += played
+    return reason
 
 
 def kernels_cached(game: str) -> bool:
@@ -531,30 +837,25 @@ def kernels_cached(game: str) -> bool:
     return any(CACHE_DIR.glob(f"{game}_*/*.nbi"))
 
 
-def _warm_up(engine: GameEngine, config: RunConfig, bar: Progress) -> float:
-    """Play one game so kernels compile (or load from cache) before the timed chunks."""
+def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -> float:
+    """Play one game so kernels compile (or load from cache) before anything is written."""
     if not kernels_cached(config.game):
         bar.message("compiling kernels (first run only; cached for later runs)...")
     t = time.perf_counter()
     try:
-        engine.play_chunk(config, 0, 1)
-    except CardsimError:
+        kernel.call("game 0 (compiling and playing it)", engine.play_chunk, config, 0, 1)
+    except KeyboardInterrupt:
         raise
-    except Exception as e:
-        from sim.config import is_user_strategy
-
-        users = sorted(
-            {
-                s
-                for a in (config.assignments or (config.seats,))
-                for s in a
-                if is_user_strategy(s.rsplit("@", 1)[0])
-            }
-        )
+    except CardsimError as e:
+        users = _users(config)
+        if users and _lost_message(e):
+            raise _strategy_error(e, users, "in game 0") from None
+        raise
+    except BaseException as e:
+        users = _users(config)
         if not users:
             raise
-        # the CLI shows the first line and the place in the user's file (sim.cli.one_line)
-        raise CardsimError(f"user strategy {', '.join(users)} failed: {e}") from None
+        raise _strategy_error(e, users, "to compile or run") from None
     seconds = time.perf_counter() - t
     if seconds > 2.0:
         bar.message(f"kernels ready in {seconds:.1f} s")

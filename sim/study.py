@@ -230,6 +230,8 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         names = c.get("scenarios", [])
         if not isinstance(names, list) or len(names) < 2:
             raise CardsimError(f"{label}: scenarios must list at least two scenario names")
+        if len(set(map(str, names))) != len(names):
+            raise CardsimError(f"{label}: scenarios lists a scenario twice ({', '.join(names)})")
         for n in names:
             if n not in by_name:
                 raise CardsimError(
@@ -350,6 +352,31 @@ def scenario_config(scenario: Scenario) -> RunConfig:
     )  # fmt: skip
 
 
+#: Beside a study's report: the digest of the study it reports (so a rerun may refresh it).
+STUDY_MARKER = ".cardsim-study"
+
+
+def study_digest(study: Study) -> str:
+    """A digest of what a study's report covers: its scenarios' configurations and comparisons."""
+    import hashlib
+    import json
+
+    doc = {
+        "name": study.name,
+        "scenarios": {s.name: scenario_config(s).identity() for s in study.scenarios},
+        "until_ci": {s.name: s.until_ci for s in study.scenarios},
+        "comparisons": [[c.name, c.scenarios] for c in study.comparisons],
+    }
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _read_marker(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return None
+
+
 def run_study(
     study: Study,
     out: Path | str,
@@ -370,29 +397,49 @@ def run_study(
 
     out = Path(out)
     configs = {s.name: scenario_config(s) for s in study.scenarios}  # validate all first
+    plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
-    for s in study.scenarios:
-        cfg = configs[s.name]
-        run_dir = out / s.name
+    for s in study.scenarios:  # check every scenario directory before anything is written
+        cfg, run_dir = configs[s.name], out / s.name
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
-        resume = False
         stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
+        resume = False
+        if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
+            from sim.rundir import is_vacant
+
+            if not is_vacant(run_dir):
+                raise CardsimError(
+                    f"{run_dir}: not a cardsim run directory (no manifest.json) but scenario "
+                    f"{s.name!r} runs there; move its files away or choose another --out"
+                )
         if (run_dir / runner.MANIFEST).is_file() and not force:
             m = runner.read_manifest(run_dir)
-            ident = {**cfg.identity(), "stop": (stop or {}).get("stop")}
-            same = all(m.get(k) == ident.get(k) for k in runner.IDENTITY_KEYS)
-            if not same:
+            ident = runner.same_run(m, cfg, stop)
+            if ident["have"] != ident["want"]:
                 raise CardsimError(
                     f"{run_dir} holds a different run than scenario {s.name!r}; "
                     "use --force to replace it"
                 )
             chunk = m.get("chunk_size", chunk)
-            if m.get("status") == "complete":
+            if runner.finished_and_intact(run_dir, m):  # verified as --resume verifies
                 runs[s.name] = run_dir
                 reused.append(s.name)
                 stopped[s.name] = m.get("stopped_by") or "games"
                 continue
             resume = True
+        plans[s.name] = (chunk, resume, stop)
+    marker = out / STUDY_MARKER
+    stale = report and not force and (out / "report.html").exists()
+    if stale and _read_marker(marker) != study_digest(study):
+        raise CardsimError(
+            f"{out / 'report.html'} exists and is not this study's report; use --force to "
+            "replace it, or another --out"
+        )
+    for s in study.scenarios:
+        if s.name not in plans:
+            continue
+        cfg, run_dir = configs[s.name], out / s.name
+        chunk, resume, stop = plans[s.name]
         engine = get_engine(s.game)
         if cfg.assignments:
             engine = DuplicateEngine(engine)
@@ -406,7 +453,7 @@ def run_study(
         result = runner.run(
             cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
             force=force, progress=progress, stop_rule=rule, engine=engine,
-            extra_manifest=stop,
+            extra_manifest=stop, command="study",
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by
@@ -415,4 +462,7 @@ def run_study(
         from analysis.study_report import write_study_report
 
         report_path = write_study_report(study, runs, out / "report.html")
+        from sim.rundir import atomic_write_bytes
+
+        atomic_write_bytes(marker, study_digest(study).encode())
     return StudyResult(out, runs, reused, report_path, stopped)
