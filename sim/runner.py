@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import shutil
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from sim import __version__
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
 from sim.games import get_engine
+from sim.progress import Progress
 
 MANIFEST = "manifest.json"
 TABLES = ("games", "seats")
@@ -384,41 +384,6 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
-class Progress:
-    """A one-line progress display on stderr, advanced once per chunk."""
-
-    def __init__(self, total: int, done: int, label: str, enabled: bool) -> None:
-        self.total, self.done, self.label, self.enabled = total, done, label, enabled
-        self.start_done, self.t0 = done, time.perf_counter()
-
-    def message(self, text: str) -> None:
-        if self.enabled:
-            print(f"cardsim: {text}", file=sys.stderr, flush=True)
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        elapsed = max(time.perf_counter() - self.t0, 1e-9)
-        rate = (self.done - self.start_done) / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        width = 30
-        fill = int(width * self.done / max(self.total, 1))
-        bar = "#" * fill + "-" * (width - fill)
-        end = "\n" if self.done >= self.total else ""
-        print(
-            f"\r{self.label} [{bar}] {self.done:,}/{self.total:,} games "
-            f"{rate:,.0f} games/s ETA {eta:,.0f}s ",
-            end=end,
-            file=sys.stderr,
-            flush=True,
-        )
-
-    def close(self) -> None:
-        if self.enabled and self.done < self.total:
-            print(file=sys.stderr, flush=True)
-
-
 def run(
     config: RunConfig,
     out: Path | str,
@@ -479,7 +444,8 @@ def run(
         return RunResult(
             out, manifest, done_games, 0.0, stopped_by=manifest.get("stopped_by") or "games"
         )
-    bar = Progress(config.games, done_games, config.game, progress)
+    unit = "deals" if config.assignments else "games"  # a comparison counts deals
+    bar = Progress(config.games, done_games, config.game, progress, unit)
     result = RunResult(out, manifest, done_games, 0.0)
     if todo:  # compile here (a broken user strategy fails now) before anything is written
         result.compiled_seconds = _warm_up(engine, config, bar)
@@ -533,8 +499,11 @@ def kernels_cached(game: str) -> bool:
 
 def _warm_up(engine: GameEngine, config: RunConfig, bar: Progress) -> float:
     """Play one game so kernels compile (or load from cache) before the timed chunks."""
-    if not kernels_cached(config.game):
-        bar.message("compiling kernels (first run only; cached for later runs)...")
+    from sim.warmup import notice_for
+
+    text = notice_for(config)  # what compiles and roughly how long, once, before compiling
+    if text:
+        bar.message(text)
     t = time.perf_counter()
     try:
         engine.play_chunk(config, 0, 1)
