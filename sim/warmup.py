@@ -49,7 +49,13 @@ def _dispatcher(game: str, purpose: str):
 
 
 def is_cached(game: str, purpose: str = "run") -> bool:
-    """Whether the on-disk cache holds ``game``'s compiled ``purpose`` kernels (run/replay)."""
+    """Whether the on-disk cache holds ``game``'s compiled ``purpose`` kernels (run/replay).
+
+    A game without known entry points (one plugged in with ``register_engine``) counts as
+    cached: there is nothing this module knows how to compile for it.
+    """
+    if game not in ENTRY_POINTS:
+        return True
     disp = _dispatcher(game, purpose)
     try:  # the cache index numba itself loads: empty if missing or stale (numba >= 0.59)
         return bool(disp._cache._cache_file._load_index())
@@ -110,7 +116,7 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
     A configuration with user strategies compiles an uncached driver in every process.
     """
     users = sorted(user_strategy_files(config))
-    if users:
+    if users and config.game in COMPILE_SECONDS:
         names = ", ".join(Path(u).name for u in users)
         seconds = COMPILE_SECONDS[config.game]["user"]
         return (
