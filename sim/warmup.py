@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.errors import CardsimError
 from sim.game import RunConfig, user_strategy_files
 
 #: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
@@ -153,6 +152,7 @@ class Compiling:
 
     here: list[tuple[str, str]] = field(default_factory=list)
     processes: dict[tuple[str, str], subprocess.Popen] = field(default_factory=dict)
+    failed: dict[tuple[str, str], str] = field(default_factory=dict)  # why, per (game, purpose)
     command: Callable[[str, str], list[str]] = _command
 
     def wait(self, game: str, purpose: str = "run") -> None:
@@ -164,12 +164,9 @@ class Compiling:
         proc = self.processes.pop(key, None)
         if proc is not None:
             _, err = proc.communicate()
-            if proc.returncode != 0:  # the run compiles in-process instead and shows why
+            if proc.returncode != 0:  # then the runner compiles here, and shows any error itself
                 text = (err or b"").decode(errors="replace").strip().splitlines()
-                raise CardsimError(
-                    f"compiling the {GAME_NAMES[game]} kernels in a second process failed"
-                    + (f": {text[-1]}" if text else "")
-                )
+                self.failed[key] = text[-1] if text else f"exit code {proc.returncode}"
 
     def close(self) -> None:
         """Stop processes still compiling (an interrupted or failed study)."""
