@@ -18,6 +18,7 @@ import importlib
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -153,6 +154,7 @@ class Compiling:
     here: list[tuple[str, str]] = field(default_factory=list)
     processes: dict[tuple[str, str], subprocess.Popen] = field(default_factory=dict)
     failed: dict[tuple[str, str], str] = field(default_factory=dict)  # why, per (game, purpose)
+    logs: dict = field(default_factory=dict)  # stderr of each process (a temporary file)
     command: Callable[[str, str], list[str]] = _command
 
     def wait(self, game: str, purpose: str = "run") -> None:
@@ -163,9 +165,13 @@ class Compiling:
             compile_here(game, purpose)
         proc = self.processes.pop(key, None)
         if proc is not None:
-            _, err = proc.communicate()
+            proc.wait()
+            log = self.logs.pop(key)
+            log.seek(0)
+            err = log.read()
+            log.close()
             if proc.returncode != 0:  # then the runner compiles here, and shows any error itself
-                text = (err or b"").decode(errors="replace").strip().splitlines()
+                text = err.decode(errors="replace").strip().splitlines()
                 self.failed[key] = text[-1] if text else f"exit code {proc.returncode}"
 
     def close(self) -> None:
@@ -180,6 +186,9 @@ class Compiling:
                     proc.wait()
         self.processes.clear()
         self.here.clear()
+        for log in self.logs.values():
+            log.close()
+        self.logs.clear()
 
     def __enter__(self) -> Compiling:
         return self
@@ -198,12 +207,14 @@ def start(
 ) -> Compiling:
     """Start compiling the uncached built-in kernels ``configs`` need, in the order given.
 
-    The first game compiles here when :meth:`Compiling.wait` asks for it; each other game at
-    once in a process of its own. ``say`` gets the one notice (before anything compiles).
-    Configurations with user strategies use uncached drivers and are left to the runner.
+    The game of the first configuration compiles here when :meth:`Compiling.wait` asks for
+    it; every other game at once, in a process of its own. ``say`` gets the one notice, before
+    anything compiles. Configurations with user strategies use uncached drivers and are left
+    to the runner.
     """
+    configs_list = list(configs)
     jobs: list[tuple[str, str]] = []
-    for config in configs:
+    for config in configs_list:
         key = (config.game, purpose)
         if key not in jobs and not user_strategy_files(config) and not is_cached(*key):
             jobs.append(key)
@@ -212,17 +223,21 @@ def start(
         return compiling
     if say is not None:
         say(notice(jobs, cores))
-    compiling.here.append(jobs[0])
-    if len(jobs) > 1:
+    first = next(iter(c.game for c in configs_list))  # the game played first compiles here
+    if len(jobs) > 1 or jobs[0][0] != first:
         atexit.register(compiling.close)  # never leave a compiling process behind
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}  # compilation is single-threaded anyway
-    for game, what in jobs[1:]:
+    for game, what in jobs:
+        if game == first:
+            compiling.here.append((game, what))
+            continue
+        # stderr to a file, not a pipe (a chatty compiler must never block); closed by wait/close
+        log = tempfile.TemporaryFile()  # noqa: SIM115
+        compiling.logs[(game, what)] = log
         compiling.processes[(game, what)] = subprocess.Popen(
             command(game, what),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
+            stderr=log,
             cwd=Path(__file__).resolve().parents[1],
         )
     return compiling

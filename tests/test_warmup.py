@@ -90,6 +90,20 @@ def test_cached_kernels_and_user_strategies_compile_nothing_here(tmp_path, monke
     assert "not cached" in warmup.notice_for(user)
 
 
+def test_a_later_game_compiles_in_its_own_process_while_the_first_plays(tmp_path, monkeypatch):
+    monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": game == "yuanzi")
+    said = []
+    c = warmup.start(
+        configs("yuanzi", "atlas"), say=said.append, command=pretend_compiler(tmp_path)
+    )
+    assert not c.here and set(c.processes) == {("atlas", "run")}  # not deferred to its turn
+    assert said[0].startswith("compiling the kernels of ATLAS (first run only")
+    (tmp_path / "atlas-run" / "release").parent.mkdir(exist_ok=True)
+    (tmp_path / "atlas-run" / "release").touch()
+    c.wait("atlas")
+    assert (tmp_path / "atlas-run" / "done").read_text() == "True"
+
+
 def test_a_failed_compile_process_leaves_the_compiling_to_the_run(tmp_path, nothing_cached):
     def failing(game, purpose):
         return [sys.executable, "-c", "import sys; sys.exit('no compiler here')"]
