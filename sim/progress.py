@@ -86,6 +86,7 @@ class Progress:
             self._bar.start_t = self._bar._time() - (time.perf_counter() - value)
             self._bar.initial = self.done
             self._bar.last_print_n = self.done
+            self._bar.last_print_t = self._bar._time()  # the rate's first sample: play only
 
     def message(self, text: str) -> None:
         """A one-line notice, ``cardsim: text`` (nothing when disabled)."""
