@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import polars as pl
-from statsmodels.stats.contingency_tables import Table as CTable
 
-from analysis import plots
-from analysis.exprs import length_summary, mean_ci, rate_table
+from analysis import plots, stats
+from analysis.exprs import clustered_rate_table, length_summary, mean_ci, slope_moments
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "atlas_cards"
+FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 20
 MELDS = ("triples", "quads", "fives")
 
 
 def dealt_win(seats: pl.LazyFrame, expr: pl.Expr) -> pl.LazyFrame:
-    """Seat win rate by the count ``expr`` in its dealt hand (one row per seat and round)."""
-    return rate_table(
-        seats.with_columns(expr.cast(pl.Int64).alias("dealt")), ["dealt"], pl.col("won")
+    """Seat win rate by the count ``expr`` in its dealt hand. Unit: one seat-round; the seats
+    of a round (and the rounds of a game, or the assignments of a deal) are not independent,
+    so the intervals are clustered by game."""
+    return clustered_rate_table(
+        seats.with_columns(expr.cast(pl.Int64).alias("dealt")), ["dealt"], pl.col("won"), ["game"]
     ).rename({"k": "wins"})
+
+
+def dealt_trend(seats: pl.LazyFrame, expr: pl.Expr) -> pl.LazyFrame:
+    """Moments of the trend test: slope of a seat's win on the count dealt, clustered by game."""
+    return slope_moments(seats, expr, pl.col("won"), ["game"])
 
 
 ACTIONS = pl.col("skip_dealt") + pl.col("reverse_dealt") + pl.col("trade_dealt")
@@ -41,16 +49,10 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     return {
         "atlas": dealt_win(run.seats, pl.col("atlas_dealt")),
         "actions": dealt_win(run.seats, ACTIONS),
+        "atlas_trend": dealt_trend(run.seats, pl.col("atlas_dealt")),
+        "actions_trend": dealt_trend(run.seats, ACTIONS),
         "melds": melds(run.games),
     }
-
-
-def trend_p(df: pl.DataFrame) -> float:
-    d = df.filter(pl.col("n") > 0).sort("dealt")
-    if d.height < 2:
-        return float("nan")
-    t = CTable([[w, n - w] for w, n in zip(d["wins"], d["n"], strict=True)])
-    return float(t.test_ordinal_association(row_scores=d["dealt"].to_numpy().astype(float)).pvalue)
 
 
 def section(items: list[RunData]) -> Section:
@@ -58,17 +60,18 @@ def section(items: list[RunData]) -> Section:
         KEY,
         "ATLAS and action cards, melds",
         "A seat's round win rate by the ATLAS (wild) and action cards (SKIP, REVERSE, TRADE) in "
-        "its 13 dealt cards, with a linear-by-linear trend test; melds laid per round by kind.",
+        "its 13 dealt cards, with a trend test (slope of the win on the count, variance clustered by game: the seats of a round are not independent); melds laid per round by kind.",
     )
     for it in items:
         it.data[f"{KEY}.melds"] = mean_ci(it.get(f"{KEY}.melds")).select(
             "kind", "n", "mean", "mean_lo", "mean_hi", "sd", "total", "share"
         )
-    a, b = stack(items, f"{KEY}.atlas"), stack(items, f"{KEY}.actions")
+    a = stack(items, f"{KEY}.atlas").drop("var")
+    b = stack(items, f"{KEY}.actions").drop("var")
     m = stack(items, f"{KEY}.melds")
     sec.tables += [
-        Table("atlas", "Win rate by ATLAS cards dealt", a, ("rate",)),
-        Table("actions", "Win rate by action cards dealt", b, ("rate",)),
+        Table("atlas", "Win rate by ATLAS cards dealt", a, ("rate",), unit="seat-round"),
+        Table("actions", "Win rate by action cards dealt", b, ("rate",), unit="seat-round"),
         Table("melds", "Melds per round by kind", m, ("share",)),
     ]
     group = "run" if len(items) > 1 else None
@@ -89,7 +92,8 @@ def section(items: list[RunData]) -> Section:
     for it in items:
         for key, what in (("atlas", "ATLAS cards"), ("actions", "action cards")):
             d = it.get(f"{KEY}.{key}")
-            p = trend_p(d)
+            tr = stats.clustered_slope(it.get(f"{KEY}.{key}_trend").row(0, named=True))
+            slope = f"{100 * tr.slope:+.2f} ± {196 * tr.se:.2f} points per card"
             big = d.filter(pl.col("n") >= 30).sort("dealt")
             ends = (
                 f"{100 * big['rate'][0]:.1f} % with {big['dealt'][0]} to "
@@ -99,11 +103,18 @@ def section(items: list[RunData]) -> Section:
             )
             sec.findings.append(
                 Finding(
-                    f"{prefix(items, it)}{what[0].upper()}{what[1:]} dealt matter: a seat's win rate goes "
-                    f"from {ends} (trend p = {p:.3g}).",
-                    f"{prefix(items, it)}No effect of {what} dealt on winning is detectable "
-                    f"(trend p = {p:.2f}).",
-                    p,
+                    f"{prefix(items, it)}{what[0].upper()}{what[1:]} dealt matter: a seat's win "
+                    f"rate changes by {slope} ({ends}; n = {tr.n:,} seat-rounds in "
+                    f"{tr.clusters:,} games).",
+                    f"{prefix(items, it)}{what[0].upper()}{what[1:]} dealt and winning: {slope} "
+                    f"({ends}; n = {tr.n:,} seat-rounds in {tr.clusters:,} games).",
+                    tr.pvalue,
+                    unit="game",
+                    estimate=tr.slope,
+                    se=tr.se,
+                    n=tr.clusters,
+                    measure="win rate",
+                    answer=True,
                 )
             )
         md = it.get(f"{KEY}.melds")

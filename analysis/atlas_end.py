@@ -6,11 +6,19 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.exprs import mean_ci, with_rate
+from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
 from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 
 KEY = "atlas_end"
+FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 10
+#: rates the comparison of runs sets side by side: (measure, query, row filter); unit: round
+HEADLINE = (
+    ("no winner", "atlas_end.ends", {"end": "no_winner"}),
+    ("turn cap", "atlas_end.ends", {"end": "turn_cap"}),
+    ("won by claim", "atlas_end.ends", {"end": "claim"}),
+)
 
 
 def ends(games: pl.LazyFrame) -> pl.LazyFrame:
@@ -30,7 +38,7 @@ def ends(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def by_players(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
     """One row: players, rounds, no-winner share, mean turns, first-player share of wins."""
-    decided = pl.col("winner") >= 0
+    decided = pl.col("winner").is_not_null()
     return games.select(
         pl.lit(players, pl.Int64).alias("players"),
         pl.len().cast(pl.Int64).alias("rounds"),
@@ -74,7 +82,8 @@ def section(items: list[RunData]) -> Section:
         sec.findings.append(
             Finding(
                 f"{prefix(items, it)}{pm(nw['rate'], nw['rate_lo'], nw['rate_hi'])} of rounds end "
-                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap."
+                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap.",
+                answer=True,
             )
         )
     if len(items) > 1:
@@ -101,17 +110,74 @@ def section(items: list[RunData]) -> Section:
             Figure(
                 "players",
                 "player count",
-                plots.line_rates(
+                plots.player_counts(
                     pdf.with_columns(
                         rate=pl.col("first_share"),
                         rate_lo=pl.col("first_share_lo"),
                         rate_hi=pl.col("first_share_hi"),
-                    ),
-                    "players",
-                    title="First player's share of wins by player count (95 % band)",
-                    xlabel="players",
-                    ylabel="first player's share",
+                    )
                 ),
             )
         )
     return sec
+
+
+# --- game length measures (read by analysis/length.py) ---------------------------------------
+
+
+def length_values(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: turns per round and reshuffles per round."""
+    return pl.concat(
+        [
+            games.select(
+                pl.lit(f"{m} per round").alias("measure"), pl.col(m).cast(pl.Int64).alias("value")
+            )
+            for m in ("turns", "reshuffles")
+        ]
+    )
+
+
+LENGTH_MAIN = "turns per round"
+LENGTH_INTRO = (
+    "Turns per round (AT-23 counts every turn, claims excluded) and reshuffles of the discard "
+    "pile per round."
+)
+
+
+# --- score measures (read by analysis/scores.py) ---------------------------------------------
+
+
+def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: winner points per decided round."""
+    return games.filter(pl.col("winner").is_not_null()).select(
+        pl.lit("winner points").alias("measure"),
+        pl.col("winner_points").cast(pl.Int64).alias("value"),
+    )
+
+
+SCORE_INTRO = "Points the winner receives (the hand values of the others, AT-24)."
+
+
+def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> None:
+    """The ATLAS part of the scores section: the winner's points."""
+    KEY = "scores"  # noqa: N806  (the shared section's results)
+    group = "run" if len(items) > 1 else None
+    h = hist.filter(pl.col("measure") == "winner points")
+    sec.figures.append(
+        Figure(
+            "winner_points",
+            "winner points",
+            plots.histogram(
+                h, "value", group=group, title="Points of the round winner", xlabel="points"
+            ),
+        )
+    )
+    for it in items:
+        s = mean_ci(it.get(f"{KEY}.summary")).row(0, named=True)
+        sec.findings.append(
+            Finding(
+                f"{prefix(items, it)}A round winner receives {fmt_num(s['mean'], 1)} points on "
+                f"average (95 % CI {fmt_num(s['mean_lo'], 1)}–{fmt_num(s['mean_hi'], 1)}; "
+                f"median {fmt_num(s['median'], 0)})."
+            )
+        )

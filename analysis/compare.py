@@ -12,7 +12,7 @@ pairing's gain, shown as the equivalent number of unpaired games.
 
 Ratings: a conditional-logit (Bradley–Terry / Luce) model of which side wins each game —
 ``P(side s wins) ∝ exp(theta[strategy(s)] + gamma[position(s)])`` — with a position term
-(ATLAS: steps after the first player; 原子: team) so seat effects are not credited to
+(the position after the first player: ATLAS steps after the first player; 原子 the team) so seat effects are not credited to
 strategies, and deal-clustered (sandwich) standard errors.
 """
 
@@ -74,8 +74,6 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
     names = sorted(c for c in w.columns if c not in ("game", "assignment"))
     pairs = list(itertools.combinations(names, 2))
     rows = []
-    z = stats.norm.ppf(0.5 + level / 2)
-    z_adj = stats.norm.ppf(1 - (1 - level) / (2 * max(len(pairs), 1)))
     for a, b in pairs:
         g = w.select("game", (pl.col(a) - pl.col(b)).alias("d"), a, b).drop_nulls()
         deal = g.group_by("game").agg(pl.col("d").mean())
@@ -84,6 +82,14 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
         var_p = float(deal["d"].var()) / n if n > 1 else float("nan")
         var_u = float(g["d"].var()) / n_games if n_games > 1 else float("nan")
         se_p, se_u = np.sqrt(var_p), np.sqrt(var_u)
+        # Student t over deals (docs/report.md); z for the unpaired reference over games
+        z = stats.t.ppf(0.5 + level / 2, n - 1) if n > 1 else float("nan")
+        z_adj = (
+            stats.t.ppf(1 - (1 - level) / (2 * max(len(pairs), 1)), n - 1)
+            if n > 1
+            else float("nan")
+        )
+        z_u = stats.norm.ppf(0.5 + level / 2)
         if n > 1 and se_p > 0:
             p = float(2 * stats.t.sf(abs(mean) / se_p, n - 1))
         elif n > 1 and se_p == 0:  # every deal gives the same difference
@@ -95,10 +101,10 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
             {
                 "a": a, "b": b, "deals": n, "games": n_games,
                 "win_a": float(g[a].mean()), "win_b": float(g[b].mean()), "diff": mean,
-                "lo": mean - z * se_p, "hi": mean + z * se_p,
-                "lo_adj": mean - z_adj * se_p, "hi_adj": mean + z_adj * se_p,
-                "p": p,
-                "unpaired_lo": mean - z * se_u, "unpaired_hi": mean + z * se_u,
+                "lo": _clip(mean - z * se_p), "hi": _clip(mean + z * se_p),
+                "lo_adj": _clip(mean - z_adj * se_p), "hi_adj": _clip(mean + z_adj * se_p),
+                "p": p, "se": se_p,
+                "unpaired_lo": _clip(mean - z_u * se_u), "unpaired_hi": _clip(mean + z_u * se_u),
                 "variance_ratio": ratio,
                 "equivalent_unpaired_games": ratio * n_games if np.isfinite(ratio) else float("nan"),
             }
@@ -114,6 +120,11 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
     return PairwiseResult(table, w["game"].n_unique())
 
 
+def _clip(x: float) -> float:
+    """A difference of win rates lies in [−1, 1]."""
+    return float(min(max(x, -1.0), 1.0)) if np.isfinite(x) else x
+
+
 @dataclass(frozen=True)
 class Ratings:
     table: pl.DataFrame  # strategy, rating, se, lo, hi (logit scale, first strategy = 0)
@@ -121,22 +132,25 @@ class Ratings:
     units: int  # games (with a winner) the model was fitted on
 
 
-def _sides(seats: pl.DataFrame, game: str) -> pl.DataFrame:
+def _sides(seats: pl.DataFrame, side_column: str) -> pl.DataFrame:
     """One row per (unit, side) with the side's strategy, position and whether it won."""
     unit_keys = [c for c in ("game", "assignment", "round") if c in seats.columns]
-    if game == "yuanzi":
-        side = seats.group_by(*unit_keys, "team").agg(
+    if side_column != "seat":  # sides of several seats (teams): one row per side
+        side = seats.group_by(*unit_keys, side_column).agg(
             pl.col("strategy").first(), pl.col("won").max().alias("won")
         )
-        return side.rename({"team": "position"})
+        return side.rename({side_column: "position"})
     pos = "position" if "position" in seats.columns else "seat"
     return seats.select(*unit_keys, pl.col(pos).alias("position"), "strategy", "won")
 
 
 def ratings(seats: pl.LazyFrame | pl.DataFrame, game: str, level: float = 0.95) -> Ratings:
-    """Fit the conditional-logit rating model (see module docstring)."""
+    """Fit the conditional-logit rating model (see module docstring); the sides are the game's
+    (``facts.side_column``: 原子 teams, ATLAS seats)."""
+    from analysis.facts import facts
+
     df = seats.collect() if isinstance(seats, pl.LazyFrame) else seats
-    sides = _sides(df, game)
+    sides = _sides(df, facts(game).side_column)
     unit_keys = [c for c in ("game", "assignment", "round") if c in sides.columns]
     sides = sides.sort(*unit_keys, "position")
     # keep units with exactly one winning side

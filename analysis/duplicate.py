@@ -13,7 +13,8 @@ import numpy as np
 import polars as pl
 
 from analysis import compare, plots
-from analysis.model import Figure, Finding, RunData, Section, Table, prefix
+from analysis.facts import facts
+from analysis.model import Figure, Finding, RunData, Section, Table, plural, prefix
 
 KEY = "duplicate"
 #: |rating| beyond this (logit scale) means one side won (almost) every game: no finite MLE.
@@ -60,7 +61,7 @@ def pairwise_table(seats: pl.DataFrame) -> pl.DataFrame:
         "unpaired_lo",
         "unpaired_hi",
         "p",
-        "p_holm",
+        "se",
         "variance_ratio",
         "equivalent_unpaired_games",
     )
@@ -82,8 +83,8 @@ def _points(x: float) -> str:
     return f"{100 * x:.1f}" if abs(x) >= 0.0005 or x == 0 else f"{100 * x:.2f}"
 
 
-def pair_finding(r: dict, pre: str = "") -> Finding:
-    """ "a beats b by 12.3 ± 0.8 points of win rate" / "no difference detectable between …"."""
+def pair_finding(r: dict, pre: str = "", row: int | None = None) -> Finding:
+    """ "a beats b by 12.3 ± 0.8 points of win rate" / "a vs b: … (difference …)"."""
     half = (r["diff_hi"] - r["diff_lo"]) / 2
     win, lose = (r["a"], r["b"]) if r["diff"] >= 0 else (r["b"], r["a"])
     w_win, w_lose = (r["win_a"], r["win_b"]) if r["diff"] >= 0 else (r["win_b"], r["win_a"])
@@ -92,10 +93,17 @@ def pair_finding(r: dict, pre: str = "") -> Finding:
     return Finding(
         f"{pre}{win} beats {lose} by {_points(abs(r['diff']))} ± {_points(half)} points of win "
         f"rate ({rates}, {deals}).",
-        f"{pre}No difference detectable between {r['a']} and {r['b']}: {100 * r['win_a']:.1f} % "
-        f"vs {100 * r['win_b']:.1f} % (difference {100 * r['diff']:+.1f} ± {_points(half)} "
-        f"points, {deals}).",
+        f"{pre}{r['a']} vs {r['b']}: {100 * r['win_a']:.1f} % vs {100 * r['win_b']:.1f} % "
+        f"(difference {100 * r['diff']:+.1f} ± {_points(half)} points, {deals}).",
         r["p"],
+        unit="deal",
+        estimate=r["diff"],
+        se=r.get("se"),
+        n=r["deals"],
+        measure="win rate",
+        table="pairwise",
+        row=row,
+        answer=True,
     )
 
 
@@ -109,6 +117,7 @@ def _ratings(seats: pl.DataFrame, game: str, sec: Section, pre: str):
 
 def section(items: list[RunData]) -> Section:
     game = items[0].run.game
+    f = facts(game)
     sec = Section(
         KEY,
         "Strategy comparison on duplicate deals",
@@ -116,7 +125,7 @@ def section(items: list[RunData]) -> Section:
         "same cards with the seats swapped or rotated: the deal's luck and the seat effect "
         "cancel from the paired difference. Win rate of a strategy in a game = the share of its "
         "seats"
-        + (" (its team)" if game == "yuanzi" else " and rounds")
+        + (f" (its {f.side})" if f.side_column != "seat" else f" and {plural(f.row_unit)}")
         + " that won; the difference is averaged per deal, with a t-interval over deals. "
         "'bonferroni' is the simultaneous interval over all pairs, 'unpaired' the interval the "
         "same number of games on independent deals would give, 'equivalent_unpaired_games' the "
@@ -140,9 +149,10 @@ def section(items: list[RunData]) -> Section:
         if pw.height == 0:
             sec.notes.append(f"{pre}no pair of strategies to compare")
             continue
+        offset = sum(fr.height for fr in pw_frames)
         pw_frames.append(pw.select(pl.lit(it.label).alias("run"), pl.all()))
-        for r in pw.iter_rows(named=True):
-            sec.findings.append(pair_finding(r, pre))
+        for i, r in enumerate(pw.iter_rows(named=True)):
+            sec.findings.append(pair_finding(r, pre, offset + i))
         best = pw.filter(pl.col("equivalent_unpaired_games").is_finite()).sort("variance_ratio")
         if best.height:
             r = best.row(0, named=True)
@@ -196,7 +206,8 @@ def section(items: list[RunData]) -> Section:
                     f"{r['rating_hi']:+.2f}]"
                     for r in table.iter_rows(named=True)
                 )
-                + f" (fitted on {rt.units:,} games)."
+                + f" (fitted on {rt.units:,} games).",
+                answer=True,
             )
         )
         sec.figures.append(
@@ -207,7 +218,7 @@ def section(items: list[RunData]) -> Section:
                     [
                         (f"{pre}rating (logit, {ref} = 0)", table, "strategy", "rating"),
                         (
-                            "position term" + (" (team, 0 = 南北)" if game == "yuanzi" else ""),
+                            "position term" + (f" ({f.side})" if f.side_column != "seat" else ""),
                             position,
                             "position",
                             "effect (logit, position 0 = 0)",
@@ -232,7 +243,9 @@ def section(items: list[RunData]) -> Section:
                 "Pairwise paired differences (a − b)",
                 joined(pw_frames),
                 pct,
-                "p: paired t-test over deals; p_holm: Holm-corrected over the pairs.",
+                "p: paired t-test over deals; p_holm and verdict: Holm over this report's "
+                "questions (each pair counted once), equivalence margin as stated in 'Verdicts'.",
+                unit="deal",
             )
         )
     if rating_frames:
@@ -249,9 +262,7 @@ def section(items: list[RunData]) -> Section:
                 "position",
                 "Position term of the rating model"
                 + (
-                    " (team: 0 = 南北, 1 = 东西)"
-                    if game == "yuanzi"
-                    else " (steps after the first player)"
+                    f" ({f.side})" if f.side_column != "seat" else " (steps after the first player)"
                 ),
                 joined(position_frames),
             )

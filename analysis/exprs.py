@@ -101,3 +101,96 @@ def mean_ci(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(
         mean_lo=pl.Series(list(lo), dtype=pl.Float64), mean_hi=pl.Series(list(hi), dtype=pl.Float64)
     )
+
+
+# --- clustered statistics: rows that share a deal (comparison runs) or a round ------------------
+
+
+def deal_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
+    """The columns naming one deal: ``game`` (a comparison run plays each deal once per seat
+    assignment; every assignment of a deal has the same ``game``)."""
+    return ["game"]
+
+
+def one_per_deal(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Rows of the first seat assignment only: in a comparison run every deal is played once
+    per assignment, and a measure that depends only on the deal (刀 rank, indicator, first
+    receiver/leader, cards dealt) must count each deal once. A plain run is returned as is."""
+    names = lf.collect_schema().names()
+    return lf.filter(pl.col("assignment") == 0) if "assignment" in names else lf
+
+
+def clustered_rate_table(
+    lf: pl.LazyFrame, by: list[str], success: pl.Expr, cluster: list[str]
+) -> pl.LazyFrame:
+    """:func:`rate_table` with a cluster-robust interval: rows sharing ``cluster`` (a deal, a
+    round) are not independent. Adds ``deff`` (design effect), ``var`` (variance of the rate),
+    ``clusters``; the interval is Wilson on the effective sample ``n / deff``."""
+    per = lf.group_by(*by, *cluster).agg(
+        nc=pl.len().cast(pl.Float64), kc=success.cast(pl.Float64).sum()
+    )
+    agg = per.group_by(by).agg(
+        n=pl.col("nc").sum().cast(pl.Int64),
+        k=pl.col("kc").sum().cast(pl.Int64),
+        skk=(pl.col("kc") ** 2).sum(),
+        snk=(pl.col("nc") * pl.col("kc")).sum(),
+        snn=(pl.col("nc") ** 2).sum(),
+        clusters=pl.len().cast(pl.Int64),
+    )
+
+    def batch(which: int):
+        def f(s: pl.Series) -> pl.Series:
+            fld = {c: s.struct.field(c).to_numpy() for c in ("k", "n", "skk", "snk", "snn", "g")}
+            var, deff = stats.clustered_rate(
+                fld["k"], fld["n"], fld["skk"], fld["snk"], fld["snn"], fld["g"]
+            )
+            if which == 0:
+                return pl.Series(var, dtype=pl.Float64)
+            if which == 1:
+                return pl.Series(deff, dtype=pl.Float64)
+            lo, hi = stats.wilson_design(fld["k"], fld["n"], deff)
+            return pl.Series(lo if which == 2 else hi, dtype=pl.Float64)
+
+        return f
+
+    st = pl.struct(
+        k=pl.col("k"),
+        n=pl.col("n"),
+        skk="skk",
+        snk="snk",
+        snn="snn",
+        g=pl.col("clusters"),
+    )
+    return (
+        agg.with_columns(
+            rate=rate(),
+            var=st.map_batches(batch(0), return_dtype=pl.Float64),
+            deff=st.map_batches(batch(1), return_dtype=pl.Float64),
+            rate_lo=st.map_batches(batch(2), return_dtype=pl.Float64),
+            rate_hi=st.map_batches(batch(3), return_dtype=pl.Float64),
+        )
+        .select(*by, "k", "n", "rate", "rate_lo", "rate_hi", "deff", "var", "clusters")
+        .sort(by)
+    )
+
+
+def slope_moments(lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str]) -> pl.LazyFrame:
+    """One row of sums for :func:`analysis.stats.clustered_slope`: the totals ``S_*`` of
+    ``n, x, y, xx, xy`` and the sums over clusters of their pairwise products ``P_*_*``, and
+    ``G`` (clusters). Streams: memory does not grow with the run."""
+    xf, yf = x.cast(pl.Float64), y.cast(pl.Float64)
+    per = lf.group_by(cluster).agg(
+        n=pl.len().cast(pl.Float64),
+        x=xf.sum(),
+        y=yf.sum(),
+        xx=(xf * xf).sum(),
+        xy=(xf * yf).sum(),
+    )
+    names = stats.SLOPE_SUMS
+    aggs = [pl.col(s).sum().alias(f"S_{s}") for s in names]
+    aggs += [
+        (pl.col(a) * pl.col(b)).sum().alias(f"P_{a}_{b}")
+        for i, a in enumerate(names)
+        for b in names[i:]
+    ]
+    return per.select(*aggs, pl.len().alias("G"))

@@ -1,4 +1,4 @@
-"""Game length: tricks and plays per half (原子), turns per round (ATLAS)."""
+"""Game length: the measures the game registers (``length_values``), summarised per game."""
 
 from __future__ import annotations
 
@@ -6,44 +6,10 @@ import polars as pl
 
 from analysis import plots
 from analysis.exprs import length_summary, mean_ci
+from analysis.facts import facts, hook
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "length"
-
-
-def yuanzi_lengths(games: pl.LazyFrame) -> pl.LazyFrame:
-    """Long table ``measure, value``: tricks / plays per played half and tricks per match."""
-    parts = []
-    for h in (0, 1):
-        played = games.filter(pl.col(f"tricks_{h}") >= 0)
-        for m in ("tricks", "plays"):
-            parts.append(
-                played.select(
-                    pl.lit(f"{m} in half {h + 1}").alias("measure"),
-                    pl.col(f"{m}_{h}").cast(pl.Int64).alias("value"),
-                )
-            )
-    parts.append(
-        games.select(
-            pl.lit("tricks per match").alias("measure"),
-            (pl.col("tricks_0") + pl.col("tricks_1").clip(lower_bound=0))
-            .cast(pl.Int64)
-            .alias("value"),
-        )
-    )
-    return pl.concat(parts)
-
-
-def atlas_lengths(games: pl.LazyFrame) -> pl.LazyFrame:
-    """Long table ``measure, value``: turns per round and reshuffles per round."""
-    return pl.concat(
-        [
-            games.select(
-                pl.lit(f"{m} per round").alias("measure"), pl.col(m).cast(pl.Int64).alias("value")
-            )
-            for m in ("turns", "reshuffles")
-        ]
-    )
 
 
 def summary(lengths: pl.LazyFrame) -> pl.LazyFrame:
@@ -61,20 +27,25 @@ def histogram(lengths: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    lengths = yuanzi_lengths(run.games) if run.game == "yuanzi" else atlas_lengths(run.games)
+    values = hook(run.game, "length_values")
+    if values is None:
+        return {}
+    lengths = values(run.games)
     return {"summary": summary(lengths), "histogram": histogram(lengths)}
 
 
 def section(items: list[RunData]) -> Section:
     game = items[0].run.game
+    f = facts(game)
     sec = Section(
         KEY,
         "Game length",
-        "Tricks and plays (non-pass moves) per half, and tricks per match."
-        if game == "yuanzi"
-        else "Turns per round (AT-23 counts every turn, claims excluded) and reshuffles of the "
-        "discard pile per round.",
+        hook(game, "LENGTH_INTRO", "")
+        + f" Unit: one {f.row_unit}; means with Student-t 95 % intervals.",
     )
+    if any(f"{KEY}.summary" not in it.data for it in items):
+        sec.notes.append("the game registers no length measures")
+        return sec
     summ = pl.concat(
         [
             mean_ci(it.get(f"{KEY}.summary")).select(
@@ -101,7 +72,7 @@ def section(items: list[RunData]) -> Section:
     )
     sec.tables.append(Table("summary", "Length distribution", summ))
     hist = stack(items, f"{KEY}.histogram")
-    main = "tricks per match" if game == "yuanzi" else "turns per round"
+    main = hook(game, "LENGTH_MAIN", "")
     group = "run" if len(items) > 1 else None
     sec.figures.append(
         Figure(
@@ -116,29 +87,19 @@ def section(items: list[RunData]) -> Section:
             ),
         )
     )
-    if game == "yuanzi":
-        h1 = hist.filter(pl.col("measure").str.starts_with("tricks in half"))
-        sec.figures.append(
-            Figure(
-                "tricks_half",
-                "tricks per half",
-                plots.histogram(
-                    h1,
-                    "value",
-                    group="measure" if len(items) == 1 else None,
-                    title="Tricks per half" + (" (all runs)" if len(items) > 1 else ""),
-                    xlabel="tricks",
-                ),
-            )
-        )
+    extra = hook(game, "length_figures")
+    if extra is not None:
+        sec.figures += extra(hist, items)
     for it in items:
         row = mean_ci(it.get(f"{KEY}.summary")).filter(pl.col("measure") == main).row(0, named=True)
         sec.findings.append(
             Finding(
-                f"{prefix(items, it)}A {'match' if game == 'yuanzi' else 'round'} lasts "
-                f"{fmt_num(row['mean'], 1)} {main.split(' ')[0]} on average (median "
+                f"{prefix(items, it)}A {f.row_unit} lasts {fmt_num(row['mean'], 1)} "
+                f"[{fmt_num(row['mean_lo'], 1)}, {fmt_num(row['mean_hi'], 1)}] "
+                f"{main.split(' ')[0]} on average (n = {row['n']:,}; median "
                 f"{fmt_num(row['median'], 0)}, 90 % between {fmt_num(row['q05'], 0)} and "
-                f"{fmt_num(row['q95'], 0)})."
+                f"{fmt_num(row['q95'], 0)}).",
+                answer=True,
             )
         )
     return sec

@@ -20,6 +20,7 @@ class Table:
     df: pl.DataFrame
     percent: tuple[str, ...] = ()
     note: str = ""
+    unit: str = ""  # what one counted row is: "deal", "match", "seat-round" …
 
 
 @dataclass
@@ -29,12 +30,22 @@ class Figure:
     png: bytes
 
 
+#: Kinds of finding: a question the user asked (in the Holm family), a validation check of the
+#: simulator against exact probabilities (pass / fail, outside the family), a described fact.
+QUESTION, CHECK, FACT = "question", "check", "fact"
+
+
 @dataclass
 class Finding:
-    """A plain-words statement; with a p-value it is "clear" only after multiple-test correction.
+    """A plain-words statement. A *question* with a p-value gets one of three verdicts after
+    Holm's correction over the report's questions (:func:`analysis.verdicts.judge`): clear
+    difference (``clear`` text), equivalent within ±``margin`` (TOST) or not enough games (the
+    ``unclear`` text plus the games needed). A *check* passes or fails at 5 % on its own.
+    Without a p-value, ``clear`` is a described fact.
 
-    ``clear`` / ``unclear`` are the wordings for a significant and a non-significant result;
-    without a p-value, ``clear`` is used as is (a descriptive fact).
+    ``estimate``, ``se``, ``n`` (independent units) and ``margin`` describe the compared
+    difference; ``table`` / ``row`` name the table row it comes from, whose ``verdict`` and
+    ``p_holm`` columns are filled from this finding (so the two never disagree).
     """
 
     clear: str
@@ -42,12 +53,29 @@ class Finding:
     pvalue: float | None = None
     p_adjusted: float | None = None
     significant: bool | None = None
+    kind: str = QUESTION
+    unit: str = ""
+    estimate: float | None = None
+    se: float | None = None
+    n: int | None = None
+    margin: float | None = None
+    measure: str = ""
+    table: str | None = None
+    row: int | None = None
+    verdict: str | None = None
+    p_tost: float | None = None
+    needed: float | None = None
+    answer: bool = False  # one of the report's Answers (shown first)
+
+    def __post_init__(self) -> None:
+        if self.pvalue is None and self.kind == QUESTION:
+            self.kind = FACT
 
     @property
     def text(self) -> str:
-        if self.pvalue is None or self.significant is None:
-            return self.clear
-        return self.clear if self.significant else self.unclear
+        from analysis import verdicts
+
+        return verdicts.text(self)
 
 
 @dataclass
@@ -62,6 +90,11 @@ class Section:
 
 
 # --- formatting ----------------------------------------------------------------------------
+
+
+def plural(unit: str) -> str:
+    """``match`` → ``matches``, ``round`` → ``rounds``, ``seat-match`` → ``seat-matches``."""
+    return unit + ("es" if unit.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 def fmt_pct(x: float | None, digits: int = 1) -> str:
@@ -110,9 +143,56 @@ def _digits_for(df: pl.DataFrame, col: str) -> int:
     return 1
 
 
+#: Readable column headers (the JSON keeps the column names).
+HEADERS = {
+    "k": "count",
+    "n": "n",
+    "wins": "wins",
+    "rate": "rate",
+    "expected": "expected",
+    "within_ci": "inside 95 % CI",
+    "q05": "5 %",
+    "q25": "25 %",
+    "q75": "75 %",
+    "q95": "95 %",
+    "sd": "SD",
+    "p": "p",
+    "p_holm": "Holm p",
+    "fair_share": "fair share",
+    "excess": "excess over fair share (pp)",
+    "diff": "difference (pp)",
+    "effect": "effect (pp)",
+    "deff": "design effect",
+    "clusters": "deals",
+    "win_a": "win rate a",
+    "win_b": "win rate b",
+    "variance_ratio": "variance ratio (pairing gain)",
+    "equivalent_unpaired_games": "equivalent unpaired games",
+    "mean_turns": "mean turns",
+    "no_winner": "no winner",
+    "first_wins": "first player wins",
+    "first_share": "first player's share",
+    "no_winner_rate": "no-winner rate",
+    "n_baseline": "n (first run)",
+    "baseline": "first run",
+    "value": "this run",
+    "logit": "strategy term (logit)",
+    "share": "share of the sides",
+    "non_default": "non-default",
+}
+#: Columns kept in the JSON but not shown in the HTML / Markdown tables (width).
+HIDDEN = {"se", "var", "bonferroni", "bonferroni_lo", "bonferroni_hi", "unpaired",
+          "unpaired_lo", "unpaired_hi"}  # fmt: skip
+
+
+def header(col: str) -> str:
+    """The readable header of a column: :data:`HEADERS`, else the name without underscores."""
+    return HEADERS.get(col, col.replace("_", " "))
+
+
 def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
     """Header and formatted cells of a table (interval columns merged into their estimate)."""
-    df = table.df
+    df = table.df.drop([c for c in table.df.columns if c in HIDDEN])
     cols = [
         c
         for c in df.columns
@@ -121,8 +201,11 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
             or (c.endswith("_hi") and c[:-3] in df.columns)
         )
     ]
-    header = [
-        f"{c} [95 % CI]" if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns else c for c in cols
+    header_row = [
+        f"{header(c)} [95 % CI]"
+        if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns
+        else header(c)
+        for c in cols
     ]
     rows = []
     for rec in df.iter_rows(named=True):
@@ -147,7 +230,7 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
                     s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
             cells.append(s)
         rows.append(cells)
-    return header, rows
+    return header_row, rows
 
 
 @dataclass
@@ -171,8 +254,9 @@ class Page:
     subtitle: str
     parts: list[Part]
     warnings: list[str] = field(default_factory=list)
-    scope: str = "of this page"
+    scope: str = "of each part"
     json_name: str = ""
+    margins: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

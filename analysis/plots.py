@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib import font_manager  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 COLORS = ["#3867d6", "#eb3b5a", "#20bf6b", "#f7b731", "#8854d0", "#0fb9b1", "#fa8231", "#4b6584"]
 EXPECTED = "#222222"
@@ -24,8 +25,19 @@ _CJK_FONTS = (
     "Microsoft YaHei",
     "PingFang SC",
 )
-_AVAILABLE = {f.name for f in font_manager.fontManager.ttflist}
-CJK_FONT = next((f for f in _CJK_FONTS if f in _AVAILABLE), None)
+def _find_cjk() -> str | None:
+    available = {f.name for f in font_manager.fontManager.ttflist}
+    found = next((f for f in _CJK_FONTS if f in available), None)
+    if found is None:  # installed after matplotlib cached its font list (fonts-noto-cjk)
+        for path in font_manager.findSystemFonts():
+            if any(k in path for k in ("NotoSansCJK", "wqy", "SourceHanSans")):
+                font_manager.fontManager.addfont(path)
+        available = {f.name for f in font_manager.fontManager.ttflist}
+        found = next((f for f in _CJK_FONTS if f in available), None)
+    return found
+
+
+CJK_FONT = _find_cjk()
 #: Used in plot text when no CJK font is installed (tables and HTML keep the characters).
 _ROMAN = {
     "刀": "dao",
@@ -86,7 +98,18 @@ def _groups(df: pl.DataFrame, group: str | None) -> list[tuple[str, pl.DataFrame
     return [(str(k[0]), d) for k, d in df.group_by(group, maintain_order=True)]
 
 
-def bar_rates(
+def _legend(ax) -> None:
+    """The legend outside the data, right of the axes."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+
+
+def bar_rates(df: pl.DataFrame, x: str, y: str = "rate", **kw) -> bytes:
+    """:func:`bar_rates_fig` as PNG bytes."""
+    return _png(bar_rates_fig(df, x, y, **kw))
+
+
+def bar_rates_fig(
     df: pl.DataFrame,
     x: str,
     y: str = "rate",
@@ -97,8 +120,10 @@ def bar_rates(
     xlabel: str = "",
     ylabel: str = "win rate",
     percent: bool = True,
-) -> bytes:
-    """Bars of ``y`` per ``x`` (one colour per ``group``), 95 % error bars, expected line/markers."""
+):
+    """Points of ``y`` per ``x`` (one colour per ``group``) with 95 % error bars and the
+    expected line / markers; the y axis spans the data and the reference (not from 0, so that
+    47 % vs 53 % shows), the legend sits outside the data."""
     groups = _groups(df, group)
     cats = list(dict.fromkeys(df[x].to_list()))
     pos = {c: i for i, c in enumerate(cats)}
@@ -113,15 +138,17 @@ def bar_rates(
             lo = d[f"{y}_lo"].fill_null(np.nan).to_numpy() * scale
             hi = d[f"{y}_hi"].fill_null(np.nan).to_numpy() * scale
             err = np.clip(np.vstack([vals - lo, hi - vals]), 0, None)
-        ax.bar(
+        ax.errorbar(
             xs,
             vals,
-            width * 0.9,
-            color=COLORS[gi % len(COLORS)],
-            label=label or None,
             yerr=err,
+            fmt="o",
+            ms=5,
+            color=COLORS[gi % len(COLORS)],
+            ecolor=COLORS[gi % len(COLORS)],
+            elinewidth=1.2,
             capsize=3,
-            error_kw={"elinewidth": 1, "ecolor": "#333"},
+            label=label or None,
         )
     if isinstance(expected, int | float):
         ax.axhline(expected * scale, color=EXPECTED, ls="--", lw=1, label="expected")
@@ -140,13 +167,13 @@ def bar_rates(
             label="expected (exact)",
         )
     ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+    ax.set_xlim(-0.6, len(cats) - 0.4)
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel + (" (%)" if percent else ""))
     if title:
         ax.set_title(title, fontsize=10)
-    if len(groups) > 1 or expected is not None:
-        ax.legend(fontsize=8, frameon=False)
-    return _png(fig)
+    _legend(ax)
+    return fig
 
 
 def histogram(
@@ -186,10 +213,12 @@ def histogram(
         )
     ax.set_xlabel(xlabel or value)
     ax.set_ylabel("share (%)")
+    if df[value].dtype.is_integer():  # counts: integer ticks only
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if title:
         ax.set_title(title, fontsize=10)
     if group is not None and df[group].n_unique() > 1:
-        ax.legend(fontsize=8, frameon=False)
+        _legend(ax)
     return _png(fig)
 
 
@@ -224,10 +253,11 @@ def line_rates(
         ax.axhline(100 * expected, color=EXPECTED, ls="--", lw=1, label="even")
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel + " (%)")
+    if df.height and df[x].dtype.is_integer():  # counts dealt: integer ticks only
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if title:
         ax.set_title(title, fontsize=10)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, frameon=False)
+    _legend(ax)
     return _png(fig)
 
 
@@ -305,3 +335,31 @@ def interval_points(
         ax.set_xlabel(xlabel)
         ax.set_title(title, fontsize=10)
     return _png(fig)
+
+
+def player_counts_fig(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share"):
+    """``y`` (with ``y_lo``/``y_hi``) per simulated player count: points with 95 % error bars,
+    no line between counts (counts in between were not simulated), the fair share 1/n as a
+    dashed reference, integer ticks at the simulated counts, the legend outside the data."""
+    d = df.sort("players")
+    xs = d["players"].to_numpy().astype(float)
+    yv = 100 * d[y].to_numpy()
+    err = np.vstack([yv - 100 * d[f"{y}_lo"].to_numpy(), 100 * d[f"{y}_hi"].to_numpy() - yv])
+    fig, ax = plt.subplots(figsize=(5.5, 2.8))
+    grid = np.linspace(xs.min() - 0.3, xs.max() + 0.3, 200)
+    ax.plot(grid, 100 / grid, color=EXPECTED, ls="--", lw=1, label="fair share 1/n")
+    ax.errorbar(
+        xs, yv, yerr=err, fmt="o", ms=5, color=COLORS[0], capsize=3, label="simulated", lw=0
+    )
+    ax.scatter(xs, yv, s=0)  # the simulated points as a collection (ax.collections[0])
+    ax.set_xticks(xs, [str(int(x)) for x in xs])
+    ax.set_xlabel("players")
+    ax.set_ylabel(ylabel + " (%)")
+    ax.set_title("First player's share of wins by player count (95 % CI)", fontsize=10)
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def player_counts(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share") -> bytes:
+    """:func:`player_counts_fig` as PNG bytes."""
+    return _png(player_counts_fig(df, y, ylabel))

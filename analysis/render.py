@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import base64
-import html
 import json
 import math
 import os
 from pathlib import Path
 
-from analysis.model import Figure, Finding, Section, Table, display_rows
+from analysis import verdicts
+from analysis.facts import facts
+from analysis.model import CHECK, Finding, Section, Table, display_rows
 
-GAME_TITLE = {"yuanzi": "原子 (yuanzi)", "atlas": "ATLAS"}
+
+def game_title(game: str) -> str:
+    """The game's title from its facts (``原子 (yuanzi)``, ``ATLAS``)."""
+    return facts(game).title
+
 
 CSS = """
 :root { --ink:#1e272e; --muted:#6b7785; --line:#dfe4ea; --accent:#3867d6; --ok:#20bf6b;
@@ -39,11 +44,26 @@ ul.findings li:last-child { border-bottom: 0; }
 .badge { flex: 0 0 auto; font-size: 11px; font-weight: 650; border-radius: 999px; padding: 2px 9px;
          height: 20px; margin-top: 1px; text-transform: uppercase; letter-spacing: .03em; }
 .badge.clear { background: #e6f7ee; color: #0b7a43; }
-.badge.unclear { background: #eef1f5; color: #57606a; }
+.badge.equivalent { background: #fff4d6; color: #8a5a00; }
+.badge.notenough, .badge.unclear { background: #eef1f5; color: #57606a; }
+.badge.pass { background: #e6f7ee; color: #0b7a43; }
+.badge.fail { background: #ffe3e3; color: #c92a2a; }
 .badge.fact { background: #e8efff; color: #2d4fb3; }
 .tablewrap { overflow-x: auto; margin: 4px 0 10px; }
 table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: right; }
+th { white-space: normal; vertical-align: bottom; min-width: 3em; }
+td { white-space: normal; overflow-wrap: anywhere; }
+td.num { white-space: nowrap; }
+details.section { background: #fff; border: 1px solid var(--line); border-radius: 10px;
+          padding: 12px 24px; margin: 0 0 14px; box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+details.section > summary { cursor: pointer; list-style: none; display: flex;
+          align-items: baseline; gap: 8px; }
+details.section > summary::-webkit-details-marker { display: none; }
+details.section > summary h2 { margin: 0; font-size: 17px; }
+details.section > summary::before { content: "▸"; color: var(--muted); }
+details.section[open] > summary::before { content: "▾"; }
+section.answers { border-left: 6px solid var(--accent); }
 th { background: #f1f3f7; font-weight: 600; color: #34495e; position: sticky; top: 0; }
 td:first-child, th:first-child { text-align: left; }
 tr.nondefault td { background: #fff3bf; font-weight: 600; }
@@ -57,141 +77,168 @@ footer { color: var(--muted); font-size: 12px; text-align: center; padding: 10px
 """
 
 
+_BADGE_CLASS = {
+    "clear difference": "clear",
+    "equivalent": "equivalent",
+    "not enough games": "notenough",
+    "pass": "pass",
+    "fail": "fail",
+    "fact": "fact",
+}
+
+
 def _badge(f: Finding) -> tuple[str, str]:
-    if f.pvalue is None or f.significant is None:
-        return "fact", "fact"
-    if f.significant:
-        return "clear", "clear"
-    return "unclear", "not detectable"
+    lab = verdicts.label(f)
+    return _BADGE_CLASS.get(lab, "fact"), lab
+
+
+def _fmt_p(p: float) -> str:
+    """``= 0.023`` / ``< 0.001`` (never "p = 0")."""
+    return "< 0.001" if p < 0.001 else f"= {p:.3f}"
 
 
 def _p_text(f: Finding) -> str:
+    if f.kind == CHECK and f.pvalue is not None and f.verdict is not None:
+        return f" (p {_fmt_p(f.pvalue)}, outside the family)"
     if f.pvalue is None or f.p_adjusted is None:
         return ""
-    return f" (Holm-adjusted p = {f.p_adjusted:.3g})"
+    return f" (Holm-adjusted p {_fmt_p(f.p_adjusted)})"
 
 
-# --- HTML ----------------------------------------------------------------------------------
+# --- HTML (Jinja2 templates in analysis/templates, autoescaped) ---------------------------------
+
+_ENV = None
 
 
-def _html_table(t: Table, highlight: str | None = None, idp: str = "") -> str:
+def _env():
+    """The Jinja2 environment of the report templates (autoescaping on)."""
+    global _ENV
+    if _ENV is None:
+        import jinja2
+
+        _ENV = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
+            autoescape=True,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+    return _ENV
+
+
+def _unit_note(t: Table) -> str:
+    unit = f"Unit: one {t.unit}." if t.unit else ""
+    return " ".join(x for x in (unit, t.note) if x)
+
+
+def _is_num(text: str) -> bool:
+    return bool(text) and (text[0].isdigit() or text[0] in "-+<–∞") and len(text) < 40
+
+
+def _table_ctx(t: Table, highlight: str | None, idp: str) -> dict:
     df = t.df
     if highlight and highlight in df.columns:
         flags = df[highlight].to_list()
         df = df.drop(highlight)
     else:
         flags = [False] * df.height
-    header, rows = display_rows(Table(t.key, t.title, df, t.percent, t.note))
-    out = [f'<h3 id="{html.escape(idp)}t-{html.escape(t.key)}">{html.escape(t.title)}</h3>']
-    out.append('<div class="tablewrap"><table><thead><tr>')
-    out += [f"<th>{html.escape(h)}</th>" for h in header]
-    out.append("</tr></thead><tbody>")
-    for flag, row in zip(flags, rows, strict=True):
-        cls = ' class="nondefault"' if flag else ""
-        out.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>")
-    out.append("</tbody></table></div>")
-    if t.note:
-        out.append(f'<p class="note">{html.escape(t.note)}</p>')
-    return "".join(out)
+    head, rows = display_rows(Table(t.key, t.title, df, t.percent, t.note))
+    return {
+        "id": f"{idp}t-{t.key}",
+        "title": t.title,
+        "header": head,
+        "rows": [
+            {"flag": bool(flag), "cells": [{"text": c, "num": _is_num(c)} for c in row]}
+            for flag, row in zip(flags, rows, strict=True)
+        ],
+        "note": _unit_note(t),
+    }
 
 
-def _html_figure(f: Figure) -> str:
-    data = base64.b64encode(f.png).decode()
-    return (
-        f'<figure><img alt="{html.escape(f.title)}" src="data:image/png;base64,{data}">'
-        f"<figcaption>{html.escape(f.title)}</figcaption></figure>"
-    )
+def _section_ctx(s: Section, highlight: str | None = None, idp: str = "") -> dict:
+    return {
+        "id": idp + s.key,
+        "title": s.title,
+        "intro": s.intro,
+        "tables": [_table_ctx(t, highlight, idp) for t in s.tables],
+        "notes": s.notes,
+        "figures": [
+            {"title": f.title, "data": base64.b64encode(f.png).decode()} for f in s.figures
+        ],
+    }
 
 
-def _html_section(s: Section, highlight: str | None = None, idp: str = "") -> str:
-    out = [f'<section id="{html.escape(idp + s.key)}"><h2>{html.escape(s.title)}</h2>']
-    if s.intro:
-        out.append(f'<p class="intro">{html.escape(s.intro)}</p>')
-    for t in s.tables:
-        out.append(_html_table(t, highlight, idp))
-    for n in s.notes:
-        out.append(f'<p class="note">{html.escape(n)}</p>')
-    if s.figures:
-        out.append('<div class="figs">' + "".join(_html_figure(f) for f in s.figures) + "</div>")
-    out.append("</section>")
-    return "".join(out)
-
-
-HEAD = (
-    "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-    "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-    "<title>{title}</title><style>{css}</style></head><body>"
-    "<header><h1>{title}</h1><p>{sub}</p></header><main>"
-)
-FOOT = (
-    "</main><footer>cardsim · numbers with 95 % intervals · "
-    "machine-readable numbers: {json}</footer></body></html>"
-)
 CLEAR_NOTE = (
-    '"Clear" means significant at 5 % after Holm\'s correction over all the tests {scope}; '
-    '"not detectable" means this sample cannot tell the difference from chance.'
+    "Each question gets one of three verdicts: clear difference (Holm-adjusted p < 5 % over "
+    "the questions {scope}, each counted once); equivalent (the difference lies within the "
+    "stated margin: two one-sided tests at 5 %); not enough games (neither, with the games "
+    "needed to show equivalence at 80 % power). Margins: {margins}. Checks of the simulator "
+    "against exact probabilities pass or fail on their own, outside that family. pp = "
+    "percentage points."
 )
 
 
-def _finding_li(f: Finding, where: str = "") -> str:
-    cls, label = _badge(f)
-    return (
-        f'<li><span class="badge {cls}">{label}</span><span>{where}{html.escape(f.text)}'
-        f'<span class="note">{html.escape(_p_text(f))}</span></span></li>'
-    )
+def margins_text(margins: dict[str, float] | None = None) -> str:
+    m = {**verdicts.DEFAULT_MARGINS, **(margins or {})}
+    return "; ".join(f"{k} ±{100 * v:g} pp" if k != "mean" else f"{k} ±{v:g}" for k, v in m.items())
 
 
-def _html_findings(findings, idp: str = "", title: str = "Findings", scope: str = "below") -> str:
-    parts = [f'<section id="{idp}findings"><h2>{html.escape(title)}</h2>']
-    parts.append(
-        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=scope))}</p><ul class="findings">'
-    )
-    parts += [_finding_li(f) for _, f in findings]
-    parts.append("</ul></section>")
-    return "".join(parts)
+def _finding_ctx(f: Finding) -> dict:
+    cls, lab = _badge(f)
+    return {"cls": cls, "label": lab, "text": f.text, "p": _p_text(f)}
 
 
-def _html_body(
-    report, idp: str = "", scope: str = "below", config_first: bool = False
-) -> list[str]:
-    """Warnings, findings, configuration and sections of one report (ids prefixed ``idp``)."""
-    parts = [
-        f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>'
-        for w in report.warnings
-    ]
-    blocks = [
-        _html_findings(report.findings, idp, scope=scope),
-        _html_section(report.config, highlight="non_default", idp=idp),
-    ]
-    parts += blocks[::-1] if config_first else blocks
-    parts += [_html_section(s, idp=idp) for s in report.sections]
-    return parts
+def answers(findings) -> list[Finding]:
+    """The findings marked as answers, in report order; without any, the questions."""
+    marked = [f for _, f in findings if f.answer]
+    return marked or [f for _, f in findings if f.kind != CHECK]
 
 
-def _nav(report, idp: str = "", config_first: bool = False) -> list[tuple[str, str]]:
-    head = [(f"{idp}findings", "Findings"), (f"{idp}config", "Configuration")]
-    return (head[::-1] if config_first else head) + [
-        (idp + s.key, s.title) for s in report.sections
-    ]
+def _report_ctx(report, idp: str = "", scope: str = "of this report") -> dict:
+    checks = [f for _, f in report.findings if f.kind == CHECK]
+    failed = sum(1 for f in checks if f.verdict == verdicts.FAIL)
+    return {
+        "idp": idp,
+        "warnings": report.warnings,
+        "answers": [_finding_ctx(f) for f in answers(report.findings)],
+        "questions": [_finding_ctx(f) for _, f in report.findings if f.kind != CHECK],
+        "checks": [_finding_ctx(f) for f in checks],
+        "checks_summary": (
+            f"{failed} of {len(checks)} failed" if failed else f"all {len(checks)} pass"
+        ),
+        "verdict_note": CLEAR_NOTE.format(scope=scope, margins=margins_text(report.margins)),
+        "config": _section_ctx(report.config, "non_default", idp),
+        "sections": [_section_ctx(sec, None, idp) for sec in report.sections],
+    }
+
+
+def _nav(report, idp: str = "") -> list[tuple[str, str]]:
+    head = [(f"{idp}answers", "Answers"), (f"{idp}findings", "All findings")]
+    if any(f.kind == CHECK for _, f in report.findings):
+        head.append((f"{idp}checks", "Checks"))
+    head.append((f"{idp}config", "Configuration"))
+    return head + [(idp + sec.key, sec.title) for sec in report.sections]
 
 
 def html_text(report) -> str:
-    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    """The report as one self-contained HTML page (template ``report.html.j2``)."""
+    title = f"cardsim balance report — {game_title(report.game)}"
     games = sum(r.games_done for r in report.runs)
     sub = (
         f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {games:,} "
-        f"{'matches' if report.game == 'yuanzi' else 'games'} · generated {report.generated} "
-        f"by cardsim {report.version}"
+        f"games · generated {report.generated} by cardsim {report.version}"
     )
-    parts = [HEAD.format(title=html.escape(title), css=CSS, sub=html.escape(sub))]
-    parts.append(
-        "<nav>"
-        + "".join(f'<a href="#{k}">{html.escape(v)}</a>' for k, v in _nav(report))
-        + "</nav>"
+    return (
+        _env()
+        .get_template("report.html.j2")
+        .render(
+            title=title,
+            subtitle=sub,
+            css=CSS,
+            nav=_nav(report),
+            report=_report_ctx(report),
+            json_name="cardsim report … --json",
+        )
     )
-    parts += _html_body(report)
-    parts.append(FOOT.format(json="cardsim report … --json"))
-    return "".join(parts)
 
 
 MULTI_CSS = """
@@ -214,63 +261,37 @@ h3.group a { color: var(--ink); text-decoration: none; }
 
 
 def html_multi(page) -> str:
-    """One page holding several reports (:class:`analysis.model.Page`): a title, the headline
-    findings of every part (with the part they come from), a table of contents, then each
-    part's configuration, findings and sections."""
-    parts = [
-        HEAD.format(
-            title=html.escape(page.title), css=CSS + MULTI_CSS, sub=html.escape(page.subtitle)
+    """One page holding several reports (:class:`analysis.model.Page`, template
+    ``study.html.j2``): the answers of every part, a table of contents, then each part."""
+    parts = []
+    for part in page.parts:
+        idp = f"{part.key}-"
+        parts.append(
+            {
+                "key": part.key,
+                "title": part.title,
+                "kind": part.kind,
+                "intro": part.intro,
+                "headline": [_finding_ctx(f) for _, f in part.headline],
+                "more": max(len(part.report.findings) - len(part.headline), 0),
+                "nav": _nav(part.report, idp),
+                "report": _report_ctx(part.report, idp, scope="of this part"),
+            }
         )
-    ]
-    for w in page.warnings:
-        parts.append(f'<div class="warning"><strong>Warning:</strong> {html.escape(w)}</div>')
-    parts.append('<section id="findings"><h2>Findings</h2>')
-    parts.append(
-        f'<p class="intro">{html.escape(CLEAR_NOTE.format(scope=page.scope))} The headline '
-        "findings of each part; every part has its full list below.</p>"
+    note = CLEAR_NOTE.format(scope="of each part", margins=margins_text(page.margins))
+    return (
+        _env()
+        .get_template("study.html.j2")
+        .render(
+            title=page.title,
+            subtitle=page.subtitle,
+            css=CSS + MULTI_CSS,
+            warnings=page.warnings,
+            verdict_note=note,
+            parts=parts,
+            json_name=page.json_name,
+        )
     )
-    for part in page.parts:
-        idp = f"{part.key}-"
-        parts.append(
-            f'<h3 class="group"><a href="#{part.key}">{html.escape(part.title)}</a></h3>'
-            '<ul class="findings">'
-        )
-        parts += [_finding_li(f) for _, f in part.headline]
-        parts.append("</ul>")
-        more = len(part.report.findings) - len(part.headline)
-        if more > 0:
-            parts.append(
-                f'<p class="more"><a href="#{idp}findings">{more} more finding'
-                f"{'s' if more > 1 else ''} of this part</a></p>"
-            )
-    parts.append("</section>")
-    toc = ['<nav class="toc" id="contents"><strong>Contents</strong><ol>']
-    for part in page.parts:
-        idp = f"{part.key}-"
-        subs = "".join(
-            f'<a href="#{k}">{html.escape(v)}</a>' for k, v in _nav(part.report, idp, True)
-        )
-        toc.append(
-            f'<li><a href="#{part.key}">{html.escape(part.title)}</a> '
-            f'<span class="kind">{html.escape(part.kind)}</span>'
-            f'<div class="sub">{subs}</div></li>'
-        )
-    toc.append("</ol></nav>")
-    parts.append("".join(toc))
-    for part in page.parts:
-        idp = f"{part.key}-"
-        parts.append(
-            f'<div class="part" id="{part.key}"><div class="parthead">'
-            f'<span class="kind">{html.escape(part.kind)}</span>'
-            f"<h2>{html.escape(part.title)}</h2>"
-        )
-        if part.intro:
-            parts.append(f"<p>{html.escape(part.intro)}</p>")
-        parts.append("</div>")
-        parts += _html_body(part.report, idp, scope=page.scope, config_first=True)
-        parts.append("</div>")
-    parts.append(FOOT.format(json=html.escape(page.json_name)))
-    return "".join(parts)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -307,8 +328,8 @@ def _md_table(t: Table, highlight: str | None = None) -> list[str]:
         if flags and flags[i]:
             cells = [f"**{c}**" for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
-    if t.note:
-        lines += ["", f"*{t.note}*"]
+    if _unit_note(t):
+        lines += ["", f"*{_unit_note(t)}*"]
     return [*lines, ""]
 
 
@@ -316,15 +337,27 @@ def write_markdown(report, out: Path) -> None:
     """``out`` (.md) plus its figures as PNG files in ``<stem>_files/`` beside it."""
     figdir = out.with_name(f"{out.stem}_files")
     figdir.mkdir(exist_ok=True)
-    title = f"cardsim balance report — {GAME_TITLE.get(report.game, report.game)}"
+    title = f"cardsim balance report — {game_title(report.game)}"
     lines = [f"# {title}", "", f"Generated {report.generated} by cardsim {report.version}.", ""]
     for w in report.warnings:
         lines += [f"> **Warning:** {w}", ""]
-    lines += ["## Findings", ""]
+    lines += [
+        "## Findings",
+        "",
+        CLEAR_NOTE.format(scope="below", margins=margins_text(report.margins)),
+        "",
+    ]
     for _, f in report.findings:
-        _, label = _badge(f)
-        lines.append(f"- **[{label}]** {f.text}{_p_text(f)}")
+        if f.kind != CHECK:
+            _, label = _badge(f)
+            lines.append(f"- **[{label}]** {f.text}{_p_text(f)}")
     lines.append("")
+    checks = [f for _, f in report.findings if f.kind == CHECK]
+    if checks:
+        lines += ["## Checks", ""]
+        for f in checks:
+            lines.append(f"- **[{verdicts.label(f)}]** {f.text}{_p_text(f)}")
+        lines.append("")
     for s in [report.config, *report.sections]:
         lines += [f"## {s.title}", ""]
         if s.intro:
@@ -354,7 +387,33 @@ def _clean(v):
 
 
 def _json_table(t: Table) -> dict:
-    return {"title": t.title, "columns": t.df.columns, "rows": t.df.to_dicts(), "note": t.note}
+    return {
+        "title": t.title,
+        "unit": t.unit,
+        "columns": t.df.columns,
+        "rows": t.df.to_dicts(),
+        "note": t.note,
+    }
+
+
+def finding_doc(key: str, f: Finding) -> dict:
+    """One finding for the JSON output (layout in docs/report.md)."""
+    return {
+        "section": key,
+        "text": f.text,
+        "kind": f.kind,
+        "verdict": verdicts.label(f),
+        "unit": f.unit,
+        "p": f.pvalue,
+        "p_holm": f.p_adjusted,
+        "clear": f.significant if f.kind != CHECK else None,
+        "estimate": f.estimate,
+        "se": f.se,
+        "n": f.n,
+        "margin": f.margin,
+        "p_tost": f.p_tost,
+        "games_needed": f.needed,
+    }
 
 
 def json_doc(report) -> dict:
@@ -384,16 +443,7 @@ def json_doc(report) -> dict:
                 },
             }
         )
-    findings = [
-        {
-            "section": key,
-            "text": f.text,
-            "p": f.pvalue,
-            "p_holm": f.p_adjusted,
-            "clear": f.significant,
-        }
-        for key, f in report.findings
-    ]
+    findings = [finding_doc(key, f) for key, f in report.findings]
     sections = {
         s.key: {
             "title": s.title,
@@ -405,7 +455,8 @@ def json_doc(report) -> dict:
     return _clean(
         {
             "format": "cardsim-report",
-            "format_version": 1,
+            "format_version": 2,
+            "margins": {**verdicts.DEFAULT_MARGINS, **(report.margins or {})},
             "cardsim_version": report.version,
             "generated": report.generated,
             "game": report.game,

@@ -18,30 +18,22 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from analysis import (
-    atlas_cards,
-    atlas_end,
-    duplicate,
-    length,
-    scores,
-    seats,
-    stats,
-    strategy,
-    yuanzi_bombs,
-    yuanzi_dao,
-    yuanzi_finish,
-)
+from analysis import duplicate, length, scores, seats, stats, strategy, verdicts
+from analysis.facts import facts, game_modules
 from analysis.io import Run, open_runs, run_labels
 from analysis.model import Finding, RunData, Section, Table, pm
 from sim import __version__
 from sim.errors import CardsimError
 
+#: Sections every game gets (they read the game facts); then the game's own modules.
 COMMON = (duplicate, seats, length, scores, strategy)
-GAME_MODULES = {
-    "yuanzi": (*COMMON, yuanzi_dao, yuanzi_finish, yuanzi_bombs),
-    "atlas": (*COMMON, atlas_end, atlas_cards),
-}
-FORMATS = ("html", "md")
+FORMATS = ("html", "md", "json")
+
+
+def modules_for(game: str) -> tuple:
+    """The analysis modules of ``game``'s report: the shared ones, then those the game
+    registered (:func:`analysis.facts.game_modules`)."""
+    return (*COMMON, *game_modules(game))
 
 
 @dataclass
@@ -68,6 +60,7 @@ class Report:
     warnings: list[str]
     generated: str
     version: str = __version__
+    margins: dict[str, float] = field(default_factory=dict)
 
 
 # --- configuration -------------------------------------------------------------------------
@@ -168,113 +161,199 @@ def config_section(runs: list[Run], labels: list[str], warnings: list[str]) -> S
 # --- comparison of several runs ------------------------------------------------------------
 
 
-def _headline(game: str) -> list[tuple[str, Callable[[RunData], tuple[int, int]]]]:
-    def row(key: str, filt: dict, k: str = "k", n: str = "n"):
-        def get(it: RunData) -> tuple[int, int]:
-            df = it.get(key)
-            for c, v in filt.items():
-                df = df.filter(pl.col(c) == v)
-            r = df.row(0, named=True)
-            return int(r[k]), int(r[n])
+def _headline(items: list[RunData]) -> list[tuple[str, str, Callable[[RunData], dict]]]:
+    """(measure, kind, getter) for the comparison of runs: the first-player advantage as the
+    excess over each run's fair share, then each registered module's ``HEADLINE`` rates."""
 
-        return get
+    def first(it: RunData) -> dict:
+        r = seats.first_player_row(it)
+        return {"k": r["wins"], "n": r["n"], "fair": r["fair_share"]}
 
-    if game == "yuanzi":
-        return [
-            ("first leader's team wins", row("seats.first_leader_team", {}, "wins")),
-            ("team 0 wins", row("seats.team", {"team": 0}, "wins")),
-            ("双夹", row("yuanzi_finish.match", {"outcome": "双夹 (any team)"})),
-            ("1-2 finish in half 1", row("yuanzi_finish.patterns", {"half": 1, "pattern": "1-2"})),
-            ("3 is 刀 in half 1", row("yuanzi_dao.dao", {"half": 1, "dao": 3})),
-        ]
-    return [
-        ("first player wins (decided rounds)", row("seats.position", {"position": 0}, "wins")),
-        ("no winner", row("atlas_end.ends", {"end": "no_winner"})),
-        ("turn cap", row("atlas_end.ends", {"end": "turn_cap"})),
-        ("won by claim", row("atlas_end.ends", {"end": "claim"})),
-    ]
+    f = facts(items[0].run.game)
+    out = [(f"{f.first_player_label} wins (excess over the fair share)", "win rate", first)]
+    for mod in modules_for(items[0].run.game):
+        for what, key, filt in getattr(mod, "HEADLINE", ()):
+
+            def get(it: RunData, key=key, filt=filt) -> dict:
+                df = it.get(key)
+                for c, v in filt.items():
+                    df = df.filter(pl.col(c) == v)
+                r = df.row(0, named=True)
+                return {"k": int(r["k"]), "n": int(r["n"]), "fair": 0.0}
+
+            out.append((what, "rate", get))
+    return out
 
 
 def comparison_section(items: list[RunData]) -> Section:
     sec = Section(
         "comparison",
         "Comparison of the runs",
-        f"Each run against the first ({items[0].label}): difference of proportions with "
-        "Newcomb's 95 % interval and a score test, Holm-corrected over this table.",
+        f"Each run against the first ({items[0].label}). Rates that have a fair share (the "
+        "first-player advantage) are compared as the **excess over each run's own fair share** "
+        "(1 / number of sides), so runs with different player counts compare like with like. "
+        "Difference with Newcomb's 95 % interval (independent runs) or the paired interval "
+        "when two runs share the root seed (the same deals); verdicts as in 'Verdicts'.",
     )
-    rows = []
-    for what, get in _headline(items[0].run.game):
+    rows, meta = [], []
+    unit = facts(items[0].run.game).row_unit
+    for what, measure, get in _headline(items):
         try:
-            k0, n0 = get(items[0])
+            b = get(items[0])
         except (KeyError, IndexError, pl.exceptions.PolarsError):
             continue
         for it in items[1:]:
             try:
-                k1, n1 = get(it)
+                a = get(it)
             except (KeyError, IndexError, pl.exceptions.PolarsError):
                 continue
-            d, lo, hi, p = stats.diff_proportions(k1, n1, k0, n0)
-            rows.append(
-                {
-                    "measure": what,
-                    "run": it.label,
-                    "rate": k1 / n1 if n1 else float("nan"),
-                    "n": n1,
-                    "baseline": k0 / n0 if n0 else float("nan"),
-                    "n_baseline": n0,
-                    "diff": float(d[0]),
-                    "diff_lo": float(lo[0]),
-                    "diff_hi": float(hi[0]),
-                    "p": float(p[0]),
-                }
-            )
+            d, lo, hi, p = stats.diff_proportions(a["k"], a["n"], b["k"], b["n"])
+            shift = a["fair"] - b["fair"]
+            ra, rb = a["k"] / a["n"], b["k"] / b["n"]
+            se = float(np.sqrt(ra * (1 - ra) / a["n"] + rb * (1 - rb) / b["n"]))
+            row = {
+                "measure": what,
+                "run": it.label,
+                "value": ra - a["fair"],
+                "n": a["n"],
+                "baseline": rb - b["fair"],
+                "n_baseline": b["n"],
+                "diff": float(d[0]) - shift,
+                "diff_lo": max(float(lo[0]) - shift, -1.0),
+                "diff_hi": min(float(hi[0]) - shift, 1.0),
+                "p": _p_shifted(a, b, shift) if shift else float(p[0]),
+                "interval": "Newcomb (independent runs)",
+            }
+            paired = _paired_first(it, items[0]) if get.__name__ == "first" else None
+            if paired is not None:
+                row.update(paired)
+                se = paired.pop("_se")
+                row.pop("_se", None)
+            rows.append(row)
+            meta.append((measure, se))
     if not rows:
         return sec
     df = pl.DataFrame(rows)
-    df = df.with_columns(p_holm=pl.Series(stats.adjust(df["p"].to_numpy(), "holm")))
     sec.tables.append(
-        Table("diffs", "Differences from the first run", df, ("rate", "baseline", "diff"))
+        Table(
+            "diffs",
+            "Differences from the first run (excess over the fair share where there is one)",
+            df,
+            ("value", "baseline", "diff"),
+            unit=unit,
+        )
     )
-    for r in df.iter_rows(named=True):
+    for i, (r, (measure, se)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
+        base = (
+            f"{r['run']} vs {items[0].label}: {r['measure']}: "
+            f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} %, difference "
+            f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
+            if "excess" in r["measure"]
+            else f"{r['run']} vs {items[0].label}: {r['measure']}: {100 * r['value']:.1f} % vs "
+            f"{100 * r['baseline']:.1f} %, difference "
+            f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
+        )
         sec.findings.append(
             Finding(
-                f"{r['run']} vs {items[0].label}: {r['measure']} differs by "
-                f"{pm(r['diff'], r['diff_lo'], r['diff_hi'])} points "
-                f"({100 * r['rate']:.1f} % vs {100 * r['baseline']:.1f} %).".replace(
-                    " %  points", " points"
-                ),
-                f"{r['run']} vs {items[0].label}: no difference detectable in {r['measure']} "
-                f"({100 * r['rate']:.1f} % vs {100 * r['baseline']:.1f} %, difference "
-                f"{pm(r['diff'], r['diff_lo'], r['diff_hi'])}).",
+                base,
+                base,
                 r["p"],
+                unit=unit,
+                estimate=r["diff"],
+                se=se,
+                n=min(r["n"], r["n_baseline"]),
+                measure=measure,
+                table="diffs",
+                row=i,
+                answer=True,
             )
         )
     return sec
 
 
+def shares_deals(a: Run, b: Run) -> bool:
+    """Runs of one root seed and player count play the same deals (game ``i`` of both)."""
+    return (
+        str(a.manifest.get("seed")) == str(b.manifest.get("seed"))
+        and a.players == b.players
+        and not a.is_comparison
+        and not b.is_comparison
+    )
+
+
+def _paired_first(it: RunData, base: RunData) -> dict | None:
+    """The first-player advantage of two runs on the same deals, paired by game: the mean
+    over the games decided in both of ``won_a − won_b`` with a Student-t interval (one
+    streaming aggregation; the deal's luck cancels)."""
+    if not shares_deals(it.run, base.run):
+        return None
+    f = facts(it.run.game)
+    keys = [c for c in ("game", "round") if c in it.run.games.collect_schema().names()]
+
+    def side(run: Run, tag: str) -> pl.LazyFrame:
+        return run.games.select(
+            *keys,
+            (f.winner_side() == f.first_side()).alias(f"y{tag}"),
+            f.winner_side().is_not_null().alias(f"d{tag}"),
+        )
+
+    j = (
+        side(it.run, "a")
+        .join(side(base.run, "b"), on=keys)
+        .filter(pl.col("da") & pl.col("db"))
+        .select(d=pl.col("ya").cast(pl.Float64) - pl.col("yb").cast(pl.Float64))
+        .select(n=pl.len(), mean=pl.col("d").mean(), sd=pl.col("d").std())
+        .collect()
+        .row(0, named=True)
+    )
+    n, mean, sd = int(j["n"]), j["mean"], j["sd"]
+    if n < 2 or mean is None or sd is None:
+        return None
+    from scipy.stats import t as student
+
+    se = sd / np.sqrt(n)
+    half = float(student.ppf(0.975, n - 1) * se)
+    p = float(2 * student.sf(abs(mean) / se, n - 1)) if se > 0 else float(mean != 0)
+    return {
+        "diff": float(mean),
+        "diff_lo": max(float(mean) - half, -1.0),
+        "diff_hi": min(float(mean) + half, 1.0),
+        "p": p,
+        "interval": f"paired on {n:,} shared deals (same root seed), Student t",
+        "_se": float(se),
+    }
+
+
+def _p_shifted(a: dict, b: dict, shift: float) -> float:
+    """Two-sided p of "the excesses are equal" (a Wald test of the rate difference = shift)."""
+    from scipy.stats import norm
+
+    ra, rb = a["k"] / a["n"], b["k"] / b["n"]
+    se = np.sqrt(ra * (1 - ra) / a["n"] + rb * (1 - rb) / b["n"])
+    if se == 0:
+        return 1.0 if ra - rb == shift else 0.0
+    return float(2 * norm.sf(abs(ra - rb - shift) / se))
+
+
 # --- building ------------------------------------------------------------------------------
 
 
-def judge(findings: list[tuple[str, Finding]], alpha: float = stats.ALPHA) -> None:
-    """Holm-correct every finding that has a p-value and mark it significant or not."""
-    tested = [f for _, f in findings if f.pvalue is not None and np.isfinite(f.pvalue)]
-    if not tested:
-        return
-    adj = stats.adjust([f.pvalue for f in tested], "holm")
-    for f, a in zip(tested, adj, strict=True):
-        f.p_adjusted = float(a)
-        f.significant = bool(a < alpha)
+def judge(findings: list[tuple[str, Finding]], margins: dict[str, float] | None = None) -> None:
+    """Verdicts for the questions (Holm over them), pass / fail for the checks."""
+    verdicts.judge(findings, margins)
 
 
-def build_report(run_dirs: list[Path]) -> Report:
+def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) -> Report:
     """Open the runs, run every analysis (one ``collect_all``) and build the sections."""
     runs = open_runs([Path(p) for p in run_dirs])
     game = runs[0].game
-    if game not in GAME_MODULES:
-        raise CardsimError(f"{runs[0].path}: unknown game {game!r} in the manifest")
+    try:
+        facts(game)
+    except CardsimError as e:
+        raise CardsimError(f"{runs[0].path}: {e}") from None
     labels = run_labels(runs)
     warnings = [w for r in runs for w in r.warnings]
-    modules = GAME_MODULES[game]
+    modules = modules_for(game)
     keys: list[tuple[int, str]] = []
     lazy: list[pl.LazyFrame] = []
     for i, r in enumerate(runs):
@@ -311,7 +390,8 @@ def build_report(run_dirs: list[Path]) -> Report:
     if len(items) > 1:
         sections.insert(0, comparison_section(items))
     findings = [(s.key, f) for s in [config, *sections] for f in s.findings]
-    judge(findings)
+    judge(findings, margins)
+    verdicts.fill_tables(sections)
     return Report(
         game=game,
         runs=runs,
@@ -321,6 +401,7 @@ def build_report(run_dirs: list[Path]) -> Report:
         findings=findings,
         warnings=warnings,
         generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        margins=dict(margins or {}),
     )
 
 
@@ -337,36 +418,81 @@ def _check_out(path: Path, what: str) -> Path:
     return path
 
 
+SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".json": "json"}
+
+
+def pick_format(out: Path, fmt: str | None) -> str:
+    """The output format: ``fmt`` if given, else from ``out``'s suffix (default html); a
+    ``fmt`` that contradicts a known suffix is an error."""
+    by_suffix = SUFFIX_FORMAT.get(Path(out).suffix.lower())
+    if fmt is None:
+        return by_suffix or "html"
+    if fmt not in FORMATS:
+        raise CardsimError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if by_suffix is not None and by_suffix != fmt:
+        raise CardsimError(
+            f"--out {out} is a {by_suffix} file name but --format is {fmt}; "
+            "drop --format (the suffix picks the format) or change the suffix"
+        )
+    return fmt
+
+
+def parse_margins(items: list[str] | tuple[str, ...] | None) -> dict[str, float]:
+    """``["win rate=0.02", "mean=1"]`` → margins; :class:`CardsimError` for a bad item."""
+    out: dict[str, float] = {}
+    for item in items or ():
+        name, sep, value = str(item).partition("=")
+        try:
+            v = float(value)
+        except ValueError:
+            v = float("nan")
+        if not sep or not name.strip() or not (v > 0):
+            raise CardsimError(
+                f"--margin {item!r}: give MEASURE=VALUE with a positive value, e.g. "
+                "'win rate=0.02' (two percentage points)"
+            )
+        out[name.strip()] = v
+    return out
+
+
 def write_report(
-    run_dirs: list[Path], out: Path, fmt: str = "html", json_out: Path | None = None
+    run_dirs: list[Path],
+    out: Path,
+    fmt: str | None = None,
+    json_out: Path | None = None,
+    margins: dict[str, float] | None = None,
 ) -> ReportResult:
     """Write the balance report of ``run_dirs`` (one game) to ``out``.
 
+    The format is ``fmt`` (``html``, ``md``, ``json``) or, without it, ``out``'s suffix.
+    ``margins`` override the default equivalence margins (:data:`analysis.verdicts.DEFAULT_MARGINS`).
     Raises :class:`~sim.errors.CardsimError` for a missing, empty or foreign directory,
-    directories of different games, or an unwritable output.
+    directories of different games, a format that contradicts the suffix, or an unwritable
+    output.
 
     Examples
     --------
     >>> r = write_report([Path("runs/yz")], Path("reports/yz.html"))  # doctest: +SKIP
     >>> r.findings[0]  # doctest: +SKIP
-    'No seat or team advantage detectable at this sample size: ...'
+    'The first leader's team wins ...'
     """
     import time
 
     from analysis import render
 
     t0 = time.perf_counter()
-    if fmt not in FORMATS:
-        raise CardsimError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    fmt = pick_format(Path(out), fmt)
     out = _check_out(Path(out), "--out")
     if json_out is not None:
         json_out = _check_out(Path(json_out), "--json")
-    report = build_report(list(run_dirs))
+    report = build_report(list(run_dirs), margins)
     try:
         if fmt == "html":
             render.write_html(report, out)
-        else:
+        elif fmt == "md":
             render.write_markdown(report, out)
+        else:
+            render.write_json(report, out)
         if json_out is not None:
             render.write_json(report, json_out)
     except OSError as e:

@@ -1,286 +1,192 @@
-"""Seat and position advantage: win rate per seat / per position after the first player.
+"""Seat and position advantage, read from the game facts (no game is named here).
 
-原子: seats 0 and 2 (and 1 and 3) share every result, so "all seats equal" is tested on the two
-teams (expected 1/2 each), and "first player" is the team of the first half's first leader.
-ATLAS: a round has at most one winner; rates and tests are over the rounds that had a winner
-(expected 1/n per seat).
+A *side* is what wins (原子: a team, ATLAS: a seat; ``facts.side``). Per game (one games row:
+a 原子 match, an ATLAS round; ``facts.row_unit``) the winning side is ``facts.winner_side()``
+(null: no winner) and the first player's side ``facts.first_side()``. Rates are over the games
+with a winner: per side, and per position after the first player's side (position 0 = the
+first player's side). The first-player advantage is the position-0 rate's **excess over the
+fair share** ``1 / sides`` — the one number comparable across player counts.
+
+Unit: one game (``facts.row_unit``). In a comparison run each deal is played once per seat
+assignment, so the rows of a deal are not independent: the variances are clustered by deal
+(``game``); ATLAS rounds of one game are clustered by game too.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.exprs import game_keys, position, rate_table, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.exprs import clustered_rate_table, game_keys, position
+from analysis.facts import facts
+from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix, stack
 
 KEY = "seats"
+CLUSTER = ["game"]
 
 
-# --- outcomes per (game, seat): won, position after the first player -----------------------
-
-
-def yuanzi_outcomes(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
-    """Per match × seat: ``won``, ``position`` after the first half's first leader, ``team``."""
+def side_outcomes(games: pl.LazyFrame, sides: int, f) -> pl.LazyFrame:
+    """Per game × side: ``side``, ``position`` after the first player's side, ``won``,
+    ``decided`` (the game had a winner)."""
     keys = game_keys(games)
-    first = games.select(*keys, pl.col("first_leader_0").cast(pl.Int64).alias("first"))
-    return seats.join(first, on=keys).select(
-        *keys,
-        pl.col("seat").cast(pl.Int64),
-        pl.col("team").cast(pl.Int64),
-        position(pl.col("seat").cast(pl.Int64), pl.col("first"), 4).alias("position"),
-        pl.col("won"),
-    )
-
-
-def team_outcomes(outcomes: pl.LazyFrame) -> pl.LazyFrame:
-    """原子: one row per (match, team); partners share the result, so each team counts once."""
-    return outcomes.group_by(*game_keys(outcomes), "team").agg(pl.col("won").first())
-
-
-def atlas_outcomes(games: pl.LazyFrame, players: int) -> pl.LazyFrame:
-    """Per round × seat: ``won`` and ``position`` after the round's first player."""
-    seat = pl.int_range(0, players, dtype=pl.Int64).alias("seat")
+    side = pl.int_range(0, sides, dtype=pl.Int64).alias("side")
     return (
-        games.select("game", "round", "first_player", "winner", seat.implode())
-        .explode("seat")
+        games.select(
+            *keys,
+            f.first_side().to_physical().cast(pl.Int64).alias("first"),
+            f.winner_side().to_physical().cast(pl.Int64).alias("winner"),
+            side.implode(),
+        )
+        .explode("side")
         .select(
-            "game",
-            "round",
-            "seat",
-            position(pl.col("seat"), pl.col("first_player").cast(pl.Int64), players).alias(
-                "position"
-            ),
-            (pl.col("winner").cast(pl.Int64) == pl.col("seat")).alias("won"),
-            (pl.col("winner") >= 0).alias("decided"),
+            *keys,
+            "side",
+            position(pl.col("side"), pl.col("first"), sides).alias("position"),
+            (pl.col("winner") == pl.col("side")).fill_null(False).alias("won"),
+            pl.col("winner").is_not_null().alias("decided"),
         )
     )
 
 
 def win_rates(outcomes: pl.LazyFrame, by: str) -> pl.LazyFrame:
-    """Win rate per value of ``by`` (``seat``, ``position``, ``team``) with 95 % Wilson CI."""
-    return rate_table(outcomes, [by], pl.col("won")).rename({"k": "wins"})
-
-
-def first_team_rate(games: pl.LazyFrame, col: str = "first_leader_0") -> pl.LazyFrame:
-    """原子: matches won by the team of seat ``col`` (first leader or first receiver)."""
-    return with_rate(
-        games.select(
-            n=pl.len().cast(pl.Int64),
-            wins=(pl.col("winner_team") == pl.col(col) % 2).cast(pl.Int64).sum(),
-        ).select("wins", "n"),
-        "wins",
-    )
+    """Win rate per value of ``by`` (``side``, ``position``), decided games, clustered by deal."""
+    decided = outcomes.filter(pl.col("decided"))
+    return clustered_rate_table(decided, [by], pl.col("won"), CLUSTER).rename({"k": "wins"})
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    if run.game == "yuanzi":
-        out = yuanzi_outcomes(run.games, run.seats)
-        return {
-            "seat": win_rates(out, "seat"),
-            "position": win_rates(out, "position"),
-            "team": win_rates(team_outcomes(out), "team"),
-            "first_leader_team": first_team_rate(run.games, "first_leader_0"),
-            "first_receiver_team": first_team_rate(run.games, "first_receiver_0"),
-        }
-    decided = atlas_outcomes(run.games, run.players).filter(pl.col("decided"))
-    return {"seat": win_rates(decided, "seat"), "position": win_rates(decided, "position")}
+    f = facts(run.game)
+    out = side_outcomes(run.games, f.sides(run.players), f)
+    return {"side": win_rates(out, "side"), "position": win_rates(out, "position")}
 
 
 # --- report section ------------------------------------------------------------------------
 
 
-def _diff_table(k: int, n: int, p0: float) -> dict:
-    d, lo, hi, p = stats.diff_from(k, n, p0)
-    return {"diff": float(d[0]), "diff_lo": float(lo[0]), "diff_hi": float(hi[0]), "p": float(p[0])}
+def first_player_row(it: RunData) -> dict:
+    """The first player's side: wins, n, rate, excess over the fair share with its interval,
+    and the p-value of "no excess" (one dict, also used by the comparison of runs)."""
+    f = facts(it.run.game)
+    fair = f.fair_share(it.run.players)
+    r = it.get(f"{KEY}.position").filter(pl.col("position") == 0).row(0, named=True)
+    d, lo, hi, p = stats.clustered_diff_from(r["wins"], r["n"], fair, r["var"], r["deff"])
+    return {
+        "wins": r["wins"],
+        "n": r["n"],
+        "rate": r["rate"],
+        "rate_lo": r["rate_lo"],
+        "rate_hi": r["rate_hi"],
+        "fair_share": fair,
+        "excess": float(d[0]),
+        "excess_lo": float(lo[0]),
+        "excess_hi": float(hi[0]),
+        "se": float(np.sqrt(r["var"])),
+        "deff": r["deff"],
+        "p": float(p[0]),
+    }
 
 
 def section(items: list[RunData]) -> Section:
-    game = items[0].run.game
+    f = facts(items[0].run.game)
+    unit = f.row_unit
     sec = Section(
         KEY,
         "Seat and position advantage",
-        "Win rate per seat and per position after the first player, with 95 % Wilson intervals. "
-        + (
-            "In 原子 partners share every result, so seats 0/2 and 1/3 have equal rates; the "
-            "test of 'all seats equal' compares the two teams (expected 50 % each), and the "
-            "'first player' is the team of the first half's first leader (the seat dealt the 刀 "
-            "indicator)."
-            if game == "yuanzi"
-            else "The chi-square test of 'all seats equal' and the first-player advantage use "
-            "the rounds that had a winner (expected 1/n each); no-winner rounds are counted in "
-            "'How rounds end'."
-        ),
+        f"Win rate per {f.side} and per position after the {f.first_player_label}, over the "
+        f"{plural(unit)} that had a winner (unit: one {unit}; 95 % Wilson intervals, clustered by deal in "
+        f"comparison runs). Position 0 is the {f.first_player_label}; its **excess over the "
+        f"fair share** (1 / number of {f.side}s) is the first-player advantage.",
     )
     for it in items:
         if it.run.is_comparison:
             sec.notes.append(
-                f"{prefix(items, it)}comparison run: seat and position rates are pooled over "
-                f"the {len(it.run.assignments)} seat assignments (every strategy sits in every "
-                "seat equally often), so they describe the seats, not a strategy; every played "
-                "game counts once."
+                f"{prefix(items, it)}comparison run: rates are pooled over the "
+                f"{len(it.run.assignments)} seat assignments of each deal (every strategy sits "
+                "in every seat equally often), so they describe the seats, not a strategy; the "
+                "intervals are clustered by deal."
             )
     rows = []
     for it in items:
         pre = prefix(items, it)
-        n_players = it.run.players
-        label = {"run": it.label}
-        if game == "yuanzi":
-            team = it.get(f"{KEY}.team")
-            chi = stats.chi2_gof(team["wins"].to_numpy())
-            fl = it.get(f"{KEY}.first_leader_team").row(0, named=True)
-            fr = it.get(f"{KEY}.first_receiver_team").row(0, named=True)
-            dl, dr = _diff_table(fl["wins"], fl["n"], 0.5), _diff_table(fr["wins"], fr["n"], 0.5)
-            rows += [
-                {
-                    **label,
-                    "what": "team of first leader (half 1)",
-                    "wins": fl["wins"],
-                    "n": fl["n"],
-                    "rate": fl["rate"],
-                    "rate_lo": fl["rate_lo"],
-                    "rate_hi": fl["rate_hi"],
-                    "expected": 0.5,
-                    **dl,
-                },
-                {
-                    **label,
-                    "what": "team of first receiver (half 1)",
-                    "wins": fr["wins"],
-                    "n": fr["n"],
-                    "rate": fr["rate"],
-                    "rate_lo": fr["rate_lo"],
-                    "rate_hi": fr["rate_hi"],
-                    "expected": 0.5,
-                    **dr,
-                },
-            ]
-            worst = (
-                team.with_columns(dev=(pl.col("rate") - 0.5).abs()).sort("dev").row(-1, named=True)
-            )
-            sec.findings.append(
-                Finding(
-                    f"{pre}Team {worst['team']} ({'南北' if worst['team'] == 0 else '东西'}) wins "
-                    f"{pm(worst['rate'], worst['rate_lo'], worst['rate_hi'])} of matches against "
-                    f"50 % expected (χ² = {chi.statistic:.1f}, p = {chi.pvalue:.3g}).",
-                    f"{pre}No seat or team advantage detectable at this sample size: team "
-                    f"{worst['team']} wins {pm(worst['rate'], worst['rate_lo'], worst['rate_hi'])} "
-                    f"(χ² p = {chi.pvalue:.2f}).",
-                    chi.pvalue,
-                )
-            )
-            sec.findings.append(
-                Finding(
-                    f"{pre}The first leader's team wins {pm(fl['rate'], fl['rate_lo'], fl['rate_hi'])}"
-                    f" of matches against 50 % expected ({100 * dl['diff']:+.1f} points).",
-                    f"{pre}No first-leader advantage detectable: the first leader's team wins "
-                    f"{pm(fl['rate'], fl['rate_lo'], fl['rate_hi'])}.",
-                    dl["p"],
-                )
-            )
-        else:
-            pos = it.get(f"{KEY}.position")
-            chi = stats.chi2_gof(it.get(f"{KEY}.seat")["wins"].to_numpy())
-            f0 = pos.filter(pl.col("position") == 0).row(0, named=True)
-            p0 = 1.0 / n_players
-            d0 = _diff_table(f0["wins"], f0["n"], p0)
-            rows.append(
-                {
-                    **label,
-                    "what": "first player (decided rounds)",
-                    "wins": f0["wins"],
-                    "n": f0["n"],
-                    "rate": f0["rate"],
-                    "rate_lo": f0["rate_lo"],
-                    "rate_hi": f0["rate_hi"],
-                    "expected": p0,
-                    **d0,
-                }
-            )
-            w = (
-                it.get(f"{KEY}.seat")
-                .with_columns(dev=(pl.col("rate") - p0).abs())
-                .sort("dev")
-                .row(-1, named=True)
-            )
-            sec.findings.append(
-                Finding(
-                    f"{pre}Seat {w['seat']} wins {pm(w['rate'], w['rate_lo'], w['rate_hi'])} of decided "
-                    f"rounds against {100 * p0:.1f} % expected (χ² = {chi.statistic:.1f}, "
-                    f"p = {chi.pvalue:.3g}).",
-                    f"{pre}No seat advantage detectable at this sample size (χ² p = "
-                    f"{chi.pvalue:.2f}; the largest deviation, seat {w['seat']}, wins "
-                    f"{pm(w['rate'], w['rate_lo'], w['rate_hi'])} of decided rounds).",
-                    chi.pvalue,
-                )
-            )
-            sec.findings.append(
-                Finding(
-                    f"{pre}The first player wins {pm(f0['rate'], f0['rate_lo'], f0['rate_hi'])} of "
-                    f"decided rounds against {100 * p0:.1f} % expected "
-                    f"({100 * d0['diff']:+.1f} points).",
-                    f"{pre}No first-player advantage detectable: the first player wins "
-                    f"{pm(f0['rate'], f0['rate_lo'], f0['rate_hi'])} of decided rounds "
-                    f"({100 * p0:.1f} % expected).",
-                    d0["p"],
-                )
-            )
+        fp = first_player_row(it)
+        rows.append({"run": it.label, "what": f.first_player_label, **fp})
+        side = it.get(f"{KEY}.side")
+        chi = stats.chi2_gof(side["wins"].to_numpy())
         sec.notes.append(
-            f"{pre}all seats equal: χ² = {chi.statistic:.2f}, dof = {chi.dof}, "
-            f"p = {chi.pvalue:.3g}, n = {chi.n:,}"
+            f"{pre}all {f.side}s equal (χ², decided {plural(unit)}, not clustered): "
+            f"χ² = {chi.statistic:.2f}, dof = {chi.dof}, p = {chi.pvalue:.3g}, n = {chi.n:,}"
         )
-    first = pl.DataFrame(rows)
+        ex = pm(fp["excess"], fp["excess_lo"], fp["excess_hi"]).replace(" %", "")
+        sec.findings.append(
+            Finding(
+                f"{pre}The {f.first_player_label} wins "
+                f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)} with a winner: "
+                f"{ex} points above the fair share of {100 * fp['fair_share']:.1f} % "
+                f"(n = {fp['n']:,} {plural(unit)}).",
+                f"{pre}First-player advantage: the {f.first_player_label} wins "
+                f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)}, {ex} points over "
+                f"the fair share of {100 * fp['fair_share']:.1f} % (n = {fp['n']:,}).",
+                fp["p"],
+                unit=unit,
+                estimate=fp["excess"],
+                se=fp["se"] if np.isfinite(fp["se"]) else None,
+                n=_units(it, fp["n"]),
+                measure="win rate",
+                table="first_player",
+                row=len(rows) - 1,
+                answer=True,
+            )
+        )
+    first = pl.DataFrame(rows).drop("se", "deff")
     if len(items) == 1:
         first = first.drop("run")
-    seat = stack(items, f"{KEY}.seat")
-    position_df = stack(items, f"{KEY}.position")
-    pct = ("rate", "expected", "diff")
+    side = stack(items, f"{KEY}.side").drop("var", "clusters").rename({"side": f.side})
+    position_df = stack(items, f"{KEY}.position").drop("var", "clusters")
+    pct = ("rate", "fair_share", "excess")
     sec.tables += [
-        Table("seat", "Win rate per seat", seat, pct),
+        Table(f"{f.side}", f"Win rate per {f.side}", side, pct, unit=unit),
         Table(
             "position",
-            "Win rate per position after the first player",
+            f"Win rate per position after the {f.first_player_label}",
             position_df,
             pct,
-            "position 0 = the first player"
-            + (
-                " (first leader of half 1)"
-                if game == "yuanzi"
-                else "; rates over the rounds that had a winner"
-            ),
+            f"position 0 = the {f.first_player_label}; rates over the {plural(unit)} that had a winner",
+            unit=unit,
         ),
-        Table("first_player", "First-player advantage (difference from expected)", first, pct),
+        Table(
+            "first_player",
+            "First-player advantage: excess over the fair share",
+            first,
+            pct,
+            unit=unit,
+        ),
     ]
-    if game == "yuanzi":
-        sec.tables.insert(1, Table("team", "Win rate per team", stack(items, f"{KEY}.team"), pct))
     group = "run" if len(items) > 1 else None
-    expected = 0.5 if game == "yuanzi" else None
-    sec.figures.append(
-        Figure(
-            "seat",
-            "Win rate per seat",
-            plots.bar_rates(
-                seat,
-                "seat",
-                group=group,
-                expected=expected or (1.0 / items[0].run.players if len(items) == 1 else None),
-                title="Win rate per seat (95 % CI)",
-                xlabel="seat",
-            ),
+    fair = [f.fair_share(it.run.players) for it in items]
+    same = len(set(fair)) == 1
+    for key, what in ((f.side, f"Win rate per {f.side}"), ("position", "Win rate per position")):
+        df = side if key == f.side else position_df
+        sec.figures.append(
+            Figure(
+                key,
+                what,
+                plots.bar_rates(
+                    df,
+                    key,
+                    group=group,
+                    expected=fair[0] if same else None,
+                    title=f"{what} (95 % CI)",
+                    xlabel=f.side
+                    if key == f.side
+                    else f"position after the {f.first_player_label}",
+                ),
+            )
         )
-    )
-    sec.figures.append(
-        Figure(
-            "position",
-            "Win rate per position",
-            plots.bar_rates(
-                position_df,
-                "position",
-                group=group,
-                expected=expected or (1.0 / items[0].run.players if len(items) == 1 else None),
-                title="Win rate by position after the first player (95 % CI)",
-                xlabel="position after the first player",
-            ),
-        )
-    )
     return sec
+
+
+def _units(it: RunData, n: int) -> int:
+    """Independent units behind ``n`` games: deals in a comparison run."""
+    k = len(it.run.assignments)
+    return n // k if k else n

@@ -127,3 +127,126 @@ def mean_interval(mean: float, sd: float, n: int, alpha: float = ALPHA) -> tuple
         return float("nan"), float("nan")
     half = ss.t.ppf(1 - alpha / 2, n - 1) * sd / np.sqrt(n)
     return float(mean - half), float(mean + half)
+
+
+# --- clustered variance: rows that share a deal or a round ----------------------------------------
+
+
+def clustered_rate(k, n, skk, snk, snn, clusters) -> tuple[np.ndarray, np.ndarray]:
+    """Cluster-robust (CR1) variance of the pooled rate ``k / n`` and its design effect.
+
+    From per-cluster sums ``k_c`` (successes) and ``n_c`` (rows): ``skk = Σ k_c²``,
+    ``snk = Σ n_c k_c``, ``snn = Σ n_c²``. ``Var = G/(G-1) Σ (k_c − p n_c)² / n²``; the design
+    effect is that over the binomial ``p (1 − p) / n`` (1 when every cluster is one row).
+    Returns ``(variance, design_effect)`` arrays.
+    """
+    k, n, skk, snk, snn, g = (
+        np.atleast_1d(np.asarray(x, dtype=float)) for x in (k, n, skk, snk, snn, clusters)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        ss_ = np.clip(skk - 2 * p * snk + p * p * snn, 0, None)
+        small = np.where(g > 1, g / (g - 1), np.nan)
+        var = np.where(snn == n, p * (1 - p) / n, small * ss_ / (n * n))
+        iid = p * (1 - p) / n
+        deff = np.where(iid > 0, var / iid, 1.0)
+    return var, deff
+
+
+def wilson_design(k, n, deff, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson interval on the effective sample ``n / deff`` (Kish): exact Wilson when deff = 1."""
+    k, n, deff = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (k, n, deff))
+    d = np.where(np.isfinite(deff) & (deff > 0), deff, 1.0)
+    return wilson(k / d, n / d, alpha)
+
+
+def clustered_diff_from(k, n, p0, var, deff, alpha: float = ALPHA):
+    """``k/n − p0`` with the design-effect Wilson interval; p-value: exact binomial when no rows
+    share a cluster (deff = 1), else a z-test with the clustered variance."""
+    k, n, var, deff = (np.atleast_1d(np.asarray(x, dtype=float)) for x in (k, n, var, deff))
+    p0 = np.broadcast_to(np.asarray(p0, dtype=float), k.shape)
+    lo, hi = wilson_design(k, n, deff, alpha)
+    se = np.sqrt(var)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (k / n - p0) / se
+        pz = 2 * ss.norm.sf(np.abs(z))
+    exact = binom_p(k, n, p0)
+    p = np.where(np.isclose(deff, 1.0) | ~np.isfinite(pz), exact, pz)
+    return k / n - p0, lo - p0, hi - p0, p
+
+
+@dataclass(frozen=True)
+class Slope:
+    """Least-squares slope of ``y`` on ``x`` with a cluster-robust standard error."""
+
+    intercept: float
+    slope: float
+    se: float
+    pvalue: float
+    n: int
+    clusters: int
+    se_intercept: float = float("nan")
+
+
+#: per-cluster sums kept by :func:`analysis.exprs.slope_moments`, in this order
+SLOPE_SUMS = ("n", "x", "y", "xx", "xy")
+
+
+def clustered_slope(m: dict) -> Slope:
+    """Slope and CR1 standard error from the moments of :func:`analysis.exprs.slope_moments`.
+
+    Per cluster c the score is ``s_c = (Σ e, Σ x e)`` with ``e = y − a − b x``, linear in the
+    cluster sums ``v_c = (n, Σx, Σy, Σxx, Σxy)``: ``s_c = A v_c``. So the meat
+    ``Σ s_c s_cᵀ = A (Σ v_c v_cᵀ) Aᵀ`` needs only the 15 sums of products over clusters —
+    one streaming pass, memory flat in the run size.
+    """
+    n, sx, sy, sxx, sxy = (float(m[f"S_{s}"]) for s in SLOPE_SUMS)
+    g = int(m["G"])
+    bread = np.array([[n, sx], [sx, sxx]])
+    if n < 3 or g < 3 or abs(np.linalg.det(bread)) < 1e-12:
+        return Slope(float("nan"), float("nan"), float("nan"), float("nan"), int(n), g)
+    a, b = np.linalg.solve(bread, [sy, sxy])
+    vv = np.zeros((5, 5))
+    for i, si in enumerate(SLOPE_SUMS):
+        for j, sj in enumerate(SLOPE_SUMS):
+            key = f"P_{si}_{sj}" if i <= j else f"P_{sj}_{si}"
+            vv[i, j] = float(m[key])
+    amat = np.array([[-a, -b, 1, 0, 0], [0, -a, 0, -b, 1]])
+    meat = amat @ vv @ amat.T
+    inv = np.linalg.inv(bread)
+    cov = inv @ meat @ inv * (g / (g - 1))
+    se = float(np.sqrt(max(cov[1, 1], 0.0)))
+    if se > 1e-12:
+        p = float(2 * ss.norm.sf(abs(b) / se))
+    else:  # every cluster gives the same slope: no variation to test against
+        p = 1.0 if abs(b) < 1e-9 else 0.0
+    return Slope(float(a), float(b), se, p, int(n), g, float(np.sqrt(max(cov[0, 0], 0.0))))
+
+
+# --- verdicts: clear difference / equivalent within ±m / not enough games ---------------------------
+
+CLEAR, EQUIVALENT, NOT_ENOUGH = "clear difference", "equivalent", "not enough games"
+POWER = 0.80
+
+
+def tost_p(estimate: float, se: float, margin: float) -> float:
+    """Two one-sided tests of ``|difference| < margin`` (normal): the larger one-sided p."""
+    if not (np.isfinite(estimate) and np.isfinite(se)) or margin <= 0:
+        return float("nan")
+    if se == 0:
+        return 0.0 if abs(estimate) < margin else 1.0
+    p_lo = ss.norm.sf((estimate + margin) / se)
+    p_hi = ss.norm.cdf((estimate - margin) / se)
+    return float(max(p_lo, p_hi))
+
+
+def units_needed(
+    se: float, n: float, margin: float, alpha: float = ALPHA, power: float = POWER
+) -> float:
+    """Units (games / deals) for TOST at ``alpha`` to show equivalence within ±``margin`` with
+    ``power`` when the true difference is 0, from this sample's ``se`` at ``n`` units
+    (``n (z_{1−α} + z_{1−β/2})² se² / m²``)."""
+    if not (np.isfinite(se) and se > 0 and n > 0 and margin > 0):
+        return float("nan")
+    z = ss.norm.ppf(1 - alpha) + ss.norm.ppf(1 - (1 - power) / 2)
+    return float(np.ceil(n * (z * se / margin) ** 2))

@@ -11,7 +11,7 @@
 At the top, the title and the headline findings of every part (with the part they come from);
 then a table of contents and each part with its configuration (rule options, non-default values
 highlighted; strategies; games; seed; whether it stopped early), its findings and its sections.
-Findings with a p-value are judged once, with Holm's correction over every test on the page.
+Each part is one multiple-testing family: its questions, each counted once (docs/report.md).
 The same numbers go to ``out`` with the suffix ``.json`` (layout in ``docs/report.md``).
 """
 
@@ -22,8 +22,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from analysis import render
+from analysis import render, verdicts
 from analysis.model import Finding, Page, Part
+from analysis.render import game_title
 from analysis.report import Report, _check_out, build_report, judge
 from sim import __version__
 from sim.errors import CardsimError
@@ -63,8 +64,14 @@ def _describe(scenarios) -> str:
     return ("Scenarios: " if len(scenarios) > 1 else "Scenario: ") + "; ".join(bits)
 
 
-def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
-    """The parts of the study's page, in study order, and warnings (scenarios without a run)."""
+def build_parts(
+    study, runs: dict[str, Path], margins: dict[str, float] | None = None
+) -> tuple[list[Part], list[str]]:
+    """The parts of the study's page, in study order, and warnings (scenarios without a run).
+    ``margins``: equivalence margins (default: the study file's ``margins``, else the
+    defaults of :mod:`analysis.verdicts`)."""
+    if margins is None:
+        margins = dict(getattr(study, "margins", None) or {})
     by_name = {s.name: s for s in study.scenarios}
     warnings: list[str] = []
     parts: list[Part] = []
@@ -81,7 +88,7 @@ def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
         names = have(list(c.scenarios))
         if len(names) < 2:
             continue
-        report = build_report([runs[n] for n in names])
+        report = build_report([runs[n] for n in names], margins)
         kind = "comparison of runs"
         parts.append(
             Part(
@@ -97,14 +104,13 @@ def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
     for s in study.scenarios:
         if not s.is_compare or not have([s.name]):
             continue
-        report = build_report([runs[s.name]])
+        report = build_report([runs[s.name]], margins)
         keep = [sec for sec in report.sections if sec.key in COMPARE_SECTIONS]
-        report = replace(
-            report,
-            sections=keep,
-            findings=[(k, f) for k, f in report.findings if k in ("config", *COMPARE_SECTIONS)],
-        )
-        title = f"{s.name}: {' vs '.join(s.compare)} ({'原子' if s.game == 'yuanzi' else 'ATLAS'})"
+        kept = [(k, f) for k, f in report.findings if k in ("config", *COMPARE_SECTIONS)]
+        report = replace(report, sections=keep, findings=kept)
+        judge(kept, margins)  # the family: this part's questions only
+        verdicts.fill_tables(keep)
+        title = f"{s.name}: {' vs '.join(s.compare)} — {game_title(s.game)}"
         parts.append(
             Part(
                 f"part{len(parts) + 1}",
@@ -119,11 +125,11 @@ def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
     for s in study.scenarios:
         if s.is_compare or s.name in in_comparison or not have([s.name]):
             continue
-        report = build_report([runs[s.name]])
+        report = build_report([runs[s.name]], margins)
         parts.append(
             Part(
                 f"part{len(parts) + 1}",
-                f"{s.name} ({'原子' if s.game == 'yuanzi' else 'ATLAS'})",
+                f"{s.name} — {game_title(s.game)}",
                 "scenario",
                 report,
                 [],
@@ -131,8 +137,7 @@ def build_parts(study, runs: dict[str, Path]) -> tuple[list[Part], list[str]]:
                 [s.name],
             )
         )
-    # one multiple-testing family: every test on the page
-    judge([kf for p in parts for kf in p.report.findings])
+    # each part is one multiple-testing family (judged when its report was built)
     for p in parts:
         p.headline = _headline(p.kind, p.report)
     return parts, warnings
@@ -143,11 +148,7 @@ def json_doc(study, page: Page, generated: str) -> dict:
         {
             "part": p.title,
             "part_key": p.key,
-            "section": key,
-            "text": f.text,
-            "p": f.pvalue,
-            "p_holm": f.p_adjusted,
-            "clear": f.significant,
+            **render.finding_doc(key, f),
             "headline": any(f is h for _, h in p.headline),
         }
         for p in page.parts
@@ -156,7 +157,7 @@ def json_doc(study, page: Page, generated: str) -> dict:
     return render._clean(
         {
             "format": "cardsim-study",
-            "format_version": 1,
+            "format_version": 2,
             "cardsim_version": __version__,
             "generated": generated,
             "study": study.name,
@@ -197,7 +198,8 @@ def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
         ),
         parts=parts,
         warnings=warnings,
-        scope="on this page",
+        scope="of each part",
+        margins=dict(getattr(study, "margins", None) or {}),
         json_name=out.with_suffix(".json").name,
     )
     try:

@@ -15,6 +15,8 @@ from analysis.exprs import game_keys, length_summary, mean_ci, rate_table
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "yuanzi_bombs"
+FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 30
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
 
 
@@ -22,10 +24,10 @@ def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
     """Long ``half, kind, value`` over played halves."""
     return pl.concat(
         [
-            games.filter(pl.col(f"tricks_{h}") >= 0).select(
+            games.filter(pl.col(f"h{h + 1}_tricks").is_not_null()).select(
                 pl.lit(h + 1, pl.Int64).alias("half"),
                 pl.lit(kind).alias("kind"),
-                pl.col(f"{kind}_{h}").cast(pl.Int64).alias("value"),
+                pl.col(f"h{h + 1}_{kind}").cast(pl.Int64).alias("value"),
             )
             for h in (0, 1)
             for kind in KINDS
@@ -74,7 +76,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     out = {"summary": summary(run.games)}
     names = set(run.seats.collect_schema().names())
     for kind in ("bombs", "atoms", "hydrogens"):
-        if f"{kind}_0" in names:
+        if f"h1_{kind}" in names:
             out[f"more_{kind}"] = side_more_win(run.seats, kind)
     return out
 
@@ -150,7 +152,8 @@ def section(items: list[RunData]) -> Section:
             Finding(
                 f"{prefix(items, it)}A first half sees {fmt_num(b['mean'], 1)} bombs, "
                 f"{fmt_num(a['mean'], 2)} atoms and {fmt_num(hy['mean'], 3)} hydrogen bombs on average; "
-                f"{100 * hy['share']:.1f} % of first halves have a hydrogen bomb."
+                f"{100 * hy['share']:.1f} % of first halves have a hydrogen bomb.",
+                answer=True,
             )
         )
     return sec

@@ -11,24 +11,42 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
 import polars as pl
-from statsmodels.stats.contingency_tables import Table as CTable
+from scipy.stats import norm
 
 from analysis import plots, stats
-from analysis.exprs import game_keys, rate_table, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.exprs import clustered_rate_table, game_keys, one_per_deal, slope_moments, with_rate
+from analysis.model import CHECK, Figure, Finding, RunData, Section, Table, pm, prefix, stack
 
 KEY = "yuanzi_dao"
+FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 10
 
 #: YZ-07 values of rank idx 0..12 (3 4 5 6 7 8 9 10 J Q K A 2).
 RANK_VALUE = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2)
 POINT_RANK_VALUES = (5, 10, 13)
 VALUE_NAME = {1: "A", 11: "J", 12: "Q", 13: "K"}
-FALLBACK_NAME = {0: "none", 1: "joker", 2: "point rank"}
+FALLBACK_NAME = {0: "none (the indicator's rank)", 1: "joker", 2: "point rank"}
+#: schema v2 labels (Enums) → the values the exact probabilities are keyed by
+FALLBACK_CODE = {"indicator": 0, "joker": 1, "point_rank": 2}
 
 
 def rank_name(value: int) -> str:
     return VALUE_NAME.get(value, str(value))
+
+
+LABEL_VALUE = {rank_name(v): v for v in range(1, 14)}
+
+
+def _value(col: str, new: str) -> pl.Expr:
+    """A v2 column as the int the exact tables use: 刀 rank label → 1..13, fallback → 0/1/2."""
+    c = pl.col(col)
+    if new == "dao":
+        return c.cast(pl.String).replace_strict(LABEL_VALUE, return_dtype=pl.Int64)
+    if new == "fallback":
+        return c.cast(pl.String).replace_strict(FALLBACK_CODE, return_dtype=pl.Int64)
+    return c.cast(pl.Int64)
 
 
 def _indicator_cards(joker_indicator: str) -> list[tuple[int | None, Fraction]]:
@@ -91,9 +109,9 @@ def _halves(games: pl.LazyFrame, cols: dict[str, str]) -> pl.LazyFrame:
     halves only."""
     return pl.concat(
         [
-            games.filter(pl.col(f"dao_{h}") >= 1).select(
+            games.filter(pl.col(f"h{h + 1}_dao").is_not_null()).select(
                 pl.lit(h + 1, pl.Int64).alias("half"),
-                *[pl.col(f"{old}_{h}").cast(pl.Int64).alias(new) for new, old in cols.items()],
+                *[_value(f"h{h + 1}_{old}", new).alias(new) for new, old in cols.items()],
             )
             for h in (0, 1)
         ]
@@ -122,31 +140,87 @@ def frequency(games: pl.LazyFrame, key: str, source: str, expected: pl.DataFrame
     )
 
 
-def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
-    """Team 0's win rate by how many of ``col`` (``dao_cards_0`` / ``jokers_0``) it was dealt
-    in the first half (team 1 holds the rest; one row per match)."""
-    team0 = (
-        seats.filter(pl.col("team") == 0)
+def _team0(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
+    """Per played match: how many of ``col`` team 0 was dealt, and whether it won."""
+    return (
+        seats.filter(pl.col("team").to_physical() == 0)  # 南北
         .group_by(game_keys(seats))
         .agg(pl.col(col).cast(pl.Int64).sum().alias("dealt"), pl.col("won").first())
     )
-    return rate_table(team0, ["dealt"], pl.col("won")).rename({"k": "wins"})
+
+
+def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
+    """Team 0's win rate by how many of ``col`` (``h1_dao_cards`` / ``h1_jokers``) it was dealt
+    in the first half (team 1 holds the rest). Unit: one match; in a comparison run the matches
+    of a deal share the cards, so the intervals are clustered by deal."""
+    return clustered_rate_table(_team0(seats, col), ["dealt"], pl.col("won"), ["game"]).rename(
+        {"k": "wins"}
+    )
+
+
+def dealt_trend(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
+    """Moments for the trend test: slope of team 0's win on the count dealt, clustered by deal."""
+    return slope_moments(_team0(seats, col), pl.col("dealt"), pl.col("won"), ["game"])
 
 
 def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
-    """Per half: how often the 上游 (first out) was dealt a 41-card hand (expected 50 %)."""
+    """Per half: how often the 上游 (first out) was dealt a 41-card hand (expected 50 %).
+    Unit: one half; clustered by deal (a comparison run plays each deal several times)."""
     parts = [
-        seats.filter(pl.col(f"finish_{h}") == 1).select(
-            pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"long_hand_{h}").alias("hit")
+        seats.filter(pl.col(f"h{h + 1}_finish") == 1).select(
+            "game", pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"h{h + 1}_long_hand").alias("hit")
         )
         for h in (0, 1)
     ]
-    return rate_table(pl.concat(parts), ["half"], pl.col("hit"))
+    return clustered_rate_table(pl.concat(parts), ["half"], pl.col("hit"), ["game"])
+
+
+def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Per played match: ``x`` = 刀 cards of the first leader's team minus the other team's
+    (first half; the first leader holds the indicator card, YZ-08), ``y`` = the first leader's
+    team won, ``fl_dao`` / ``other_dao``."""
+    keys = game_keys(games)
+    per_team = seats.group_by(*keys, pl.col("team").to_physical().cast(pl.Int64)).agg(
+        pl.col("h1_dao_cards").cast(pl.Int64).sum().alias("dao")
+    )
+    t0 = per_team.filter(pl.col("team") == 0).select(*keys, pl.col("dao").alias("dao0"))
+    t1 = per_team.filter(pl.col("team") == 1).select(*keys, pl.col("dao").alias("dao1"))
+    fl = pl.col("h1_first_leader").cast(pl.Int64) % 2
+    return (
+        games.select(
+            *keys, fl.alias("fl"), pl.col("winner_team").to_physical().cast(pl.Int64).alias("w")
+        )
+        .join(t0, on=keys)
+        .join(t1, on=keys)
+        .select(
+            *keys,
+            pl.when(pl.col("fl") == 0).then("dao0").otherwise("dao1").alias("fl_dao"),
+            pl.when(pl.col("fl") == 0).then("dao1").otherwise("dao0").alias("other_dao"),
+            (pl.col("w") == pl.col("fl")).alias("y"),
+        )
+        .with_columns(x=pl.col("fl_dao") - pl.col("other_dao"))
+    )
+
+
+def first_leader_adjusted(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
+    mean 刀 cards of both teams: the advantage with and without the indicator card's effect."""
+    fr = first_leader_frame(games, seats)
+    return slope_moments(fr, pl.col("x"), pl.col("y"), ["game"]).join(
+        fr.select(
+            fl_dao=pl.col("fl_dao").mean(),
+            other_dao=pl.col("other_dao").mean(),
+            raw=pl.col("y").cast(pl.Float64).mean(),
+        ),
+        how="cross",
+    )
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
     ji = str(run.rules.get("joker_indicator", "three"))
-    g, s = run.games, run.seats
+    # the 刀 rank, fallback, first receiver and leader depend only on the deal: one row per
+    # deal (a comparison run plays each deal once per seat assignment)
+    g, s = one_per_deal(run.games), run.seats
     return {
         "dao": frequency(g, "dao", "dao", exact_frame("dao", ji)),
         "fallback": frequency(g, "fallback", "dao_fallback", exact_frame("fallback", ji)),
@@ -157,9 +231,12 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         .group_by("seat")
         .agg(k=pl.len().cast(pl.Int64))
         .sort("seat"),
-        "dao_cards": dealt_win(s, "dao_cards_0"),
-        "jokers": dealt_win(s, "jokers_0"),
+        "dao_cards": dealt_win(s, "h1_dao_cards"),
+        "jokers": dealt_win(s, "h1_jokers"),
+        "dao_cards_trend": dealt_trend(s, "h1_dao_cards"),
+        "jokers_trend": dealt_trend(s, "h1_jokers"),
         "hand41": hand41_upstream(s),
+        "first_leader_adjusted": first_leader_adjusted(run.games, run.seats),
     }
 
 
@@ -171,15 +248,10 @@ def gof(df: pl.DataFrame, half: int) -> stats.Chi2:
     return stats.chi2_gof(d["k"].to_numpy(), d["expected"].to_numpy())
 
 
-def trend_p(df: pl.DataFrame) -> float:
-    """Linear-by-linear association (statsmodels) of win/loss with the count dealt."""
-    d = df.filter(pl.col("n") > 0).sort("dealt")
-    if d.height < 2:
-        return float("nan")
-    table = CTable([[w, n - w] for w, n in zip(d["wins"], d["n"], strict=True)])
-    return float(
-        table.test_ordinal_association(row_scores=d["dealt"].to_numpy().astype(float)).pvalue
-    )
+def trend(moments: pl.DataFrame) -> stats.Slope:
+    """Slope of team 0's match win on the count dealt (a linear probability model), with a
+    deal-clustered standard error (:func:`analysis.stats.clustered_slope`)."""
+    return stats.clustered_slope(moments.row(0, named=True))
 
 
 def section(items: list[RunData]) -> Section:
@@ -232,19 +304,19 @@ def section(items: list[RunData]) -> Section:
         Table(
             "dao_cards",
             "Team 0's match win rate by 刀 cards it was dealt (first half)",
-            stack(items, f"{KEY}.dao_cards"),
+            stack(items, f"{KEY}.dao_cards").drop("var"),
             ("rate",),
         ),
         Table(
             "jokers",
             "Team 0's match win rate by jokers it was dealt (first half)",
-            stack(items, f"{KEY}.jokers"),
+            stack(items, f"{KEY}.jokers").drop("var"),
             ("rate",),
         ),
         Table(
             "hand41",
             "41-card hands: share of halves whose 上游 held 41 cards (expected 50 %)",
-            stack(items, f"{KEY}.hand41"),
+            stack(items, f"{KEY}.hand41").drop("var"),
             ("rate",),
             "Each half deals one 41-card hand to each team (seats fr and fr+1 are adjacent), "
             "so a team-level 41-card win rate is 50 % by construction; see also the first "
@@ -258,49 +330,94 @@ def section(items: list[RunData]) -> Section:
             chi = gof(dao, h)
             three = dao.filter((pl.col("half") == h) & (pl.col("dao") == 3)).row(0, named=True)
             inside = int(dao.filter(pl.col("half") == h)["within_ci"].sum())
+            ranks = dao.filter(pl.col("half") == h).height
             sec.findings.append(
                 Finding(
                     f"{pre}Half {h}: the 刀 frequencies do not match the exact probabilities "
-                    f"(χ² = {chi.statistic:.1f}, dof {chi.dof}, p = {chi.pvalue:.3g}); check the deal.",
-                    f"{pre}Half {h}: 刀 frequencies agree with the exact probabilities (χ² p = "
-                    f"{chi.pvalue:.2f}; {inside} of {dao.filter(pl.col('half') == h).height} ranks inside their 95 % intervals); 3 is 刀 in "
+                    f"(χ² = {chi.statistic:.1f}, dof {chi.dof}, p = {chi.pvalue:.3g}, "
+                    f"{chi.n:,} deals); check the deal.",
+                    f"{pre}Half {h}: 刀 frequencies agree with the exact probabilities "
+                    f"(χ² = {chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals; {inside} "
+                    f"of {ranks} ranks inside their 95 % intervals); 3 is 刀 in "
                     f"{pm(three['rate'], three['rate_lo'], three['rate_hi'])} of halves "
                     f"(exact {100 * three['expected']:.2f} %).",
                     chi.pvalue,
+                    kind=CHECK,
+                    unit="deal",
                 )
             )
-        fl = it.get(f"{KEY}.first_leader")
-        chi = gof(fl, 1)
-        sec.notes.append(
-            f"{pre}first leader by seat vs exact: χ² = {chi.statistic:.2f}, p = {chi.pvalue:.3g}"
-        )
-        fr = it.get(f"{KEY}.first_receiver")
-        chi = gof(fr, 1)
-        sec.notes.append(
-            f"{pre}first receiver by seat vs exact: χ² = {chi.statistic:.2f}, p = {chi.pvalue:.3g}"
-        )
-        for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
-            d = it.get(f"{KEY}.{name}")
-            p = trend_p(d)
+        for name, what in (("first_leader", "first leader"), ("first_receiver", "first receiver")):
+            chi = gof(it.get(f"{KEY}.{name}"), 1)
             sec.findings.append(
                 Finding(
-                    f"{pre}The number of {what} dealt matters: team 0's match win rate goes from "
-                    f"{_ends(d)} (trend test p = {p:.3g}).",
-                    f"{pre}No effect of the number of {what} dealt on winning is detectable (trend "
-                    f"test p = {p:.2f}).",
-                    p,
+                    f"{pre}The {what} by seat does not match the exact probabilities (χ² = "
+                    f"{chi.statistic:.1f}, p = {chi.pvalue:.3g}, {chi.n:,} deals); check the deal.",
+                    f"{pre}The {what} by seat agrees with the exact probabilities (χ² = "
+                    f"{chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals).",
+                    chi.pvalue,
+                    kind=CHECK,
+                    unit="deal",
+                )
+            )
+        for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
+            d = it.get(f"{KEY}.{name}")
+            tr = trend(it.get(f"{KEY}.{name}_trend"))
+            slope = f"{100 * tr.slope:+.1f} ± {196 * tr.se:.1f} points per card"
+            sec.findings.append(
+                Finding(
+                    f"{pre}Holding {what} wins: team 0's match win rate changes by {slope} dealt "
+                    f"({_ends(d)}; n = {tr.n:,} matches, {tr.clusters:,} deals).",
+                    f"{pre}{what} dealt and winning: {slope} ({_ends(d)}; n = {tr.n:,} matches, "
+                    f"{tr.clusters:,} deals).",
+                    tr.pvalue,
+                    unit="deal",
+                    estimate=tr.slope,
+                    se=tr.se,
+                    n=tr.clusters,
+                    measure="win rate",
+                    answer=True,
+                )
+            )
+        m = it.get(f"{KEY}.first_leader_adjusted").row(0, named=True)
+        adj = stats.clustered_slope(m)
+        if np.isfinite(adj.intercept):
+            half = 1.96 * adj.se_intercept
+            sec.findings.append(
+                Finding(
+                    f"{pre}The first leader's team wins {100 * m['raw']:.1f} % of matches, but "
+                    f"it holds the 刀 indicator card ({m['fl_dao']:.2f} vs {m['other_dao']:.2f} "
+                    f"刀 cards on average): at equal 刀 cards it wins "
+                    f"{100 * adj.intercept:.1f} % ± {100 * half:.1f} %, "
+                    f"{100 * (adj.intercept - 0.5):+.1f} points over the fair share "
+                    f"(n = {adj.n:,} matches, {adj.clusters:,} deals).",
+                    unit="deal",
+                    estimate=adj.intercept - 0.5,
+                    se=adj.se_intercept,
+                    n=adj.clusters,
+                    measure="win rate",
+                    pvalue=float(2 * norm.sf(abs(adj.intercept - 0.5) / adj.se_intercept))
+                    if adj.se_intercept > 0
+                    else None,
+                    answer=True,
                 )
             )
         h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)
-        _, _, _, p41 = stats.diff_from(h41["k"], h41["n"], 0.5)
+        d41, _, _, p41 = stats.clustered_diff_from(h41["k"], h41["n"], 0.5, h41["var"], h41["deff"])
+        text = (
+            f"{pre}The 上游 of the first half held a 41-card hand in "
+            f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves (50 % if the extra "
+            f"card did not matter; n = {h41['n']:,} halves, {h41['clusters']:,} deals)."
+        )
         sec.findings.append(
             Finding(
-                f"{pre}The 上游 of the first half held a 41-card hand in "
-                f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves (50 % if the extra card "
-                "did not matter).",
-                f"{pre}No 41-card-hand advantage detectable: the first-half 上游 held 41 cards in "
-                f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves.",
+                text,
+                text,
                 float(p41[0]),
+                unit="deal",
+                estimate=float(d41[0]),
+                se=float(np.sqrt(h41["var"])),
+                n=int(h41["clusters"]),
+                measure="rate",
             )
         )
     group = "run" if len(items) > 1 else None

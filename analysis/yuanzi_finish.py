@@ -6,9 +6,16 @@ import polars as pl
 
 from analysis import plots
 from analysis.exprs import rate_table, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
 
 KEY = "yuanzi_finish"
+FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+ORDER = 20
+#: rates the comparison of runs sets side by side: (measure, query, row filter); unit: match
+HEADLINE = (
+    ("双夹 (share of matches)", "yuanzi_finish.match", {"outcome": "双夹 (any team)"}),
+    ("1-2 finish in half 1", "yuanzi_finish.patterns", {"half": 1, "pattern": "1-2"}),
+)
 PATTERNS = {2: "1-2", 3: "1-3", 4: "1-4"}
 
 
@@ -25,7 +32,7 @@ def match_rates(games: pl.LazyFrame) -> pl.LazyFrame:
             games.select(
                 pl.lit(f"双夹 won by team {t} ({'南北' if t == 0 else '东西'})").alias("outcome"),
                 n.alias("n"),
-                (sj & (pl.col("winner_team") == t)).sum().cast(pl.Int64).alias("k"),
+                (sj & (pl.col("winner_team").to_physical() == t)).sum().cast(pl.Int64).alias("k"),
             )
         )
     parts.append(
@@ -40,7 +47,7 @@ def match_rates(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def partner_of_upstream(h: int) -> pl.Expr:
     """Finish position of the 上游's partner in half ``h`` (2 = a 1-2 finish)."""
-    f = [pl.col(f"finish_{h}_s{s}") for s in range(4)]
+    f = [pl.col(f"h{h + 1}_finish_s{s}") for s in range(4)]
     return (
         pl.when(f[0] == 1)
         .then(f[2])
@@ -56,7 +63,7 @@ def partner_of_upstream(h: int) -> pl.Expr:
 def patterns(games: pl.LazyFrame) -> pl.LazyFrame:
     """Per half: share of 1-2, 1-3 and 1-4 finishes (the 上游's partner's place)."""
     parts = [
-        games.filter(pl.col(f"tricks_{h}") >= 0).select(
+        games.filter(pl.col(f"h{h + 1}_tricks").is_not_null()).select(
             pl.lit(h + 1, pl.Int64).alias("half"), partner_of_upstream(h).alias("partner")
         )
         for h in (0, 1)
@@ -79,12 +86,12 @@ def patterns(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def upstream_team_wins(games: pl.LazyFrame) -> pl.LazyFrame:
     """Match win rate of the first half's 上游 team."""
-    f = [pl.col(f"finish_0_s{s}") for s in range(4)]
+    f = [pl.col(f"h1_finish_s{s}") for s in range(4)]
     up_team = pl.when((f[0] == 1) | (f[2] == 1)).then(0).otherwise(1)
     return rate_table(
         games.select(
             pl.lit("team of first-half 上游").alias("who"),
-            (up_team == pl.col("winner_team")).alias("won"),
+            (up_team == pl.col("winner_team").to_physical()).alias("won"),
         ),
         ["who"],
         pl.col("won"),
@@ -143,7 +150,151 @@ def section(items: list[RunData]) -> Section:
             Finding(
                 f"{prefix(items, it)}双夹 ends {pm(a['rate'], a['rate_lo'], a['rate_hi'])} of matches "
                 f"after the first half (team 0 {100 * t0['rate']:.1f} %, team 1 "
-                f"{100 * t1['rate']:.1f} %)."
+                f"{100 * t1['rate']:.1f} %).",
+                answer=True,
             )
         )
     return sec
+
+
+# --- game length measures (read by analysis/length.py) ---------------------------------------
+
+
+def length_values(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: tricks / plays per played half and tricks per match."""
+    parts = []
+    for h in (0, 1):
+        played = games.filter(pl.col(f"h{h + 1}_tricks").is_not_null())
+        for m in ("tricks", "plays"):
+            parts.append(
+                played.select(
+                    pl.lit(f"{m} in half {h + 1}").alias("measure"),
+                    pl.col(f"h{h + 1}_{m}").cast(pl.Int64).alias("value"),
+                )
+            )
+    parts.append(
+        games.select(
+            pl.lit("tricks per match").alias("measure"),
+            (pl.col("h1_tricks") + pl.col("h2_tricks").fill_null(0))
+            .cast(pl.Int64)
+            .alias("value"),
+        )
+    )
+    return pl.concat(parts)
+
+
+LENGTH_MAIN = "tricks per match"
+LENGTH_INTRO = "Tricks and plays (non-pass moves) per half, and tricks per match."
+
+
+def length_figures(hist: pl.DataFrame, items: list) -> list[Figure]:
+    """The length section's extra figure: tricks per half."""
+    h1 = hist.filter(pl.col("measure").str.starts_with("tricks in half"))
+    return [
+        Figure(
+            "tricks_half",
+            "tricks per half",
+            plots.histogram(
+                h1,
+                "value",
+                group="measure" if len(items) == 1 else None,
+                title="Tricks per half" + (" (all runs)" if len(items) > 1 else ""),
+                xlabel="tricks",
+            ),
+        )
+    ]
+
+
+# --- score measures (read by analysis/scores.py) ---------------------------------------------
+
+
+def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+    """Long table ``measure, value``: team half-scores per played half, seat points per half."""
+    parts = []
+    for h in (0, 1):
+        played = games.filter(pl.col(f"h{h + 1}_tricks").is_not_null())
+        for t in (0, 1):
+            parts.append(
+                played.select(
+                    pl.lit(f"team {t} points, half {h + 1}").alias("measure"),
+                    pl.col(f"h{h + 1}_team_points_t{t}").cast(pl.Int64).alias("value"),
+                )
+            )
+        parts.append(
+            seats.filter(pl.col(f"h{h + 1}_points").is_not_null()).select(
+                pl.lit(f"seat points, half {h + 1}").alias("measure"),
+                pl.col(f"h{h + 1}_points").cast(pl.Int64).alias("value"),
+            )
+        )
+    return pl.concat(parts)
+
+
+def delta_table(games: pl.LazyFrame) -> pl.LazyFrame:
+    """Distribution of team 0's match delta (+2 双夹 win, +1, −1, −2), with Wilson intervals."""
+    counts = games.group_by(pl.col("delta_s0").cast(pl.Int64).alias("delta")).agg(
+        matches=pl.len().cast(pl.Int64)
+    )
+    total = games.select(n=pl.len().cast(pl.Int64))
+    return with_rate(counts.join(total, how="cross"), "matches", "n", "share").sort("delta")
+
+
+SCORE_INTRO = (
+    "Team half-scores (300 points per half, YZ-24), points per seat and the match delta "
+    "(+2/−2 for 双夹, +1/−1 otherwise, YZ-25/26), from team 0 (南北)'s side."
+)
+
+
+#: means the rules fix (YZ-24: 300 points per half shared by the 4 seats): no interval
+SCORE_FIXED_MEANS = {"seat points, half 1": 75, "seat points, half 2": 75}
+
+
+def score_queries(run) -> dict[str, pl.LazyFrame]:
+    return {"delta": delta_table(run.games)}
+
+
+def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> None:
+    """The 原子 part of the scores section: team half-scores and the match delta."""
+    KEY = "scores"  # noqa: N806  (the shared section's results)
+    group = "run" if len(items) > 1 else None
+    delta = stack(items, f"{KEY}.delta")
+    sec.tables.append(Table("delta", "Match delta of team 0 (南北)", delta, ("share",)))
+    h = hist.filter(pl.col("measure") == "team 0 points, half 1")
+    sec.figures.append(
+        Figure(
+            "team_points",
+            "team half-scores",
+            plots.histogram(
+                h, "value", group=group, title="Team 0 (南北) score in half 1", xlabel="points"
+            ),
+        )
+    )
+    sec.figures.append(
+        Figure(
+            "delta",
+            "match delta",
+            plots.bar_rates(
+                delta,
+                "delta",
+                "share",
+                group=group,
+                title="Match delta of team 0 (95 % CI)",
+                ylabel="share of matches",
+            ),
+        )
+    )
+    for it in items:
+        d = it.get(f"{KEY}.delta")
+        s = (
+            it.get(f"{KEY}.summary")
+            .filter(pl.col("measure") == "team 0 points, half 1")
+            .row(0, named=True)
+        )
+        big = d.filter(pl.col("delta").abs() == 2)
+        share = float(big["share"].sum()) if big.height else 0.0
+        sec.findings.append(
+            Finding(
+                f"{prefix(items, it)}Team 0 scores {fmt_num(s['mean'], 1)} of 300 points in the "
+                f"first half on average (median {fmt_num(s['median'], 0)}); "
+                f"{100 * share:.1f} % of matches end ±2 (双夹)."
+            )
+        )

@@ -550,15 +550,22 @@ def replay_cmd(
     "--out",
     type=click.Path(path_type=Path),
     required=True,
-    help="Report file (.html, or .md with --format md).",
+    help="Report file; its suffix picks the format: .html, .md (plus PNG files) or .json.",
 )
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["html", "md"]),
-    default="html",
-    show_default=True,
-    help="Self-contained HTML, or Markdown plus PNG files.",
+    type=click.Choice(["html", "md", "json"]),
+    default=None,
+    help="Format when the suffix does not say (an error if it contradicts the suffix).",
+)
+@click.option(
+    "--margin",
+    "margins",
+    multiple=True,
+    metavar="MEASURE=VALUE",
+    help="Equivalence margin of a measure (repeatable), e.g. 'win rate=0.02' for ±2 "
+    "percentage points; defaults in docs/report.md.",
 )
 @click.option(
     "--json",
@@ -567,14 +574,16 @@ def replay_cmd(
     default=None,
     help="Also write every number of the report as JSON to this file.",
 )
-def report_cmd(run_dirs, out, fmt, json_out) -> None:
+def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
     """Write a balance report for one or more run directories of the same game.
 
     Example: cardsim report runs/yz --out reports/yz.html
     """
-    from analysis.report import write_report
+    from analysis.report import parse_margins, write_report
 
-    result = write_report(list(run_dirs), out, fmt=fmt, json_out=json_out)
+    result = write_report(
+        list(run_dirs), out, fmt=fmt, json_out=json_out, margins=parse_margins(margins)
+    )
     for w in result.warnings:
         click.echo(f"cardsim: warning: {w}", err=True)
     click.echo(f"report written to {result.out}", err=True)

@@ -83,3 +83,48 @@ def yz_cmp_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def at_cmp_run(tmp_path_factory) -> Path:
     return _compare_run(tmp_path_factory, "atlas", ["careful", "greedy", "greedy"], 300, players=3)
+
+
+@pytest.fixture(scope="session")
+def yz_plain_seed3(tmp_path_factory) -> Path:
+    """A plain 原子 run of the same 300 deals as ``yz_cmp_run`` (same root seed)."""
+    engines = pytest.importorskip("sim.games")
+    from sim import runner
+    from sim.config import build_config
+
+    out = tmp_path_factory.mktemp("yz-seed3") / "plain"
+    cfg = build_config(engines.get_engine("yuanzi"), games=300, seed=3)
+    runner.run(cfg, out, chunk_size=150, progress=False, threads=1)
+    return out
+
+
+def _atlas_careful(tmp_path_factory, seat: int) -> Path:
+    engines = pytest.importorskip("sim.games")
+    from sim import runner
+    from sim.config import build_config
+
+    out = tmp_path_factory.mktemp(f"at-careful{seat}") / f"careful{seat}"
+    cfg = build_config(
+        engines.get_engine("atlas"),
+        games=1500,
+        seed=7,
+        seat_strategies={seat: "careful"},
+        rules={"rounds": "4"},
+    )
+    runner.run(cfg, out, chunk_size=750, progress=False, threads=1)
+    return out
+
+
+@pytest.fixture(scope="session")
+def at_careful0(tmp_path_factory) -> Path:
+    return _atlas_careful(tmp_path_factory, 0)
+
+
+@pytest.fixture(scope="session")
+def at_careful2(tmp_path_factory) -> Path:
+    return _atlas_careful(tmp_path_factory, 2)
+
+
+@pytest.fixture(scope="session")
+def at6_run(tmp_path_factory) -> Path:
+    return _real_run(tmp_path_factory, "atlas", 1500, players=6)

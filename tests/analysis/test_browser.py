@@ -75,7 +75,7 @@ def test_report_renders_in_chromium(tmp_path, yz_run):
     images, decoded, tables, rows = map(int, m.groups())
     assert images == n_img and decoded == images
     assert tables >= 15 and rows >= 60
-    assert "Findings" in res.stdout and "Seat and position advantage" in res.stdout
+    assert "Answers" in res.stdout and "Seat and position advantage" in res.stdout
 
     png = screenshot(out, tmp_path / "report.png", tmp_path)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 50_000
@@ -102,3 +102,52 @@ def test_comparison_report_renders_in_chromium(tmp_path, yz_cmp_run):
     assert tables >= 15 and rows >= 60
     assert "Strategy comparison on duplicate deals" in dom and "Pairwise paired differences" in dom
     assert 'alt="paired difference of win rate, row − column"' in dom
+
+
+LAYOUT = """<script>
+window.addEventListener('load', () => {
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  const wide = [...document.querySelectorAll('.tablewrap')]
+    .filter(w => w.querySelector('table').scrollWidth > w.clientWidth + 1)
+    .map(w => w.previousElementSibling ? w.previousElementSibling.textContent : '?');
+  const first = document.querySelector('main h2');
+  const p = document.createElement('pre');
+  p.id = 'layout';
+  p.textContent = `page=${document.documentElement.scrollWidth} first=${first.textContent}`
+    + ` wide=${JSON.stringify(wide)}`;
+  document.body.appendChild(p);
+});
+</script>"""
+
+
+def layout(html: str, tmp: Path) -> tuple[int, str, str]:
+    """Load ``html`` 1280 px wide with every <details> open: (page scrollWidth, first heading,
+    the titles of tables wider than their box)."""
+    page = tmp / "layout.html"
+    page.write_text(html.replace("</body>", LAYOUT + "</body>"))
+    res = chromium(
+        "--dump-dom",
+        "--window-size=1280,2000",
+        "--virtual-time-budget=5000",
+        page.resolve().as_uri(),
+        tmp=tmp,
+    )
+    m = re.search(r"page=(\d+) first=(.*?) wide=(\[.*?\])</pre>", res.stdout, re.S)
+    assert m, f"no layout output from chromium: {res.stderr[-2000:]}"
+    return int(m.group(1)), m.group(2), m.group(3)
+
+
+@pytest.mark.parametrize("which", ["yz_run", "yz_cmp_run", "at_cmp_run", "two_runs"])
+def test_answers_first_and_no_table_wider_than_the_page(which, request, tmp_path, yz_run):
+    runs = (
+        [yz_run, request.getfixturevalue("yz_cmp_run")]
+        if which == "two_runs"
+        else [request.getfixturevalue(which)]
+    )
+    if which == "two_runs":  # two runs side by side: every table gets a run column
+        runs = [yz_run, yz_run]
+    out = write_report(runs, tmp_path / "r.html").out
+    width, first, wide = layout(out.read_text(), tmp_path)
+    assert first == "Answers"
+    assert width <= 1280, width
+    assert wide == "[]", wide

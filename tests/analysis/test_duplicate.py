@@ -8,7 +8,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analysis import compare, duplicate, seats, strategy
+from analysis import compare, duplicate, seats, stats, strategy
+from analysis.facts import facts
 from analysis.model import RunData
 from analysis.report import write_report
 from tests.analysis.conftest import copy_run
@@ -68,9 +69,9 @@ def test_pairwise_table_renames_and_keeps_every_number():
     assert (t["diff_lo"], t["diff_hi"]) == (raw["lo"], raw["hi"])
     assert (t["bonferroni_lo"], t["bonferroni_hi"]) == (raw["lo_adj"], raw["hi_adj"])
     assert (t["unpaired_lo"], t["unpaired_hi"]) == (raw["unpaired_lo"], raw["unpaired_hi"])
-    assert t["p_holm"] == raw["p_holm"] and t["equivalent_unpaired_games"] == pytest.approx(
-        raw["equivalent_unpaired_games"]
-    )
+    # p_holm is not kept: the report's verdicts (Holm over its questions) fill it
+    assert "p_holm" not in t and t["p"] == raw["p"] and t["se"] == raw["se"]
+    assert t["equivalent_unpaired_games"] == pytest.approx(raw["equivalent_unpaired_games"])
 
 
 def test_matrix_is_antisymmetric_with_swapped_intervals():
@@ -104,8 +105,8 @@ def test_findings_in_plain_words():
     }
     f = duplicate.pair_finding(row)
     assert f.clear.startswith("greedy beats random by 12.3 ± 0.8 points of win rate")
-    f.significant = False
-    assert f.text.startswith("No difference detectable between random and greedy")
+    f.verdict = stats.NOT_ENOUGH
+    assert f.text.startswith("random vs greedy: 43.9 % vs 56.1 % (difference -12.3 ± 0.8")
 
 
 def test_section_on_a_hand_built_comparison():
@@ -130,11 +131,15 @@ def test_section_on_a_hand_built_comparison():
 def test_team_outcomes_count_every_played_game_of_a_comparison():
     df = yz_seats([True, False, True, True])  # 2 deals x 2 assignments
     games = df.filter(pl.col("seat") == 0).select(
-        "game", "assignment", pl.lit(0, pl.Int8).alias("first_leader_0")
+        "game",
+        "assignment",
+        pl.lit(0, pl.Int8).alias("first_leader_0"),
+        pl.when(pl.col("won")).then(0).otherwise(1).alias("winner_team"),
     )
-    out = seats.yuanzi_outcomes(games.lazy(), df.lazy())
-    team = seats.win_rates(seats.team_outcomes(out), "team").collect()
+    out = seats.side_outcomes(games.lazy(), 2, facts("yuanzi"))
+    team = seats.win_rates(out, "side").collect()
     assert team["n"].to_list() == [4, 4]  # 4 played games, not 2 deals
+    assert team["clusters"].to_list() == [2, 2]  # … in 2 deals: the variance is clustered
     # team 0 plays a under assignment 0: a won games 0 and 2 -> team 0 wins 2; team 0 plays b
     # under assignment 1: b won game 1 -> team 0 wins 1 more
     assert team["wins"].to_list() == [3, 1]
@@ -142,9 +147,10 @@ def test_team_outcomes_count_every_played_game_of_a_comparison():
 
 def test_strategy_rates_use_the_labels_of_a_comparison():
     df = yz_seats([True, False, True, True])
-    got = strategy.label_rates(df.lazy(), "yuanzi").collect()
+    got = strategy.label_rates(df.lazy(), facts("yuanzi")).collect()
     assert got["strategy"].to_list() == ["a", "b"]
     assert got["wins"].to_list() == [3, 1] and got["n"].to_list() == [4, 4]
+    assert got["expected"].to_list() == [0.5, 0.5]
     # ATLAS: 3 seats (x, y, y), rounds of two games; one round undecided
     at = pl.DataFrame(
         {
@@ -156,7 +162,7 @@ def test_strategy_rates_use_the_labels_of_a_comparison():
             "won": [True, False, False, False, False, False, False, False, True],
         }
     )
-    got = strategy.label_rates(at.lazy(), "atlas").collect()
+    got = strategy.label_rates(at.lazy(), facts("atlas")).collect()
     assert got["n"].to_list() == [2, 2, 2]  # two decided rounds
     assert got["wins"].to_list() == [1, 0, 1]
     assert got["expected"].to_list() == pytest.approx([1 / 3] * 3)
@@ -183,7 +189,10 @@ def test_yuanzi_comparison_report_equals_direct_polars(tmp_path, yz_cmp_run):
         .select(d=pl.col("greedy") - pl.col("random"))["d"]
     )
     assert pw["diff"] == pytest.approx(per_deal.mean())
-    half = 1.959964 * (per_deal.std() / per_deal.len() ** 0.5 if per_deal.std() else 0.0)
+    from scipy.stats import t as student
+
+    t975 = student.ppf(0.975, per_deal.len() - 1)  # Student t over deals (docs/report.md)
+    half = t975 * (per_deal.std() / per_deal.len() ** 0.5 if per_deal.std() else 0.0)
     assert pw["diff_hi"] - pw["diff"] == pytest.approx(half, abs=1e-9)
     # the ordinary analyses count every played game once (two per deal)
     team = _table(doc, "seats", "team")
@@ -192,13 +201,13 @@ def test_yuanzi_comparison_report_equals_direct_polars(tmp_path, yz_cmp_run):
         int((g["winner_team"] == 0).sum()),
         int((g["winner_team"] == 1).sum()),
     ]
-    rates = _table(doc, "strategy", "rates")
+    rates = _table(doc, "strategy", "labels")
     assert rates["strategy"].to_list() == ["greedy", "random"] and rates["n"].to_list() == [600] * 2
     assert any("pooled over the 2 seat assignments" in n for n in doc["sections"]["seats"]["notes"])
     runs = _table(doc, "config", "runs")
     assert "comparison of greedy, random" in runs["strategies"][0]
     texts = [f["text"] for f in doc["findings"] if f["section"] == "duplicate"]
-    assert any(" beats " in t or "No difference detectable" in t for t in texts)
+    assert any(" beats " in t or "greedy vs random" in t for t in texts)
     page = (tmp_path / "r.html").read_text()
     assert "Strategy comparison on duplicate deals" in page and "row − column" in page
 

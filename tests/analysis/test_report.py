@@ -92,8 +92,8 @@ def test_half_finished_run_reports_the_games_it_has(tmp_path, yz_run):
     assert 'class="warning"' in page and "half-finished" in page
     doc = json.loads((tmp_path / "r.json").read_text())
     assert doc["runs"][0]["games_done"] == 2000 and doc["runs"][0]["complete"] is False
-    seat = _table(doc, "seats", "seat")
-    assert seat["n"].to_list() == [2000] * 4
+    team = _table(doc, "seats", "team")  # 原子: the sides are teams (game facts)
+    assert team["n"].to_list() == [2000] * 2
 
 
 # --- numbers = direct Polars -------------------------------------------------------------------
@@ -104,13 +104,10 @@ def test_yuanzi_numbers_equal_direct_polars(tmp_path, yz_run):
     doc = json.loads(res.json_out.read_text())
     games = pl.read_parquet(yz_run / "games" / "*.parquet")
     seats = pl.read_parquet(yz_run / "seats" / "*.parquet")
-    # seat win rates
-    want = seats.group_by("seat").agg(pl.col("won").sum().alias("wins"), pl.len().alias("n"))
-    got = _table(doc, "seats", "seat")
-    for r in want.iter_rows(named=True):
-        row = got.filter(pl.col("seat") == r["seat"]).row(0, named=True)
-        assert (row["wins"], row["n"]) == (r["wins"], r["n"])
+    # team win rates (the seats table agrees: partners share every result)
+    want = seats.filter(pl.col("seat") < 2).group_by("team").agg(pl.col("won").sum())
     team = _table(doc, "seats", "team")
+    assert team.sort("team")["wins"].to_list() == want.sort("team")["won"].to_list()
     assert team["n"].to_list() == [games.height] * 2
     assert team["wins"].to_list() == [
         int((games["winner_team"] == 0).sum()),
@@ -214,8 +211,8 @@ def test_atlas_player_counts_side_by_side(tmp_path):
     seat = _table(doc, "seats", "seat")
     assert seat.group_by("run").len().sort("run")["len"].to_list() == [3, 5]
     first = _table(doc, "seats", "first_player")
-    assert first["expected"].to_list() == pytest.approx([1 / 3, 1 / 5])
+    assert first["fair_share"].to_list() == pytest.approx([1 / 3, 1 / 5])
     diffs = _table(doc, "comparison", "diffs")
-    assert "first player wins (decided rounds)" in diffs["measure"].to_list()
+    assert "first player wins (excess over the fair share)" in diffs["measure"].to_list()
     page = (tmp_path / "r.html").read_text()
     assert "Effect of the player count" in page and 'alt="player count"' in page

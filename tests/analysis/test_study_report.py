@@ -91,10 +91,17 @@ def test_parts_in_study_order(study):
     assert list(rule["sections"])[:2] == ["config", "comparison"]
     cmp_at = _part(doc, "strategy comparison", "at-careful-vs-greedy")["report"]
     assert set(cmp_at["sections"]) == {"config", "duplicate", "strategy"}
-    # one multiple-testing family over the page: Holm over every test of every part
-    tested = [f for f in doc["findings"] if f["p"] is not None]
+    # one multiple-testing family per part: Holm over its questions; checks stand apart
+    tested = [f for f in doc["findings"] if f["p"] is not None and f["kind"] == "question"]
     assert all(f["p_holm"] >= f["p"] - 1e-12 for f in tested)
     assert max(f["p_holm"] for f in tested) <= 1.0
+    checks = [f for f in doc["findings"] if f["kind"] == "check"]
+    assert checks and all(f["p_holm"] is None and f["verdict"] in ("pass", "fail") for f in checks)
+    for part in {f["part_key"] for f in tested}:
+        qs = [f for f in tested if f["part_key"] == part]
+        assert min(f["p_holm"] for f in qs) == pytest.approx(
+            min(1.0, len(qs) * min(f["p"] for f in qs))
+        )
     # the rule option that differs is highlighted
     rules = _rows(rule, "config", "rules")
     flagged = rules.filter(pl.col("non_default"))["option"].to_list()
@@ -105,14 +112,17 @@ def test_json_numbers_equal_direct_polars(study):
     _, res = study
     doc = _doc(res)
     rule = _part(doc, "comparison of runs", "yz-default")["report"]
-    diffs = _rows(rule, "comparison", "diffs").filter(pl.col("measure") == "team 0 wins")
+    diffs = _rows(rule, "comparison", "diffs").filter(pl.col("measure").str.starts_with("双夹"))
     g0 = pl.read_parquet(res.runs["yz-default"] / "games" / "*.parquet")
     g1 = pl.read_parquet(res.runs["yz-redraw"] / "games" / "*.parquet")
     r = diffs.row(0, named=True)
     assert r["run"] == "yz-redraw" and r["n"] == g1.height == 240
-    assert r["rate"] == pytest.approx((g1["winner_team"] == 0).mean())
-    assert r["baseline"] == pytest.approx((g0["winner_team"] == 0).mean())
-    assert r["diff"] == pytest.approx(r["rate"] - r["baseline"])
+    assert r["value"] == pytest.approx(g1["shuangjia"].mean())
+    assert r["baseline"] == pytest.approx(g0["shuangjia"].mean())
+    assert r["diff"] == pytest.approx(r["value"] - r["baseline"])
+    first = _rows(rule, "comparison", "diffs").filter(pl.col("measure").str.contains("excess"))
+    lead = (g1["winner_team"] == g1["first_leader_0"] % 2).mean()
+    assert first["value"].item() == pytest.approx(lead - 0.5)  # excess over the fair share
     # the strategy comparison: paired difference per deal
     cmp = _part(doc, "strategy comparison", "yz-greedy-vs-random")["report"]
     pw = _rows(cmp, "duplicate", "pairwise").row(0, named=True)
@@ -149,20 +159,20 @@ def test_study_page_in_chromium(study, tmp_path):
     images, decoded, tables, rows, dom = probe(html, tmp_path)
     assert images == html.count("<img ") >= 20 and decoded == images
     assert tables >= 30 and rows >= 150
-    assert dom.index("Findings") < dom.index("Contents")
+    assert dom.index("Answers") < dom.index("Contents")
     for title in (
         "tiny study",
         "原子: joker indicator three vs redraw",
-        "yz-greedy-vs-random: greedy vs random (原子)",
-        "at-careful-vs-greedy: careful vs greedy (ATLAS)",
-        "at-4p (ATLAS)",
+        "yz-greedy-vs-random: greedy vs random — 原子 (yuanzi)",
+        "at-careful-vs-greedy: careful vs greedy — ATLAS",
+        "at-4p — ATLAS",
     ):
         assert title in dom, title
     doc = _doc(res)
     for f in doc["findings"]:
         if f["headline"]:
             assert f["text"].replace("&", "&amp;").replace("<", "&lt;") in dom
-    assert any(" beats " in f["text"] or "No difference" in f["text"] for f in doc["findings"])
+    assert any(" beats " in f["text"] or " vs " in f["text"] for f in doc["findings"])
     png = screenshot(res.report, tmp_path / "study.png", tmp_path, height=4000)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     keep = os.environ.get("CARDSIM_STUDY_SCREENSHOT")

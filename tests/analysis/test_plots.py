@@ -1,0 +1,79 @@
+"""Plots: CJK text drawn with a CJK font, legends outside the data, axes around the reference
+line, integer ticks for counts, the player-count plot at simulated counts only."""
+
+import shutil
+import subprocess
+
+import polars as pl
+import pytest
+from matplotlib import font_manager
+
+from analysis import plots
+
+
+def _cjk_installed() -> bool:
+    if shutil.which("fc-list") is None:
+        return False
+    out = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True).stdout
+    return bool(out.strip())
+
+
+@pytest.mark.skipif(not _cjk_installed(), reason="no CJK font installed (fonts-noto-cjk)")
+def test_plots_use_a_cjk_font_for_cjk_text():
+    import warnings
+
+    import matplotlib.pyplot as plt
+
+    assert plots.CJK_FONT is not None
+    assert plots.CJK_FONT in plt.rcParams["font.family"]
+    assert plots.label("刀 rank, 双夹") == "刀 rank, 双夹"  # not romanised
+    path = font_manager.findfont(font_manager.FontProperties(family=plots.CJK_FONT))
+    assert font_manager.get_font(path).get_char_index(ord("刀"))  # the font has the glyph
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = plots.bar_rates(
+            pl.DataFrame({"rank": ["3", "A"], "rate": [0.11, 0.07]}),
+            "rank",
+            title="刀 rank, 双夹, 上游, 南北",
+        )
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not [w for w in caught if "missing from" in str(w.message)]  # every glyph drawn
+
+
+def test_rates_plot_shows_differences_around_the_reference_and_legend_outside():
+    df = pl.DataFrame(
+        {"team": ["0", "1"], "rate": [0.47, 0.53], "rate_lo": [0.46, 0.52], "rate_hi": [0.48, 0.54]}
+    )
+    fig = plots.bar_rates_fig(df, "team", expected=0.5, title="win rate per team")
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    assert lo > 40 and hi < 60  # not from 0: 47 % vs 53 % is visible
+    assert not ax.patches  # points with error bars, no bars from 0
+    leg = ax.get_legend()
+    assert leg is not None and leg.get_bbox_to_anchor().x0 > ax.bbox.x1 - 1
+
+
+def test_count_axes_have_integer_ticks():
+    import matplotlib.pyplot as plt
+
+    captured = {}
+    real = plots._png
+
+    def keep(fig):
+        captured["fig"] = fig
+        return real(fig)
+
+    plots._png = keep
+    try:
+        plots.line_rates(
+            pl.DataFrame(
+                {"dealt": [0, 1, 2, 3], "rate": [0.2, 0.3, 0.4, 0.5], "rate_lo": [0.1] * 4,
+                 "rate_hi": [0.6] * 4}
+            ),
+            "dealt",
+        )  # fmt: skip
+    finally:
+        plots._png = real
+    ticks = [t for t in captured["fig"].axes[0].get_xticks() if 0 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+    plt.close("all")
