@@ -112,6 +112,14 @@ def deal_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
     return ["game"]
 
 
+def deal_cluster(lf: pl.LazyFrame, rows_per_game: bool = False) -> list[str] | None:
+    """The cluster of rows that are not independent: the deal (``game``) in a comparison run
+    (its assignments share the cards) or where a game has several rows (rounds, seats); else
+    None (every row its own cluster)."""
+    names = lf.collect_schema().names()
+    return ["game"] if rows_per_game or "assignment" in names or "round" in names else None
+
+
 def one_per_deal(lf: pl.LazyFrame) -> pl.LazyFrame:
     """Rows of the first seat assignment only: in a comparison run every deal is played once
     per assignment, and a measure that depends only on the deal (刀 rank, indicator, first
@@ -121,14 +129,19 @@ def one_per_deal(lf: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def clustered_rate_table(
-    lf: pl.LazyFrame, by: list[str], success: pl.Expr, cluster: list[str]
+    lf: pl.LazyFrame, by: list[str], success: pl.Expr, cluster: list[str] | None
 ) -> pl.LazyFrame:
     """:func:`rate_table` with a cluster-robust interval: rows sharing ``cluster`` (a deal, a
     round) are not independent. Adds ``deff`` (design effect), ``var`` (variance of the rate),
-    ``clusters``; the interval is Wilson on the effective sample ``n / deff``."""
-    per = lf.group_by(*by, *cluster).agg(
-        nc=pl.len().cast(pl.Float64), kc=success.cast(pl.Float64).sum()
-    )
+    ``clusters``; the interval is Wilson on the effective sample ``n / deff``. ``cluster=None``:
+    every row is its own cluster (the sums come straight from the rows, no grouping by game:
+    memory stays flat)."""
+    if cluster is None:
+        per = lf.select(*by, nc=pl.lit(1.0), kc=success.cast(pl.Float64))
+    else:
+        per = lf.group_by(*by, *cluster).agg(
+            nc=pl.len().cast(pl.Float64), kc=success.cast(pl.Float64).sum()
+        )
     agg = per.group_by(by).agg(
         n=pl.col("nc").sum().cast(pl.Int64),
         k=pl.col("kc").sum().cast(pl.Int64),
@@ -174,18 +187,25 @@ def clustered_rate_table(
     )
 
 
-def slope_moments(lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str]) -> pl.LazyFrame:
+def slope_moments(
+    lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str] | None
+) -> pl.LazyFrame:
     """One row of sums for :func:`analysis.stats.clustered_slope`: the totals ``S_*`` of
     ``n, x, y, xx, xy`` and the sums over clusters of their pairwise products ``P_*_*``, and
-    ``G`` (clusters). Streams: memory does not grow with the run."""
+    ``G`` (clusters; ``cluster=None``: every row is one). Streams: memory does not grow with
+    the run."""
     xf, yf = x.cast(pl.Float64), y.cast(pl.Float64)
-    per = lf.group_by(cluster).agg(
-        n=pl.len().cast(pl.Float64),
-        x=xf.sum(),
-        y=yf.sum(),
-        xx=(xf * xf).sum(),
-        xy=(xf * yf).sum(),
-    )
+    sums = {"n": pl.lit(1.0), "x": xf, "y": yf, "xx": xf * xf, "xy": xf * yf}
+    if cluster is None:
+        per = lf.select(**sums)
+    else:
+        per = lf.group_by(cluster).agg(
+            n=pl.len().cast(pl.Float64),
+            x=xf.sum(),
+            y=yf.sum(),
+            xx=(xf * xf).sum(),
+            xy=(xf * yf).sum(),
+        )
     names = stats.SLOPE_SUMS
     aggs = [pl.col(s).sum().alias(f"S_{s}") for s in names]
     aggs += [
@@ -194,3 +214,38 @@ def slope_moments(lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str]) 
         for b in names[i:]
     ]
     return per.select(*aggs, pl.len().alias("G"))
+
+
+def summary_from_counts(hist: pl.LazyFrame, by: list[str], count: str = "count") -> pl.LazyFrame:
+    """:func:`length_summary` computed from value counts (``by…, value, count``) instead of the
+    rows: memory does not grow with the run (a histogram of small integers). Quantiles are
+    Polars' ``"nearest"`` (index ``round(q (n − 1))`` of the sorted values), the median the
+    mean of the two middle values."""
+    h = hist.sort(*by, "value").with_columns(
+        cum=pl.col(count).cum_sum().over(by) if by else pl.col(count).cum_sum()
+    )
+    n = pl.col(count).sum()
+    v = pl.col("value").cast(pl.Float64)
+
+    def at(idx: pl.Expr) -> pl.Expr:
+        return pl.col("value").filter(pl.col("cum") > idx).first().cast(pl.Float64)
+
+    def q(p: float) -> pl.Expr:
+        return at((p * (n - 1) + 0.5).floor())  # half up, as Polars' "nearest"
+
+    mean = (v * pl.col(count)).sum() / n
+    aggs = [
+        n.cast(pl.Int64).alias("n"),
+        mean.alias("mean"),
+        (((v * v * pl.col(count)).sum() - n * mean * mean) / (n - 1)).sqrt().alias("sd"),
+        v.min().alias("min"),
+        q(0.05).alias("q05"),
+        q(0.25).alias("q25"),
+        ((at(((n - 1) / 2).floor()) + at(((n - 1) / 2).ceil())) / 2).alias("median"),
+        q(0.75).alias("q75"),
+        q(0.95).alias("q95"),
+        v.max().alias("max"),
+    ]
+    grouped = h.group_by(by, maintain_order=True) if by else h.group_by(pl.lit(0).alias("_"))
+    out = grouped.agg(aggs)
+    return out if by else out.drop("_")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import length_summary, mean_ci
+from analysis.exprs import mean_ci, summary_from_counts
 from analysis.facts import facts, hook
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
@@ -14,7 +14,7 @@ KEY = "length"
 
 def summary(lengths: pl.LazyFrame) -> pl.LazyFrame:
     """Per measure: n, mean, sd, min, 5/25/50/75/95 % quantiles, max."""
-    return lengths.group_by("measure", maintain_order=True).agg(length_summary(pl.col("value")))
+    return summary_from_counts(histogram(lengths), ["measure"])
 
 
 def histogram(lengths: pl.LazyFrame) -> pl.LazyFrame:

@@ -21,6 +21,8 @@ class Table:
     percent: tuple[str, ...] = ()
     note: str = ""
     unit: str = ""  # what one counted row is: "deal", "match", "seat-round" …
+    #: what the HTML / Markdown show instead of ``df`` (e.g. a column per run); JSON keeps df
+    display: pl.DataFrame | None = None
 
 
 @dataclass
@@ -186,7 +188,11 @@ HIDDEN = {"se", "var", "bonferroni", "bonferroni_lo", "bonferroni_hi", "unpaired
 
 
 def header(col: str) -> str:
-    """The readable header of a column: :data:`HEADERS`, else the name without underscores."""
+    """The readable header of a column: :data:`HEADERS`, else the name without underscores
+    (``"rate · run"``: the value's header and the run)."""
+    if " · " in col:
+        base, run = col.split(" · ", 1)
+        return f"{header(base)} · {run}"
     return HEADERS.get(col, col.replace("_", " "))
 
 
@@ -212,7 +218,7 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
         cells = []
         for c in cols:
             v = rec[c]
-            pct = c in table.percent
+            pct = c in table.percent or c.split(" · ")[0] in table.percent
             is_p = c == "p" or c.startswith("p_")
             if is_p:
                 s = fmt_p(v)
@@ -269,6 +275,36 @@ class RunData:
 
     def get(self, key: str) -> pl.DataFrame:
         return self.data[key]
+
+
+def side_by_side(df: pl.DataFrame, keys: list[str], values: list[str]) -> pl.DataFrame:
+    """A stacked multi-run table (leading ``run``) with one column group per run: ``keys``, then
+    for each run its ``values`` (and their ``_lo`` / ``_hi``) named ``"<value> · <run>"``."""
+    if "run" not in df.columns:
+        return df
+    runs = list(dict.fromkeys(df["run"].to_list()))
+    shared = [c for c in df.columns if c not in ("run", *keys) and not _per_run(c, values)]
+    out = df.filter(pl.col("run") == runs[0]).select(*keys, *shared)
+    for r in runs:
+        part = df.filter(pl.col("run") == r)
+        cols = [c for c in df.columns if _per_run(c, values)]
+        out = out.join(
+            part.select(*keys, *[pl.col(c).alias(_run_name(c, r)) for c in cols]),
+            on=keys,
+            how="left",
+            maintain_order="left",
+        )
+    return out
+
+
+def _per_run(col: str, values: list[str]) -> bool:
+    return col in values or (col[-3:] in ("_lo", "_hi") and col[:-3] in values)
+
+
+def _run_name(col: str, run: str) -> str:
+    if col[-3:] in ("_lo", "_hi"):
+        return f"{col[:-3]} · {run}{col[-3:]}"
+    return f"{col} · {run}"
 
 
 def stack(items: list[RunData], key: str) -> pl.DataFrame:

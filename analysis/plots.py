@@ -25,6 +25,8 @@ _CJK_FONTS = (
     "Microsoft YaHei",
     "PingFang SC",
 )
+
+
 def _find_cjk() -> str | None:
     available = {f.name for f in font_manager.fontManager.ttflist}
     found = next((f for f in _CJK_FONTS if f in available), None)

@@ -135,7 +135,7 @@ def _is_num(text: str) -> bool:
 
 
 def _table_ctx(t: Table, highlight: str | None, idp: str) -> dict:
-    df = t.df
+    df = t.display if t.display is not None else t.df
     if highlight and highlight in df.columns:
         flags = df[highlight].to_list()
         df = df.drop(highlight)
@@ -316,7 +316,7 @@ def _md_cell(s: str) -> str:
 
 
 def _md_table(t: Table, highlight: str | None = None) -> list[str]:
-    df = t.df
+    df = t.display if t.display is not None else t.df
     flags = df[highlight].to_list() if highlight and highlight in df.columns else None
     if flags is not None:
         df = df.drop(highlight)

@@ -368,7 +368,9 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
                 keys.append((i, f"{mod.KEY}.{name}"))
                 lazy.append(lf)
     try:
-        frames = pl.collect_all(lazy)
+        # one query at a time with the streaming engine: peak memory is that of the largest
+        # query, not of all of them together, and none grows with the run beyond its groups
+        frames = [lf.collect(engine="streaming") for lf in lazy]
     except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as e:
         first = str(e).splitlines()[0]
         raise CardsimError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from analysis.exprs import length_summary, mean_ci
+from analysis.exprs import mean_ci, summary_from_counts
 from analysis.facts import facts, hook
 from analysis.model import RunData, Section, Table, stack
 
@@ -12,7 +12,7 @@ KEY = "scores"
 
 
 def summary(values: pl.LazyFrame) -> pl.LazyFrame:
-    return values.group_by("measure", maintain_order=True).agg(length_summary(pl.col("value")))
+    return summary_from_counts(histogram(values), ["measure"])
 
 
 def histogram(values: pl.LazyFrame) -> pl.LazyFrame:

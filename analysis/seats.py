@@ -18,47 +18,49 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.exprs import clustered_rate_table, game_keys, position
+from analysis.exprs import clustered_rate_table, deal_cluster, game_keys, position
 from analysis.facts import facts
 from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix, stack
 
 KEY = "seats"
-CLUSTER = ["game"]
 
 
 def side_outcomes(games: pl.LazyFrame, sides: int, f) -> pl.LazyFrame:
     """Per game × side: ``side``, ``position`` after the first player's side, ``won``,
     ``decided`` (the game had a winner)."""
     keys = game_keys(games)
-    side = pl.int_range(0, sides, dtype=pl.Int64).alias("side")
-    return (
-        games.select(
-            *keys,
-            f.first_side().to_physical().cast(pl.Int64).alias("first"),
-            f.winner_side().to_physical().cast(pl.Int64).alias("winner"),
-            side.implode(),
-        )
-        .explode("side")
-        .select(
-            *keys,
-            "side",
-            position(pl.col("side"), pl.col("first"), sides).alias("position"),
-            (pl.col("winner") == pl.col("side")).fill_null(False).alias("won"),
-            pl.col("winner").is_not_null().alias("decided"),
-        )
+    base = games.select(
+        *keys,
+        f.first_side().to_physical().cast(pl.Int64).alias("first"),
+        f.winner_side().to_physical().cast(pl.Int64).alias("winner"),
+    )
+    # one lazy select per side (no list column): streams part by part
+    return pl.concat(
+        [
+            base.select(
+                *keys,
+                pl.lit(s, pl.Int64).alias("side"),
+                position(pl.lit(s, pl.Int64), pl.col("first"), sides).alias("position"),
+                (pl.col("winner") == s).fill_null(False).alias("won"),
+                pl.col("winner").is_not_null().alias("decided"),
+            )
+            for s in range(sides)
+        ]
     )
 
 
-def win_rates(outcomes: pl.LazyFrame, by: str) -> pl.LazyFrame:
-    """Win rate per value of ``by`` (``side``, ``position``), decided games, clustered by deal."""
+def win_rates(outcomes: pl.LazyFrame, by: str, cluster: list[str] | None = None) -> pl.LazyFrame:
+    """Win rate per value of ``by`` (``side``, ``position``) over the decided games; rows that
+    share ``cluster`` (a deal of a comparison run, the rounds of a game) are clustered."""
     decided = outcomes.filter(pl.col("decided"))
-    return clustered_rate_table(decided, [by], pl.col("won"), CLUSTER).rename({"k": "wins"})
+    return clustered_rate_table(decided, [by], pl.col("won"), cluster).rename({"k": "wins"})
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
     f = facts(run.game)
     out = side_outcomes(run.games, f.sides(run.players), f)
-    return {"side": win_rates(out, "side"), "position": win_rates(out, "position")}
+    cl = deal_cluster(run.games)
+    return {"side": win_rates(out, "side", cl), "position": win_rates(out, "position", cl)}
 
 
 # --- report section ------------------------------------------------------------------------

@@ -188,7 +188,8 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     return {
         "counts": first_winner_counts(run.games, f),
         "side_of_seat": run.seats.select(
-            pl.col("seat").cast(pl.Int64), pl.col(f.side_column).to_physical().cast(pl.Int64).alias("side")
+            pl.col("seat").cast(pl.Int64),
+            pl.col(f.side_column).to_physical().cast(pl.Int64).alias("side"),
         ).unique(),
     }
 

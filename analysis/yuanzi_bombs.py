@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import game_keys, length_summary, mean_ci, rate_table
+from analysis.exprs import game_keys, mean_ci, rate_table, summary_from_counts
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "yuanzi_bombs"
@@ -38,7 +38,8 @@ def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
 def summary(games: pl.LazyFrame) -> pl.LazyFrame:
     """Per half and kind: mean count per half (with sd) and the share of halves with one."""
     long = per_half(games)
-    means = long.group_by("half", "kind", maintain_order=True).agg(length_summary(pl.col("value")))
+    counts = long.group_by("half", "kind", "value").agg(count=pl.len())
+    means = summary_from_counts(counts, ["half", "kind"])
     shares = rate_table(long, ["half", "kind"], pl.col("value") > 0).rename(
         {
             "k": "halves_with",

@@ -16,8 +16,26 @@ import polars as pl
 from scipy.stats import norm
 
 from analysis import plots, stats
-from analysis.exprs import clustered_rate_table, game_keys, one_per_deal, slope_moments, with_rate
-from analysis.model import CHECK, Figure, Finding, RunData, Section, Table, pm, prefix, stack
+from analysis.exprs import (
+    clustered_rate_table,
+    deal_cluster,
+    game_keys,
+    one_per_deal,
+    slope_moments,
+    with_rate,
+)
+from analysis.model import (
+    CHECK,
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    pm,
+    prefix,
+    side_by_side,
+    stack,
+)
 
 KEY = "yuanzi_dao"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
@@ -153,14 +171,14 @@ def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
     """Team 0's win rate by how many of ``col`` (``h1_dao_cards`` / ``h1_jokers``) it was dealt
     in the first half (team 1 holds the rest). Unit: one match; in a comparison run the matches
     of a deal share the cards, so the intervals are clustered by deal."""
-    return clustered_rate_table(_team0(seats, col), ["dealt"], pl.col("won"), ["game"]).rename(
-        {"k": "wins"}
-    )
+    return clustered_rate_table(
+        _team0(seats, col), ["dealt"], pl.col("won"), deal_cluster(seats)
+    ).rename({"k": "wins"})
 
 
 def dealt_trend(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
     """Moments for the trend test: slope of team 0's win on the count dealt, clustered by deal."""
-    return slope_moments(_team0(seats, col), pl.col("dealt"), pl.col("won"), ["game"])
+    return slope_moments(_team0(seats, col), pl.col("dealt"), pl.col("won"), deal_cluster(seats))
 
 
 def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
@@ -168,11 +186,13 @@ def hand41_upstream(seats: pl.LazyFrame) -> pl.LazyFrame:
     Unit: one half; clustered by deal (a comparison run plays each deal several times)."""
     parts = [
         seats.filter(pl.col(f"h{h + 1}_finish") == 1).select(
-            "game", pl.lit(h + 1, pl.Int64).alias("half"), pl.col(f"h{h + 1}_long_hand").alias("hit")
+            "game",
+            pl.lit(h + 1, pl.Int64).alias("half"),
+            pl.col(f"h{h + 1}_long_hand").alias("hit"),
         )
         for h in (0, 1)
     ]
-    return clustered_rate_table(pl.concat(parts), ["half"], pl.col("hit"), ["game"])
+    return clustered_rate_table(pl.concat(parts), ["half"], pl.col("hit"), deal_cluster(seats))
 
 
 def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
@@ -206,7 +226,7 @@ def first_leader_adjusted(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFr
     """Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
     mean 刀 cards of both teams: the advantage with and without the indicator card's effect."""
     fr = first_leader_frame(games, seats)
-    return slope_moments(fr, pl.col("x"), pl.col("y"), ["game"]).join(
+    return slope_moments(fr, pl.col("x"), pl.col("y"), deal_cluster(games)).join(
         fr.select(
             fl_dao=pl.col("fl_dao").mean(),
             other_dao=pl.col("other_dao").mean(),
@@ -279,6 +299,25 @@ def section(items: list[RunData]) -> Section:
             )
         tables[name] = df
     pct = ("rate", "expected")
+    wide = {}  # several runs: a column per run, one row per (half, value)
+    for name, key in (
+        ("dao", "rank"),
+        ("fallback", "kind"),
+        ("first_receiver", "seat"),
+        ("first_leader", "seat"),
+    ):
+        df = tables[name]
+        if "run" in df.columns:
+            keys = ["half", key] if key != "kind" else ["half", "fallback", "kind"]
+            if name == "dao":
+                keys = ["half", "dao", "rank"]
+            df = df.drop("n")
+            values = ["k", "rate"]
+            if df.group_by(keys).agg(pl.col("expected").n_unique())["expected"].max() > 1:
+                values.append("expected")  # the runs' rules imply different probabilities
+            wide[name] = side_by_side(
+                df.drop([c for c in ("within_ci",) if c in df.columns]), keys, values
+            ).drop([c for c in ("dao", "fallback") if c in df.columns])
     sec.tables += [
         Table("dao", "刀 rank per half: observed vs exact", tables["dao"], pct),
         Table(
@@ -323,6 +362,9 @@ def section(items: list[RunData]) -> Section:
             "receiver's team in 'Seat and position advantage'.",
         ),
     ]
+    for t in sec.tables:
+        if t.key in wide:
+            t.display = wide[t.key]
     for it in items:
         pre = prefix(items, it)
         dao = it.get(f"{KEY}.dao")

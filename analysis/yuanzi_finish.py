@@ -175,9 +175,7 @@ def length_values(games: pl.LazyFrame) -> pl.LazyFrame:
     parts.append(
         games.select(
             pl.lit("tricks per match").alias("measure"),
-            (pl.col("h1_tricks") + pl.col("h2_tricks").fill_null(0))
-            .cast(pl.Int64)
-            .alias("value"),
+            (pl.col("h1_tricks") + pl.col("h2_tricks").fill_null(0)).cast(pl.Int64).alias("value"),
         )
     )
     return pl.concat(parts)

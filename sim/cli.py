@@ -311,6 +311,9 @@ def _echo_result(result, game, unit: str = "games") -> None:
     show_default=True,
     help="--test: rate of missing a real --delta.",
 )
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the comparison as JSON (pairwise, ratings)."
+)
 def compare_cmd(
     game,
     strategies,
@@ -330,6 +333,7 @@ def compare_cmd(
     delta,
     alpha,
     beta,
+    as_json,
 ) -> None:
     """Compare strategies on duplicate deals: every deal under every seat assignment.
 
@@ -363,6 +367,21 @@ def compare_cmd(
 
     seats = scan_finished(Path(out), "seats", result.manifest)
     pw = pairwise(seats).table
+    if as_json:
+        rt = ratings(seats.collect(), game)
+        _echo_json(
+            {
+                "game": game,
+                "out": str(out),
+                "assignments": [list(a) for a in config.assignments],
+                "deals": int(result.manifest.get("games_done", result.games_done)),
+                "stopped_by": result.stopped_by,
+                "pairwise": pw.to_dicts(),
+                "ratings": rt.table.sort("rating", descending=True).to_dicts(),
+                "position": rt.position.to_dicts(),
+            }
+        )
+        return
     click.echo(
         f"{len(config.assignments)} seat assignments per deal; "
         f"{result.manifest.get('games_done', result.games_done):,} deals"
@@ -446,11 +465,47 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
         click.echo(f"report: {result.report}")
 
 
+def _echo_json(doc) -> None:
+    """``doc`` as JSON on stdout (NaN and infinities as null)."""
+    import json
+    import math
+
+    def clean(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x) for x in v]
+        return v
+
+    click.echo(json.dumps(clean(doc), indent=1, ensure_ascii=False, default=str))
+
+
 @cli.command("rules")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
-def rules_cmd(game) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
+def rules_cmd(game, as_json) -> None:
     """List GAME's rule options: name, default, allowed values, ruling, meaning."""
     engine = get_engine(game)
+    if as_json:
+        _echo_json(
+            [
+                {
+                    "name": o.name,
+                    "default": o.default,
+                    "kind": o.kind,
+                    "allowed": o.allowed(),
+                    "choices": list(o.choices),
+                    "min": o.min,
+                    "max": o.max,
+                    "ruling": o.ruling,
+                    "help": o.help,
+                }
+                for o in engine.rule_options
+            ]
+        )
+        return
     for o in engine.rule_options:
         default = str(o.default).lower() if isinstance(o.default, bool) else o.default
         click.echo(f"{o.name:<26} default {default!s:<14} [{o.allowed()}]  {o.ruling}  {o.help}")
@@ -458,8 +513,20 @@ def rules_cmd(game) -> None:
 
 @cli.command("strategies")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
-def strategies_cmd(game) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the strategies as JSON.")
+def strategies_cmd(game, as_json) -> None:
     """List GAME's built-in strategies with a one-line description."""
+    if as_json:
+        _echo_json(
+            {
+                "builtin": [
+                    {"name": s.name, "description": s.description}
+                    for s in get_engine(game).strategies
+                ],
+                "user": "path/to/file.py:function (see docs/strategies.md)",
+            }
+        )
+        return
     for s in get_engine(game).strategies:
         click.echo(f"{s.name:<10} {s.description}")
     click.echo("path/to/file.py:function  a user-written strategy (see docs/strategies.md)")

@@ -56,6 +56,8 @@ class Study:
     scenarios: list[Scenario]
     comparisons: list[Comparison]
     source: str  # file name, or "<default study>"
+    #: equivalence margins of the report's verdicts ([margins] table: measure = value)
+    margins: dict[str, float] = field(default_factory=dict)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -83,11 +85,21 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    unknown = set(doc) - {"study", "scenario", "comparison"}
+    unknown = set(doc) - {"study", "scenario", "comparison", "margins"}
     if unknown:
         key = sorted(unknown)[0]
         raise CardsimError(
-            f"{_where(source, text, key)}: unknown section (allowed: study, scenario, comparison)"
+            f"{_where(source, text, key)}: unknown section "
+            "(allowed: study, scenario, comparison, margins)"
+        )
+    margins = doc.get("margins", {})
+    if not isinstance(margins, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0
+        for v in margins.values()
+    ):
+        raise CardsimError(
+            f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
+            'number, e.g. "win rate" = 0.02 (two percentage points; docs/report.md)'
         )
     if not isinstance(doc.get("study", {}), dict):
         raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
@@ -205,7 +217,9 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
         comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
     name = doc.get("study", {}).get("name", Path(source).stem)
-    return Study(str(name), scenarios, comparisons, source)
+    return Study(
+        str(name), scenarios, comparisons, source, {str(k): float(v) for k, v in margins.items()}
+    )
 
 
 def load_study(path: Path | str) -> Study:

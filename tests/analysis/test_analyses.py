@@ -13,6 +13,9 @@ from analysis import yuanzi_finish as finish
 from analysis.exprs import rate_table
 from analysis.facts import facts
 
+TEAM = pl.Enum(["南北", "东西"])
+RANK = pl.Enum(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"])
+
 
 def wilson_cols(k, n, name="rate"):
     lo, hi = stats.wilson(k, n)
@@ -34,9 +37,9 @@ def test_rate_table_counts_and_intervals():
 
 
 def test_side_outcomes_positions_and_decided_rates():
-    """ATLAS facts: sides are seats, winner null (v1: −1) means no winner."""
+    """ATLAS facts: sides are seats, winner null means no winner."""
     games = pl.LazyFrame(
-        {"game": [0, 1, 2], "round": [0, 0, 0], "first_player": [0, 1, 2], "winner": [0, 2, -1]}
+        {"game": [0, 1, 2], "round": [0, 0, 0], "first_player": [0, 1, 2], "winner": [0, 2, None]}
     )
     f = facts("atlas")
     out = seats.side_outcomes(games, 3, f).collect().sort("game", "side")
@@ -53,7 +56,10 @@ def test_side_outcomes_positions_and_decided_rates():
 
 def test_side_outcomes_teams_and_first_leader_team():
     """原子 facts: sides are teams; position 0 = the first leader's team."""
-    games = pl.LazyFrame({"game": [0, 1], "first_leader_0": [1, 2], "winner_team": [1, 1]})
+    games = pl.LazyFrame(
+        {"game": [0, 1], "h1_first_leader": [1, 2], "winner_team": ["东西", "东西"]},
+        schema_overrides={"winner_team": TEAM},
+    )
     out = seats.side_outcomes(games, 2, facts("yuanzi")).collect().sort("game", "side")
     assert out["position"].to_list() == [1, 0, 0, 1]
     fl = seats.win_rates(seats.side_outcomes(games, 2, facts("yuanzi")), "position").collect()
@@ -82,7 +88,7 @@ def test_strategy_side_units():
 
 
 def test_strategy_counts_by_first_and_winner():
-    games = pl.LazyFrame({"first_player": [0, 0, 1, 1, 0], "winner": [0, 2, 1, -1, 0]})
+    games = pl.LazyFrame({"first_player": [0, 0, 1, 1, 0], "winner": [0, 2, 1, None, 0]})
     got = strategy.first_winner_counts(games, facts("atlas")).collect()
     assert got.rows() == [(0, 0, 2), (0, 2, 1), (1, 1, 1)]
 
@@ -123,7 +129,10 @@ def test_exact_first_receiver_and_leader():
 
 
 def test_dao_frequency_keeps_zero_rows_and_checks_intervals():
-    games = pl.LazyFrame({"dao_0": [3, 3, 7, 1], "dao_1": [3, -1, 3, 1]})
+    games = pl.LazyFrame(
+        {"h1_dao": ["3", "3", "7", "A"], "h2_dao": ["3", None, "3", "A"]},
+        schema_overrides={"h1_dao": RANK, "h2_dao": RANK},
+    )
     expected = dao.exact_frame("dao", "three")
     got = dao.frequency(games, "dao", "dao", expected).collect()
     assert got.height == 26  # 13 ranks x 2 halves, unseen ranks included
@@ -139,17 +148,18 @@ def test_dealt_win_team0_perspective():
     st = pl.LazyFrame(
         {
             "game": [0] * 4 + [1] * 4,
-            "team": [0, 1, 0, 1] * 2,
-            "dao_cards_0": [2, 3, 1, 6, 4, 4, 2, 2],
+            "team": ["南北", "东西", "南北", "东西"] * 2,
+            "h1_dao_cards": [2, 3, 1, 6, 4, 4, 2, 2],
             "won": [True, False, True, False, False, True, False, True],
-        }
+        },
+        schema_overrides={"team": TEAM},
     )
-    got = dao.dealt_win(st, "dao_cards_0").collect()
+    got = dao.dealt_win(st, "h1_dao_cards").collect()
     want = pl.DataFrame(
         {"dealt": [3, 6], "wins": [1, 0], "n": [1, 1], **wilson_cols([1, 0], [1, 1])}
     )
     assert_frame_equal(got.select(want.columns), want)
-    tr = dao.trend(dao.dealt_trend(st, "dao_cards_0").collect())
+    tr = dao.trend(dao.dealt_trend(st, "h1_dao_cards").collect())
     assert tr.n == 2 and np.isnan(tr.slope)  # two matches: too few for a test
 
 
@@ -157,10 +167,10 @@ def test_hand41_upstream():
     st = pl.LazyFrame(
         {
             "game": [0, 0, 0, 0],
-            "finish_0": [1, 2, 3, 4],
-            "long_hand_0": [True, True, False, False],
-            "finish_1": [-1, -1, -1, -1],
-            "long_hand_1": [False] * 4,
+            "h1_finish": [1, 2, 3, 4],
+            "h1_long_hand": [True, True, False, False],
+            "h2_finish": [None, None, None, None],
+            "h2_long_hand": [None] * 4,
         }
     )
     got = dao.hand41_upstream(st).collect()
@@ -174,20 +184,21 @@ def _finish_games():
     return pl.LazyFrame(
         {
             # game 0: seats 0 & 2 out 1-2 (双夹 won by team 0); game 1: 1-3, second half 1-4
-            "finish_0_s0": [1, 2],
-            "finish_0_s1": [4, 1],
-            "finish_0_s2": [2, 4],
-            "finish_0_s3": [4, 3],
-            "finish_1_s0": [-1, 1],
-            "finish_1_s1": [-1, 2],
-            "finish_1_s2": [-1, 4],
-            "finish_1_s3": [-1, 3],
-            "tricks_0": [10, 12],
-            "tricks_1": [-1, 11],
+            "h1_finish_s0": [1, 2],
+            "h1_finish_s1": [4, 1],
+            "h1_finish_s2": [2, 4],
+            "h1_finish_s3": [4, 3],
+            "h2_finish_s0": [None, 1],
+            "h2_finish_s1": [None, 2],
+            "h2_finish_s2": [None, 4],
+            "h2_finish_s3": [None, 3],
+            "h1_tricks": [10, 12],
+            "h2_tricks": [None, 11],
             "shuangjia": [True, False],
             "second_half": [False, True],
-            "winner_team": [0, 1],
-        }
+            "winner_team": ["南北", "东西"],
+        },
+        schema_overrides={"winner_team": TEAM},
     )
 
 

@@ -299,9 +299,9 @@ def test_runs_that_share_a_root_seed_are_compared_paired(tmp_path, yz_plain_seed
     assert row["interval"].startswith("paired on 300 shared deals")
     ga = pl.read_parquet(other / "games" / "*.parquet").sort("game")
     gb = pl.read_parquet(yz_plain_seed3 / "games" / "*.parquet").sort("game")
-    assert (ga["first_leader_0"] == gb["first_leader_0"]).all()  # the same deals
-    d = (ga["winner_team"] == ga["first_leader_0"] % 2).cast(pl.Float64) - (
-        gb["winner_team"] == gb["first_leader_0"] % 2
+    assert (ga["h1_first_leader"] == gb["h1_first_leader"]).all()  # the same deals
+    d = (ga["winner_team"].to_physical() == ga["h1_first_leader"] % 2).cast(pl.Float64) - (
+        gb["winner_team"].to_physical() == gb["h1_first_leader"] % 2
     ).cast(pl.Float64)
     from scipy.stats import t as student
 
@@ -317,13 +317,13 @@ def test_first_leader_advantage_with_and_without_the_indicator_card(yz_run):
     f = next(f for _, f in rep.findings if "indicator card" in f.text)
     g = pl.read_parquet(yz_run / "games" / "*.parquet").sort("game")
     s = pl.read_parquet(yz_run / "seats" / "*.parquet")
-    dao = s.group_by("game", "team").agg(pl.col("dao_cards_0").cast(pl.Int64).sum())
-    t0 = dao.filter(pl.col("team") == 0).select("game", d0="dao_cards_0")
-    t1 = dao.filter(pl.col("team") == 1).select("game", d1="dao_cards_0")
+    dao = s.group_by("game", "team").agg(pl.col("h1_dao_cards").cast(pl.Int64).sum())
+    t0 = dao.filter(pl.col("team") == "南北").select("game", d0="h1_dao_cards")
+    t1 = dao.filter(pl.col("team") == "东西").select("game", d1="h1_dao_cards")
     m = g.join(t0, on="game").join(t1, on="game").sort("game")
-    fl = m["first_leader_0"].cast(pl.Int64) % 2
+    fl = m["h1_first_leader"].cast(pl.Int64) % 2
     x = ((m["d0"] - m["d1"]) * (1 - 2 * fl)).to_numpy().astype(float)  # FL team − other
-    y = (m["winner_team"].cast(pl.Int64) == fl).to_numpy().astype(float)
+    y = (m["winner_team"].to_physical().cast(pl.Int64) == fl).to_numpy().astype(float)
     fit = sm.OLS(y, sm.add_constant(x)).fit(
         cov_type="cluster", cov_kwds={"groups": m["game"].to_numpy(), "use_correction": False}
     )
@@ -342,3 +342,86 @@ def test_intervals_are_clipped_to_the_possible_range():
     df = _null_comparison(0, deals=50).with_columns(won=pl.col("strategy") == "coin_a")
     pw = duplicate.pairwise_table(df).row(0, named=True)
     assert pw["diff"] == 1.0 and pw["diff_hi"] <= 1.0 and pw["bonferroni_hi"] <= 1.0
+
+
+# --- margins on the CLI and in study files; --out suffix picks the format ----------------------
+
+
+def test_cli_margin_and_the_out_suffix_pick_the_format(tmp_path, yz_run, capsys):
+    import json
+
+    from sim.cli import main
+
+    out = tmp_path / "r.json"
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(out), "--margin", "win rate=0.05"])
+    assert e.value.code in (0, None)
+    doc = json.loads(out.read_text())  # .json suffix: a JSON report
+    assert doc["format"] == "cardsim-report" and doc["margins"]["win rate"] == 0.05
+    first = next(f for f in doc["findings"] if f["section"] == "seats")
+    assert first["margin"] in (None, 0.05)
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(tmp_path / "r.md"), "--format", "html"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--format is html" in err and "Traceback" not in err
+    assert not (tmp_path / "r.md").exists()
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(yz_run), "--out", str(tmp_path / "r.html"), "--margin", "oops"])
+    assert e.value.code == 2 and "MEASURE=VALUE" in capsys.readouterr().err
+
+
+def test_study_file_margins():
+    from sim.errors import CardsimError
+    from sim.study import parse_study
+
+    base = '[[scenario]]\nname = "a"\ngame = "atlas"\ngames = 10\n'
+    assert parse_study('[margins]\n"win rate" = 0.02\n' + base).margins == {"win rate": 0.02}
+    with pytest.raises(CardsimError, match="positive"):
+        parse_study('[margins]\n"win rate" = 0\n' + base)
+
+
+def test_json_output_of_compare_rules_and_strategies(tmp_path, capsys):
+    import json
+
+    from sim.cli import main
+
+    def run(args):
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        assert e.value.code in (0, None)
+        return json.loads(capsys.readouterr().out)
+
+    rules = run(["rules", "atlas", "--json"])
+    assert {"name", "default", "allowed", "ruling", "help"} <= set(rules[0])
+    assert any(r["name"] == "rounds" and r["default"] == 1 for r in rules)
+    strategies = run(["strategies", "yuanzi", "--json"])
+    assert {s["name"] for s in strategies["builtin"]} >= {"greedy", "random"}
+    out = tmp_path / "cmp"
+    doc = run(
+        ["compare", "atlas", "--strategies", "greedy,careful", "--games", "40", "--seed", "4"]
+        + ["--out", str(out), "--quiet", "--json"]
+    )
+    assert doc["deals"] == 40 and doc["pairwise"][0]["deals"] == 40
+    assert {r["strategy"] for r in doc["ratings"]} == {"careful", "greedy"}
+
+
+def test_side_by_side_tables_have_a_column_per_run(tmp_path, yz_run):
+    from sim import runner
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    other = tmp_path / "redraw"
+    cfg = build_config(
+        get_engine("yuanzi"), games=300, seed=2, rules=[("joker_indicator", "redraw")]
+    )
+    runner.run(cfg, other, chunk_size=300, progress=False, threads=1)
+    rep = build_report([yz_run, other])
+    t = next(t for t in _section(rep, "yuanzi_dao").tables if t.key == "dao")
+    assert t.df.height == 52  # JSON: long, one row per run, half and rank
+    assert t.display.height == 26  # page: one row per half and rank …
+    names = [yz_run.name, "redraw"]
+    for r in names:  # … a column group per run, expected per run where the rules differ
+        assert {f"rate · {r}", f"k · {r}", f"expected · {r}"} <= set(t.display.columns)
+    red = t.display.filter(pl.col("half") == 1)["expected · redraw"].to_list()
+    assert red == pytest.approx([1 / 13] * 13)

@@ -1,48 +1,24 @@
 """Issue 9 item 2: the shared analyses read the game facts, never a game's name. A new game —
-the fake test engine under a name no analysis knows, given facts — goes through run, compare
+the fake test engine (game "fake", with its facts) — goes through run, compare
 and report with no change to shared code."""
 
+import html
 import json
 
 import polars as pl
 import pytest
 
-from analysis.facts import Facts
+import tests.fake_engine  # noqa: F401  (registers the game "fake")
 from sim.errors import CardsimError
-from tests.fake_engine import FakeEngine
-
-
-class FactsEngine(FakeEngine):
-    name = "fakegame"
-    facts = Facts(
-        title="Fake game",
-        row_unit="match",
-        seat_row_unit="seat-match",
-        side="team",
-        side_column="team",
-        sides_fn=lambda players: 2,
-        first_player_label="first leader's team",
-        first_side_fn=lambda: pl.col("first_leader_0").cast(pl.Int64) % 2,
-        winner_side_fn=lambda: pl.col("winner_team").cast(pl.Int64),
-        deal_columns_games=("first_leader_0",),
-        deal_columns_seats=(),
-        comparison_layout="team_swap",
-    )
 
 
 @pytest.fixture
-def fake_registry(monkeypatch):
-    """Register the engine the way a game is registered (the engine registry), not in analysis."""
-    import sim.games
+def fake_registry():
+    """The fake game, registered the way any game is (``sim.games.register_engine``, done by
+    tests/fake_engine.py): shared analysis code knows it only through its facts."""
+    from sim.games import get_engine
 
-    engine = FactsEngine()
-    real = sim.games.get_engine
-
-    def get_engine(name):
-        return engine if name == "fakegame" else real(name)
-
-    monkeypatch.setattr(sim.games, "get_engine", get_engine)
-    return engine
+    return get_engine("fake")
 
 
 def test_fake_game_run_compare_and_report(tmp_path, fake_registry):
@@ -53,7 +29,7 @@ def test_fake_game_run_compare_and_report(tmp_path, fake_registry):
 
     engine = fake_registry
     plain = tmp_path / "plain"
-    cfg = RunConfig("fakegame", 4, ("greedy", "random", "greedy", "random"), {}, 5, 400)
+    cfg = RunConfig("fake", 4, ("greedy", "random", "greedy", "random"), {}, 5, 400)
     runner.run(cfg, plain, chunk_size=200, progress=False, threads=1, engine=engine)
     cmp = tmp_path / "cmp"
     ccfg = build_compare_config(engine, ["greedy", "random"], games=300, seed=5)
@@ -61,12 +37,12 @@ def test_fake_game_run_compare_and_report(tmp_path, fake_registry):
     for run in (plain, cmp):
         res = write_report([run], tmp_path / f"{run.name}.html", json_out=tmp_path / "r.json")
         doc = json.loads(res.json_out.read_text())
-        assert doc["game"] == "fakegame"
-        page = res.out.read_text()
-        assert "Fake game" in page and "first leader&#x27;s team" in page
+        assert doc["game"] == "fake"
+        page = html.unescape(res.out.read_text())
+        assert "Fake team game" in page and "first leader's team" in page
         first = doc["sections"]["seats"]["tables"]["first_player"]["rows"][0]
         g = pl.read_parquet(run / "games" / "*.parquet")
-        lead = (g["winner_team"] == g["first_leader_0"] % 2).sum()
+        lead = (g["winner_team"] == g["first_leader"] % 2).sum()
         assert first["wins"] == lead and first["n"] == g.height
         assert first["fair_share"] == 0.5
     # the comparison run: the paired comparison of the two labels, greedy's bonus is found

@@ -61,3 +61,18 @@ def test_one_per_deal_keeps_the_first_assignment_only():
     assert one_per_deal(lf).collect()["game"].to_list() == [0, 1]
     plain = pl.LazyFrame({"game": [0, 1], "v": [1, 2]})
     assert one_per_deal(plain).collect().height == 2
+
+
+def test_summary_from_counts_equals_the_summary_of_the_rows():
+    from analysis.exprs import length_summary, summary_from_counts
+
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 7, 1000, 1001):
+        df = pl.DataFrame({"m": ["a"] * size, "value": rng.integers(0, 40, size)})
+        want = df.group_by("m").agg(length_summary(pl.col("value")))
+        hist = df.lazy().group_by("m", "value").agg(count=pl.len())
+        got = summary_from_counts(hist, ["m"]).collect()
+        for c in ("n", "mean", "min", "q05", "q25", "median", "q75", "q95", "max"):
+            assert got[c][0] == pytest.approx(want[c][0]), (size, c)
+        if size > 1:
+            assert got["sd"][0] == pytest.approx(want["sd"][0])
