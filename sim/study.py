@@ -94,8 +94,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         )
     margins = doc.get("margins", {})
     if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        for v in margins.values()
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
     ):
         raise CardsimError(
             f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
@@ -281,6 +280,12 @@ games = 5000
 [[comparison]]
 name = "原子: 刀 bomb over all bombs vs same count only (YZ-15)"  # optional; default "a vs b"
 scenarios = ["yuanzi-default", "yuanzi-dao-bomb-same-count"]     # two or more run scenarios
+
+# Optional: equivalence margins of the report's verdicts (docs/report.md, "Verdicts"), per
+# measure in its unit; a difference inside ±margin is "equivalent". Defaults: win rate and
+# rate 0.01 (±1 percentage point), mean 0.5.
+[margins]
+"win rate" = 0.02                # ±2 percentage points
 """
 
 DEFAULT_STUDY = """

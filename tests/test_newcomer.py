@@ -172,8 +172,13 @@ def test_the_study_docs_document_every_key_with_its_default():
     assert set(rows) >= SCENARIO_KEYS and {"scenarios", "name"} <= set(rows)
     assert "`0`" in rows["seed"] and f"`{DEFAULT_CHUNK_SIZE}`" in rows["chunk_size"]
     assert "`4`" in rows["players"] and "`greedy`" in rows["strategy"]
-    for section in ("[study]", "[[scenario]]", "[[comparison]]"):
-        assert f"`{section}`" in doc
+    with pytest.raises(Exception, match="allowed") as e:  # the parser says what it allows
+        parse_study("[bogus]\n[[scenario]]\nname='a'\ngame='atlas'\ngames=1\n")
+    allowed = re.search(r"allowed: ([\w, ]+)\)", str(e.value))[1].split(", ")
+    template = tomllib.loads(STUDY_TEMPLATE)
+    for section in allowed:  # every section documented and shown in the example
+        assert f"`[{section}]`" in doc or f"`[[{section}]]`" in doc, section
+        assert section in template, section
 
 
 def test_study_template_writes_the_example(capsys, tmp_path):
