@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from sim import __version__
+from sim.config import DEFAULT_SEED
 from sim.errors import CardsimError
 from sim.games import GAMES, get_engine
 
@@ -117,7 +118,9 @@ def setup_options(f):
         default=None,
         help="Number of players (ATLAS 2..10, default 4; 原子 always 4).",
     )(f)
-    f = click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed.")(f)
+    f = click.option(
+        "--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed."
+    )(f)
     return f
 
 
@@ -140,7 +143,9 @@ def config_options(f):
 
 def run_options(f):
     """Options of the runner (how, not what: they never change the tables)."""
-    f = click.option("--quiet", is_flag=True, help="No progress bar.")(f)
+    f = click.option(
+        "--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no notices)."
+    )(f)
     f = click.option(
         "--scheduler",
         default=None,
@@ -186,7 +191,8 @@ def cli() -> None:
     type=NUMBER,
     default=None,
     metavar="W",
-    help="Stop early once the first-player advantage is known to ±W (95 %).",
+    help="Stop early once the first-player advantage is known to ±W (95 %); W is a "
+    "proportion, 0.0001..0.1 (0.01 = ±1 percentage point).",
 )
 def run_cmd(
     game,
@@ -235,17 +241,17 @@ def run_cmd(
         extra_manifest=_stop_spec(until_ci),
         scheduler=scheduler,
     )
-    _echo_result(result, game)
+    if not quiet:
+        _echo_result(result, game)
 
 
 def _until_ci(width):
     if width is None:
         return None
-    if not 0 < width < 1:
-        raise CardsimError(f"--until-ci must be a number in (0, 1), got {width}")
     from analysis.stopping import until_ci_rule
+    from sim.config import check_until_ci
 
-    return until_ci_rule(width)
+    return until_ci_rule(check_until_ci(width))
 
 
 def _sprt(spec, config, delta, alpha, beta):
@@ -320,7 +326,8 @@ def _echo_result(result, game, unit: str = "games") -> None:
     type=NUMBER,
     default=None,
     metavar="W",
-    help="Stop early once every paired difference is known to ±W (95 %).",
+    help="Stop early once every paired difference is known to ±W (95 %); W is a "
+    "proportion, 0.0001..0.1 (0.01 = ±1 percentage point).",
 )
 @click.option(
     "--test",
@@ -406,7 +413,8 @@ def compare_cmd(
         scheduler=scheduler,
         unit="deals",
     )
-    _echo_result(result, game, unit="deals")
+    if not quiet:
+        _echo_result(result, game, unit="deals")
     from analysis.stopping import scan_finished
 
     seats = scan_finished(Path(out), "seats", result.manifest)
@@ -461,18 +469,48 @@ def compare_cmd(
     is_flag=True,
     help="Run every scenario afresh, replacing earlier runs (also changed ones).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bars.")
-def study_cmd(study_file, out, threads, force, quiet) -> None:
+@click.option(
+    "--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no notices)."
+)
+@click.option(
+    "--games",
+    type=int,
+    default=None,
+    help="Play N games (deals for comparisons) in every scenario instead of the file's "
+    "counts: a quick trial.",
+)
+@click.option(
+    "--template",
+    is_flag=True,
+    help="Write the annotated example study (docs/study.md) to STUDY.toml, or print it.",
+)
+def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
     """Run a balance study (scenarios + comparisons) and write one report.
 
     Without STUDY.toml, runs the built-in default study: both games at default rules, one
-    rule-variant comparison and one strategy comparison per game.
+    rule-variant comparison and one strategy comparison per game. The file format is
+    docs/study.md; `cardsim study --template my-study.toml` writes an annotated example.
     """
-    from sim.study import default_study, load_study, run_study
+    from sim.study import STUDY_TEMPLATE, default_study, load_study, run_study, with_games
 
+    if template:
+        if study_file is None:
+            click.echo(STUDY_TEMPLATE, nl=False)
+            return
+        if study_file.exists():
+            raise CardsimError(f"--template: {study_file} exists; not overwriting it")
+        try:
+            study_file.write_text(STUDY_TEMPLATE, encoding="utf-8")
+        except OSError as e:
+            raise CardsimError(f"--template: cannot write {study_file} ({e.strerror})") from None
+        if not quiet:
+            click.echo(f"study template written to {study_file} (format: docs/study.md)", err=True)
+        return
     study = load_study(study_file) if study_file else default_study()
+    if games is not None:
+        study = with_games(study, games)
     result = run_study(study, out, threads=threads, progress=not quiet, force=force)
-    for name in result.reused:
+    for name in result.reused if not quiet else ():
         click.echo(f"reused finished run of scenario {name}", err=True)
     click.echo(f"study {study.name!r}: {len(result.runs)} scenarios in {result.out}")
     if result.report:
@@ -617,6 +655,11 @@ def replay_cmd(
             seat_strategies=seats,
             rules=rules,
         )
+    from sim.warmup import notice_for
+
+    text = notice_for(config, "replay")
+    if text:  # before the (first) replay compiles its kernels: stderr, so stdout is the log
+        click.echo(f"cardsim: {text}", err=True)
     click.echo(engine.replay(config, game_index))
 
 

@@ -14,6 +14,21 @@ from sim.game import GameEngine, RunConfig
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
+#: The root seed when none is given: ``--seed``, study files and RunConfig alike.
+DEFAULT_SEED = 0
+#: ``--until-ci W`` / ``until_ci``: W is a proportion (0.01 = ±1 percentage point). Below 0.0001
+#: a run needs ~10⁸ games per point of precision; above 0.1 it stops before it says anything.
+UNTIL_CI_RANGE = (0.0001, 0.1)
+
+
+def check_until_ci(width: float, name: str = "--until-ci") -> float:
+    """Return ``width`` if it is a half-width ``--until-ci`` can mean, else raise."""
+    lo, hi = UNTIL_CI_RANGE
+    if isinstance(width, bool) or not isinstance(width, int | float) or not lo <= width <= hi:
+        raise CardsimError(
+            f"{name} is a proportion (0.01 = ±1 percentage point) in {lo}..{hi}, got {width!r}"
+        )
+    return float(width)
 
 
 def is_user_strategy(name: str) -> bool:

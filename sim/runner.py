@@ -22,7 +22,6 @@ How a run proceeds (docs/cli.md, "What a run directory guarantees"):
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import queue
 import signal
@@ -40,6 +39,7 @@ from sim import __version__, rundir
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
 from sim.games import get_engine
+from sim.progress import Progress
 from sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
     MANIFEST,
     TABLES,
@@ -481,58 +481,9 @@ def set_threads(threads: int | None) -> int:
     return threads
 
 
-class Progress:
-    """A one-line progress display on stderr (the fallback when sim.progress is absent)."""
-
-    def __init__(
-        self, total: int, done: int, label: str, enabled: bool, unit: str = "games"
-    ) -> None:
-        self.total, self.done, self.label, self.enabled = total, done, label, enabled
-        self.unit = unit
-        self.start_done, self.t0 = done, time.perf_counter()
-
-    def message(self, text: str) -> None:
-        if self.enabled:
-            print(f"cardsim: {text}", file=sys.stderr, flush=True)
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        elapsed = max(time.perf_counter() - self.t0, 1e-9)
-        rate = (self.done - self.start_done) / elapsed
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        width = 30
-        fill = int(width * self.done / max(self.total, 1))
-        bar = "#" * fill + "-" * (width - fill)
-        end = "\n" if self.done >= self.total else ""
-        print(
-            f"\r{self.label} [{bar}] {self.done:,}/{self.total:,} {self.unit} "
-            f"{rate:,.0f} {self.unit}/s ETA {eta:,.0f}s ",
-            end=end,
-            file=sys.stderr,
-            flush=True,
-        )
-
-    def close(self) -> None:
-        if self.enabled and self.done < self.total:
-            print(file=sys.stderr, flush=True)
-
-
 def make_progress(total: int, done: int, label: str, enabled: bool, unit: str = "games"):
-    """sim.progress.Progress where it exists (same interface), else :class:`Progress`; the
-    ``unit`` (games, deals) is passed where the display takes one."""
-    try:
-        from sim.progress import Progress as cls  # type: ignore[import-not-found]
-    except ImportError:
-        cls = Progress
-    try:
-        takes_unit = "unit" in inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        takes_unit = False
-    if takes_unit:
-        return cls(total, done, label, enabled, unit=unit)
-    return cls(total, done, label if unit == "games" else f"{label} ({unit})", enabled)
+    """The progress display (sim.progress) counting ``unit`` (games, or deals for comparisons)."""
+    return Progress(total, done, label, enabled, unit=unit)
 
 
 @contextlib.contextmanager
@@ -839,8 +790,11 @@ def kernels_cached(game: str) -> bool:
 
 def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -> float:
     """Play one game so kernels compile (or load from cache) before anything is written."""
-    if not kernels_cached(config.game):
-        bar.message("compiling kernels (first run only; cached for later runs)...")
+    from sim.warmup import notice_for
+
+    text = notice_for(config)  # what compiles and roughly how long, once, before compiling
+    if text:
+        bar.message(text)
     t = time.perf_counter()
     try:
         kernel.call("game 0 (compiling and playing it)", engine.play_chunk, config, 0, 1)

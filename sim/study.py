@@ -1,34 +1,9 @@
 """Declarative balance studies: scenarios (runs or strategy comparisons) and comparisons.
 
-A study file is TOML::
-
-    [study]
-    name = "dao bomb rule"             # optional
-
-    [[scenario]]
-    name = "yz-default"                # letters, digits, '-', '_'; names its run directory
-    game = "yuanzi"
-    games = 20000
-    seed = 1                           # default 1
-    strategy = "greedy"                # every seat (optional); or
-    seats = { 0 = "greedy" }           # per seat (optional)
-    rules = { dao_bomb = "over_all" }  # rule options (optional)
-    players = 4                        # ATLAS 2..10 (optional)
-    until_ci = 0.01                    # stop once the main interval is narrower than ±W (optional)
-    chunk_size = 20000                 # optional
-
-    [[scenario]]
-    name = "yz-strategies"
-    game = "yuanzi"
-    compare = ["greedy", "random"]     # a duplicate-deal strategy comparison
-    games = 5000
-
-    [[comparison]]                     # two or more run scenarios of one game, side by side
-    name = "刀 bomb over all vs same count only"
-    scenarios = ["yz-default", "yz-same-count"]
-
-Every scenario runs into ``OUT/<name>/`` (resumable; a finished run with the same configuration is
-reused), then one report covers the whole study.
+The study file format — every key, its default, an annotated example — is docs/study.md;
+:data:`STUDY_TEMPLATE` is that example (``cardsim study --template`` writes it). Every scenario
+runs into ``OUT/<name>/`` (resumable; a finished run with the same configuration is reused),
+then one report covers the whole study.
 """
 
 from __future__ import annotations
@@ -39,6 +14,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sim.config import DEFAULT_SEED, check_until_ci
 from sim.errors import CardsimError
 from sim.game import RunConfig
 
@@ -54,7 +30,7 @@ class Scenario:
     name: str
     game: str
     games: int
-    seed: int = 1
+    seed: int = DEFAULT_SEED  # the CLI's --seed default too
     strategy: str | None = None
     seats: dict[int, str] = field(default_factory=dict)
     rules: dict[str, str] = field(default_factory=dict)
@@ -100,7 +76,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     --------
     >>> s = parse_study('[[scenario]]\\nname = "a"\\ngame = "atlas"\\ngames = 10\\n')
     >>> s.scenarios[0].game, s.scenarios[0].seed
-    ('atlas', 1)
+    ('atlas', 0)
     """
     from sim.config import build_config
     from sim.games import GAMES, get_engine
@@ -118,8 +94,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         )
     margins = doc.get("margins", {})
     if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        for v in margins.values()
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
     ):
         raise CardsimError(
             f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
@@ -173,8 +148,8 @@ def parse_study(text: str, source: str = "<study>") -> Study:
                 f"{label} ({name}): unknown game {sc['game']!r} (allowed: {', '.join(GAMES)})"
             )
         until = sc.get("until_ci")
-        if until is not None and (not isinstance(until, int | float) or not 0 < until < 1):
-            raise CardsimError(f"{label} ({name}): until_ci must be a number in (0, 1)")
+        if until is not None:
+            check_until_ci(until, f"{label} ({name}): until_ci")
         seats = sc.get("seats", {})
         if not isinstance(seats, dict):
             raise CardsimError(f'{label} ({name}): seats must be a table like {{ 0 = "greedy" }}')
@@ -192,7 +167,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         if not isinstance(compare, list) or (compare and len(compare) < 2):
             raise CardsimError(f"{label} ({name}): compare must list at least two strategies")
         scenario = Scenario(
-            name=name, game=sc["game"], games=sc["games"], seed=sc.get("seed", 1),
+            name=name, game=sc["game"], games=sc["games"], seed=sc.get("seed", DEFAULT_SEED),
             strategy=sc.get("strategy"), seats=seat_map, rules=rule_items,
             players=sc.get("players"), until_ci=until, chunk_size=sc.get("chunk_size"),
             compare=[str(c) for c in compare],
@@ -259,6 +234,61 @@ def load_study(path: Path | str) -> Study:
         raise CardsimError(f"study file {p}: not UTF-8 text") from None
     return parse_study(text, str(p))
 
+
+#: The annotated example study of docs/study.md; ``cardsim study --template FILE`` writes it.
+STUDY_TEMPLATE = """\
+# A cardsim balance study. Format: docs/study.md. Run it with
+#   cardsim study my-study.toml --out studies/mine
+# Every scenario runs into studies/mine/<name>/ (resumable; a finished run with the same
+# configuration is reused); one report covers the study: studies/mine/report.html.
+
+[study]
+name = "my first study"          # optional; default: the file name without .toml
+
+# A run: one configuration, played `games` times.
+[[scenario]]
+name = "yuanzi-default"          # required; letters, digits, '-', '_'; names its directory
+game = "yuanzi"                  # required; yuanzi or atlas
+games = 20000                    # required; matches (ATLAS: matches of `rounds` rounds)
+seed = 0                         # optional; root seed, default 0 (as --seed on the command line)
+strategy = "greedy"              # optional; every seat's strategy, default greedy
+chunk_size = 20000               # optional; games per part file, default 20000
+
+# The same game under a rule variant (cardsim rules yuanzi lists the options).
+[[scenario]]
+name = "yuanzi-dao-bomb-same-count"
+game = "yuanzi"
+games = 20000
+rules = { dao_bomb = "same_count_only" }  # optional; rule options, default: the defaults
+
+# ATLAS, 6 players, one seat playing another strategy, stopping once the answer is clear.
+[[scenario]]
+name = "atlas-6p"
+game = "atlas"
+players = 6                      # optional; ATLAS 2..10, default 4 (原子: always 4)
+games = 50000
+seats = { 0 = "careful" }        # optional; strategy per seat, overrides strategy
+until_ci = 0.01                  # optional; stop once the first-player advantage is known
+                                 # to ±0.01 (±1 percentage point, 95 %); 0.0001..0.1
+
+# A strategy comparison on duplicate deals, like `cardsim compare`; games counts deals.
+[[scenario]]
+name = "yuanzi-points-vs-greedy"
+game = "yuanzi"
+compare = ["points", "greedy"]   # two or more strategies (strategy and seats do not apply)
+games = 5000
+
+# Runs of one game side by side in the report (strategy comparisons are reported on their own).
+[[comparison]]
+name = "原子: 刀 bomb over all bombs vs same count only (YZ-15)"  # optional; default "a vs b"
+scenarios = ["yuanzi-default", "yuanzi-dao-bomb-same-count"]     # two or more run scenarios
+
+# Optional: equivalence margins of the report's verdicts (docs/report.md, "Verdicts"), per
+# measure in its unit; a difference inside ±margin is "equivalent". Defaults: win rate and
+# rate 0.01 (±1 percentage point), mean 0.5.
+[margins]
+"win rate" = 0.02                # ±2 percentage points
+"""
 
 DEFAULT_STUDY = """
 [study]
@@ -377,6 +407,20 @@ def _read_marker(path: Path) -> str | None:
         return None
 
 
+def _say(text: str) -> None:
+    print(f"cardsim: {text}", file=sys.stderr, flush=True)
+
+
+def with_games(study: Study, games: int) -> Study:
+    """``study`` with every scenario playing ``games`` games (deals for comparisons): a quick
+    trial of a study file (``cardsim study --games N``)."""
+    from dataclasses import replace
+
+    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
+        raise CardsimError(f"--games must be a positive integer, got {games!r}")
+    return replace(study, scenarios=[replace(s, games=games) for s in study.scenarios])
+
+
 def run_study(
     study: Study,
     out: Path | str,
@@ -391,7 +435,7 @@ def run_study(
     A scenario directory holding a finished run of the same configuration is reused; an
     unfinished one is resumed; one holding a different run is an error unless ``force``.
     """
-    from sim import runner
+    from sim import runner, warmup
     from sim.compare import DuplicateEngine
     from sim.games import get_engine
 
@@ -435,6 +479,7 @@ def run_study(
             f"{out / 'report.html'} exists and is not this study's report; use --force to "
             "replace it, or another --out"
         )
+    compiling = None  # sim.warmup: compiles the games still to play concurrently
     for s in study.scenarios:
         if s.name not in plans:
             continue
@@ -448,8 +493,12 @@ def run_study(
             from analysis.stopping import until_ci_rule
 
             rule = until_ci_rule(s.until_ci)
+        if compiling is None:  # first-run compilation of every game still to play, at once
+            rest = [configs[name] for name in plans]
+            compiling = warmup.start(rest, say=_say if progress else None)
+        compiling.wait(s.game)
         if progress:
-            print(f"cardsim: scenario {s.name}", file=sys.stderr, flush=True)
+            _say(f"scenario {s.name}")
         result = runner.run(
             cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
             force=force, progress=progress, stop_rule=rule, engine=engine,
@@ -457,6 +506,8 @@ def run_study(
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by
+    if compiling is not None:
+        compiling.close()
     report_path = None
     if report:
         from analysis.study_report import write_study_report

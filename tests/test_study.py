@@ -60,7 +60,7 @@ def test_small_study_runs_reports_and_reuses_finished_runs(capsys, tmp_path):
     )
     assert "assignments" in json.loads((out / "at-cmp" / "manifest.json").read_text())
     before = (out / "yz" / "games" / "part-00000.parquet").stat().st_mtime_ns
-    code, _, err = cardsim(capsys, "study", f, "--out", out, "--quiet")
+    code, _, err = cardsim(capsys, "study", f, "--out", out)  # not --quiet: it says so
     assert code == 0 and err.count("reused finished run") == 3
     assert (out / "yz" / "games" / "part-00000.parquet").stat().st_mtime_ns == before
 

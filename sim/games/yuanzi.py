@@ -186,8 +186,22 @@ class YuanziEngine:
         chosen = [int(c) for c in tr[:, drv.T_CHOSEN]]
         rules = dict(config.rules)
         deal = ref.deal_from_seed(config.seed, game_index, rules)
-        log = ref.replay_trace(deal, chosen, rules).log
-        return log if isinstance(log, str) else "\n".join(log)
+        match = ref.replay_trace(deal, chosen, rules)
+        log = match.log.splitlines() if isinstance(match.log, str) else list(match.log)
+        # the deal (YZ-07): each half's four hands, under the half's setup line
+        setups = [ref.setup_half(deal.deck0, deal.p0, 0)]
+        if len(match.halves) > 1:
+            setups.append(ref.setup_half(deal.deck1, deal.p1, 1, match.halves[0].out[0]))
+        lines = []
+        for line in log:
+            lines.append(line)
+            for s in setups:
+                if line.startswith(f"half {s.half}:"):
+                    lines += [
+                        f"  {ref.seat_label(seat)} holds {sum(h)}: {ref.hand_text(h)}"
+                        for seat, h in enumerate(s.hands)
+                    ]
+        return "\n".join(lines)
 
 
 ENGINE = YuanziEngine()

@@ -1,0 +1,269 @@
+"""First-run kernel compilation: say what is compiled and how long it takes, then compile.
+
+Numba compiles each game's kernels on first use and caches them on disk (``kernels/jit.py``);
+later runs load them in seconds. Compilation holds the interpreter lock, so two games compile
+at once only in separate processes: :func:`start` compiles the first game here and every other
+game in a process of its own (``python -m sim.warmup GAME``), and :meth:`Compiling.wait` waits
+for a game's process before that game is first played. Before compiling it prints one notice
+naming what is compiled and roughly how long it takes.
+
+Only the built-in kernels are cached. A user strategy (``path/file.py:function``) is compiled
+into an uncached copy of the driver in every process; the runner's own warm-up covers that.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.game import RunConfig, user_strategy_files
+
+#: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
+#: index exists once the whole call tree below them has been compiled and saved.
+ENTRY_POINTS = {
+    "yuanzi": {"run": ("kernels.yuanzi.driver", "simulate"),
+               "replay": ("kernels.yuanzi.driver", "simulate_trace")},
+    "atlas": {"run": ("kernels.atlas.driver", "simulate"),
+              "replay": ("kernels.atlas.driver", "trace_match")},
+}  # fmt: skip
+#: Seconds to compile, measured on the 2-core reference machine with one core each (issue 15:
+#: 原子 55 s, ATLAS 47 s for runs); what the notice quotes, rounded.
+COMPILE_SECONDS = {
+    "yuanzi": {"run": 55, "replay": 60, "user": 60},
+    "atlas": {"run": 47, "replay": 50, "user": 50},
+}
+GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
+
+
+def _dispatcher(game: str, purpose: str):
+    module, name = ENTRY_POINTS[game][purpose]
+    return getattr(importlib.import_module(module), name)
+
+
+def is_cached(game: str, purpose: str = "run") -> bool:
+    """Whether the on-disk cache holds ``game``'s compiled ``purpose`` kernels (run/replay).
+
+    A game without known entry points (one plugged in with ``register_engine``) counts as
+    cached: there is nothing this module knows how to compile for it.
+    """
+    if game not in ENTRY_POINTS:
+        return True
+    disp = _dispatcher(game, purpose)
+    try:  # the cache index numba itself loads: empty if missing or stale (numba >= 0.59)
+        return bool(disp._cache._cache_file._load_index())
+    except AttributeError:  # another numba: any index of the entry point
+        from kernels.jit import CACHE_DIR
+
+        qual = disp.py_func.__qualname__
+        module = ENTRY_POINTS[game][purpose][0].rsplit(".", 1)[1]
+        return any(CACHE_DIR.glob(f"{game}_*/{module}.{qual}-*.nbi"))
+
+
+def estimate_seconds(jobs: list[tuple[str, str]], cores: int | None = None) -> float:
+    """Rough wall time of compiling ``jobs`` ((game, purpose), one process each) on ``cores``.
+
+    Examples
+    --------
+    >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=2)
+    55.0
+    >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=1)
+    102.0
+    """
+    cores = max(1, cores or os.cpu_count() or 1)
+    times = sorted((float(COMPILE_SECONDS[g][p]) for g, p in jobs), reverse=True)
+    if not times:
+        return 0.0
+    return max(times[0], sum(times) / min(cores, len(times)))
+
+
+def _about(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(10, round(seconds / 10) * 10):.0f} s"
+    return f"about {seconds / 60:.0f} min"
+
+
+def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
+    """The one line said before compiling ``jobs``.
+
+    Examples
+    --------
+    >>> notice([("yuanzi", "run"), ("atlas", "run")], cores=2)  # doctest: +NORMALIZE_WHITESPACE
+    'compiling the kernels of 原子 and ATLAS (first run only; cached for later runs), 2
+     processes at once: about 60 s'
+    """
+    kinds = {p for _, p in jobs}
+    names = " and ".join(GAME_NAMES[g] for g, _ in jobs)
+    what = "replay kernels" if kinds == {"replay"} else "kernels"
+    first = "first replay" if kinds == {"replay"} else "first run"
+    at_once = f", {len(jobs)} processes at once" if len(jobs) > 1 else ""
+    return (
+        f"compiling the {what} of {names} ({first} only; cached for later runs){at_once}: "
+        f"{_about(estimate_seconds(jobs, cores))}"
+    )
+
+
+def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
+    """The notice to give before ``config``'s kernels compile, or None if they are cached.
+
+    A configuration with user strategies compiles an uncached driver in every process.
+    """
+    users = sorted(user_strategy_files(config))
+    if users and config.game in COMPILE_SECONDS:
+        names = ", ".join(Path(u).name for u in users)
+        seconds = COMPILE_SECONDS[config.game]["user"]
+        return (
+            f"compiling user strategy {names} into the {GAME_NAMES[config.game]} kernels "
+            f"(in every run: user strategies are not cached): {_about(seconds)}"
+        )
+    if is_cached(config.game, purpose):
+        return None
+    return notice([(config.game, purpose)])
+
+
+def compile_here(game: str, purpose: str = "run") -> float:
+    """Compile (or load) ``game``'s ``purpose`` kernels in this process; returns seconds."""
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    t = time.perf_counter()
+    engine = get_engine(game)
+    config = build_config(engine, games=1, seed=0)
+    if purpose == "run":
+        engine.play_chunk(config, 0, 1)
+    else:
+        engine.replay(config, 0)
+    return time.perf_counter() - t
+
+
+def _command(game: str, purpose: str) -> list[str]:
+    return [sys.executable, "-m", "sim.warmup", game, purpose]
+
+
+@dataclass
+class Compiling:
+    """Kernels being compiled: the first game here (on :meth:`wait`), others in processes."""
+
+    here: list[tuple[str, str]] = field(default_factory=list)
+    processes: dict[tuple[str, str], subprocess.Popen] = field(default_factory=dict)
+    failed: dict[tuple[str, str], str] = field(default_factory=dict)  # why, per (game, purpose)
+    logs: dict = field(default_factory=dict)  # stderr of each process (a temporary file)
+    command: Callable[[str, str], list[str]] = _command
+
+    def wait(self, game: str, purpose: str = "run") -> None:
+        """Return once ``game``'s ``purpose`` kernels are compiled (compiling them here if due)."""
+        key = (game, purpose)
+        if key in self.here:
+            self.here.remove(key)
+            compile_here(game, purpose)
+        proc = self.processes.pop(key, None)
+        if proc is not None:
+            proc.wait()
+            log = self.logs.pop(key)
+            log.seek(0)
+            err = log.read()
+            log.close()
+            if proc.returncode != 0:  # then the runner compiles here, and shows any error itself
+                text = err.decode(errors="replace").strip().splitlines()
+                self.failed[key] = text[-1] if text else f"exit code {proc.returncode}"
+
+    def close(self) -> None:
+        """Stop processes still compiling (an interrupted or failed study)."""
+        for proc in self.processes.values():
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self.processes.clear()
+        self.here.clear()
+        for log in self.logs.values():
+            log.close()
+        self.logs.clear()
+
+    def __enter__(self) -> Compiling:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def start(
+    configs: Iterable[RunConfig],
+    *,
+    purpose: str = "run",
+    say: Callable[[str], None] | None = None,
+    command: Callable[[str, str], list[str]] = _command,
+    cores: int | None = None,
+) -> Compiling:
+    """Start compiling the uncached built-in kernels ``configs`` need, in the order given.
+
+    The game of the first configuration compiles here when :meth:`Compiling.wait` asks for
+    it; every other game at once, in a process of its own. ``say`` gets the one notice, before
+    anything compiles. Configurations with user strategies use uncached drivers and are left
+    to the runner.
+    """
+    configs_list = list(configs)
+    jobs: list[tuple[str, str]] = []
+    for config in configs_list:
+        key = (config.game, purpose)
+        if key not in jobs and not user_strategy_files(config) and not is_cached(*key):
+            jobs.append(key)
+    compiling = Compiling(command=command)
+    if not jobs:
+        return compiling
+    if say is not None:
+        say(notice(jobs, cores))
+    first = next(iter(c.game for c in configs_list))  # the game played first compiles here
+    if len(jobs) > 1 or jobs[0][0] != first:
+        atexit.register(compiling.close)  # never leave a compiling process behind
+    for game, what in jobs:
+        if game == first:
+            compiling.here.append((game, what))
+            continue
+        # stderr to a file, not a pipe (a chatty compiler must never block); closed by wait/close
+        log = tempfile.TemporaryFile()  # noqa: SIM115
+        compiling.logs[(game, what)] = log
+        compiling.processes[(game, what)] = subprocess.Popen(
+            command(game, what),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+    return compiling
+
+
+def ensure(
+    config: RunConfig, *, purpose: str = "run", say: Callable[[str], None] | None = None
+) -> None:
+    """Compile ``config``'s built-in kernels here if they are not cached, after the notice."""
+    with start([config], purpose=purpose, say=say) as compiling:
+        compiling.wait(config.game, purpose)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] not in ENTRY_POINTS or len(args) > 2:
+        print("usage: python -m sim.warmup {yuanzi|atlas} [run|replay]", file=sys.stderr)
+        return 2
+    purpose = args[1] if len(args) > 1 else "run"
+    if purpose not in ("run", "replay"):
+        print("purpose must be run or replay", file=sys.stderr)
+        return 2
+    compile_here(args[0], purpose)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
