@@ -46,7 +46,7 @@ players = 4
 compare = ["careful", "greedy"]
 games = 400
 chunk_size = 100
-until_ci = 0.2
+until_ci = 0.1
 
 [[comparison]]
 name = "原子: joker indicator three vs redraw"
