@@ -28,6 +28,7 @@ from kernels.atlas.state import (
     CELLS,
     CLASS_OF,
     CONT_OF,
+    H_FACE_DOWN,
     HANDS,
     P_DIR,
     P_FD_CARDS,
@@ -225,6 +226,7 @@ def _take_fewest(S, p, cell, shown):
             best = s
     remove_card(S, p, best)
     S[P_MELDED + best] += shown
+    S[H_FACE_DOWN + best] += 1 - shown  # AT-26: a face-down card is in no public count
     return best
 
 
@@ -265,6 +267,7 @@ def apply_meld(S, p, code, x, shown, same):
             remove_card(S, p, x)
             remove_card(S, p, x)
             S[P_MELDED + x] += 2 * shown
+            S[H_FACE_DOWN + x] += 2 * (1 - shown)
         else:
             for _ in range(nat):
                 _take_fewest(S, p, loc, shown)
@@ -286,6 +289,7 @@ def apply_meld(S, p, code, x, shown, same):
     for _ in range(from_hand):
         remove_card(S, p, ATLAS)
     S[P_MELDED + ATLAS] += from_hand * shown
+    S[H_FACE_DOWN + ATLAS] += from_hand * (1 - shown)
     if x >= 0:
         S[P_MELDED + x] += 1
     S[ST_ATLAS] += wilds

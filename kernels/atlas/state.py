@@ -35,6 +35,7 @@ P_FD_CARDS       10    per seat: cards in those face-down self-melds (their size
 
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
 (continent, class) cell), ``PILE`` (204 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
+``H_FACE_DOWN`` (64 counts: the cards of face-down self-melds, AT-26 — hidden from everyone),
 round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``, and ``SUMMARY``,
 the built-in strategies' scratch.
 """
@@ -99,6 +100,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("H_PILE_POS", 1),
     ("H_PILE_END", 1),
     ("H_FIRST", 1),
+    ("H_FACE_DOWN", N_TYPES),  # per card type: cards in face-down self-melds (hidden, AT-26)
     # round counters (protocol §6 names)
     ("ST_WINNER", 1),
     ("ST_END", 1),
@@ -159,36 +161,37 @@ PUB_LEN = 438
 H_PILE_POS = 438
 H_PILE_END = 439
 H_FIRST = 440
-ST_WINNER = 441
-ST_END = 442
-ST_RESHUFFLES = 443
-ST_DIRCH = 444
-ST_TRIPLES = 445
-ST_QUADS = 446
-ST_FIVES = 447
-ST_YOUXIAN = 448
-ST_LCP = 449
-ST_CLAIMS = 450
-ST_SELF = 451
-ST_SKIPS = 452
-ST_REVERSES = 453
-ST_TRADES = 454
-ST_ATLAS = 455
-ST_MELD_OK = 456
-ST_ERR = 457
-ST_DEC = 458
-SEAT_MELDS = 459
-SEAT_CLAIMS = 469
-SEAT_DEALT = 479
-SEAT_DRAWN = 519
-SEAT_DISCARDED = 529
-SEAT_MELDED = 539
-SEAT_TRADE_NET = 549
-HANDS = 559
-CELLS = 1199
-PILE = 1399
-SUMMARY = 1603
-S_LEN = 1653
+H_FACE_DOWN = 441
+ST_WINNER = 505
+ST_END = 506
+ST_RESHUFFLES = 507
+ST_DIRCH = 508
+ST_TRIPLES = 509
+ST_QUADS = 510
+ST_FIVES = 511
+ST_YOUXIAN = 512
+ST_LCP = 513
+ST_CLAIMS = 514
+ST_SELF = 515
+ST_SKIPS = 516
+ST_REVERSES = 517
+ST_TRADES = 518
+ST_ATLAS = 519
+ST_MELD_OK = 520
+ST_ERR = 521
+ST_DEC = 522
+SEAT_MELDS = 523
+SEAT_CLAIMS = 533
+SEAT_DEALT = 543
+SEAT_DRAWN = 583
+SEAT_DISCARDED = 593
+SEAT_MELDED = 603
+SEAT_TRADE_NET = 613
+HANDS = 623
+CELLS = 1263
+PILE = 1463
+SUMMARY = 1667
+S_LEN = 1717
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3

@@ -171,6 +171,8 @@ def test_at26_kernel_public_state_of_a_self_meld(shown):
     else:
         assert melded == [] and S[ST.P_FD_MELDS] == 1 and S[ST.P_FD_CARDS] == 3
         assert S[ST.P_MELDED : ST.P_MELDED + 64].sum() == 0
+        assert list(S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 3]) == [1, 1, 1]  # hidden: after PUB_LEN
+        assert ST.H_FACE_DOWN >= ST.PUB_LEN
     assert ST.P_FD_CARDS + 10 <= ST.PUB_LEN  # the counts are public
 
 
