@@ -33,6 +33,7 @@ from kernels.atlas.state import (
     P_DIR,
     P_FD_CARDS,
     P_FD_MELDS,
+    P_FD_SIZES,
     P_MELDED,
     P_N,
     P_SIZES,
@@ -259,6 +260,7 @@ def apply_meld(S, p, code, x, shown, same):
     if not shown:
         S[P_FD_MELDS + p] += 1
         S[P_FD_CARDS + p] += meld_size(code)
+        S[P_FD_SIZES + 3 * p + meld_size(code) - 3] += 1
     if kind == TRIPLE:
         nat = 3 - wild
         if xcell >= 0:
