@@ -30,10 +30,12 @@ from kernels.atlas.state import (
     CELLS,
     CLASS_OF,
     CONT_OF,
+    H_FACE_DOWN,
     HANDS,
     P_DIR,
     P_FD_CARDS,
     P_FD_MELDS,
+    P_FD_SIZES,
     P_MELDED,
     P_N,
     P_SIZES,
@@ -228,6 +230,7 @@ def _take_fewest(S, p, cell, shown):
             best = s
     remove_card(S, p, best)
     S[P_MELDED + best] += shown
+    S[H_FACE_DOWN + best] += 1 - shown  # AT-26: a face-down card is in no public count
     return best
 
 
@@ -260,6 +263,7 @@ def apply_meld(S, p, code, x, shown, same):
     if not shown:
         S[P_FD_MELDS + p] += 1
         S[P_FD_CARDS + p] += meld_size(code)
+        S[P_FD_SIZES + 3 * p + meld_size(code) - 3] += 1
     if kind == TRIPLE:
         nat = 3 - wild
         if xcell >= 0:
@@ -268,6 +272,7 @@ def apply_meld(S, p, code, x, shown, same):
             remove_card(S, p, x)
             remove_card(S, p, x)
             S[P_MELDED + x] += 2 * shown
+            S[H_FACE_DOWN + x] += 2 * (1 - shown)
         else:
             for _ in range(nat):
                 _take_fewest(S, p, loc, shown)
@@ -289,6 +294,7 @@ def apply_meld(S, p, code, x, shown, same):
     for _ in range(from_hand):
         remove_card(S, p, ATLAS)
     S[P_MELDED + ATLAS] += from_hand * shown
+    S[H_FACE_DOWN + ATLAS] += from_hand * (1 - shown)
     if x >= 0:
         S[P_MELDED + x] += 1
     S[ST_ATLAS] += wilds

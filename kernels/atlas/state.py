@@ -30,11 +30,14 @@ P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only d
 P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDISC`` used)
 P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, default
                        ``self_melds_shown=false``; 0 when they are shown)
-P_FD_CARDS       10    per seat: cards in those face-down self-melds (their sizes)
+P_FD_CARDS       10    per seat: cards in those face-down self-melds
+P_FD_SIZES       30    per seat ``q`` and size ``k`` (3, 4, 5): its face-down self-melds of k
+                       cards, at ``P_FD_SIZES + 3 * q + k - 3``
 ===============  ====  ==========================================================
 
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
 (continent, class) cell), ``PILE`` (204 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
+``H_FACE_DOWN`` (64 counts: the cards of face-down self-melds, AT-26 — hidden from everyone),
 round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``, and ``SUMMARY``,
 the built-in strategies' scratch.
 """
@@ -94,11 +97,13 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_DISCSEQ", N_CARDS),
     ("P_FD_MELDS", MAX_PLAYERS),
     ("P_FD_CARDS", MAX_PLAYERS),
+    ("P_FD_SIZES", 3 * MAX_PLAYERS),
     ("PUB_LEN", 0),
     # hidden
     ("H_PILE_POS", 1),
     ("H_PILE_END", 1),
     ("H_FIRST", 1),
+    ("H_FACE_DOWN", N_TYPES),  # per card type: cards in face-down self-melds (hidden, AT-26)
     # round counters (protocol §6 names)
     ("ST_WINNER", 1),
     ("ST_END", 1),
@@ -155,40 +160,42 @@ P_TARGET_HAND = 150
 P_DISCSEQ = 214
 P_FD_MELDS = 418
 P_FD_CARDS = 428
-PUB_LEN = 438
-H_PILE_POS = 438
-H_PILE_END = 439
-H_FIRST = 440
-ST_WINNER = 441
-ST_END = 442
-ST_RESHUFFLES = 443
-ST_DIRCH = 444
-ST_TRIPLES = 445
-ST_QUADS = 446
-ST_FIVES = 447
-ST_YOUXIAN = 448
-ST_LCP = 449
-ST_CLAIMS = 450
-ST_SELF = 451
-ST_SKIPS = 452
-ST_REVERSES = 453
-ST_TRADES = 454
-ST_ATLAS = 455
-ST_MELD_OK = 456
-ST_ERR = 457
-ST_DEC = 458
-SEAT_MELDS = 459
-SEAT_CLAIMS = 469
-SEAT_DEALT = 479
-SEAT_DRAWN = 519
-SEAT_DISCARDED = 529
-SEAT_MELDED = 539
-SEAT_TRADE_NET = 549
-HANDS = 559
-CELLS = 1199
-PILE = 1399
-SUMMARY = 1603
-S_LEN = 1653
+P_FD_SIZES = 438
+PUB_LEN = 468
+H_PILE_POS = 468
+H_PILE_END = 469
+H_FIRST = 470
+H_FACE_DOWN = 471
+ST_WINNER = 535
+ST_END = 536
+ST_RESHUFFLES = 537
+ST_DIRCH = 538
+ST_TRIPLES = 539
+ST_QUADS = 540
+ST_FIVES = 541
+ST_YOUXIAN = 542
+ST_LCP = 543
+ST_CLAIMS = 544
+ST_SELF = 545
+ST_SKIPS = 546
+ST_REVERSES = 547
+ST_TRADES = 548
+ST_ATLAS = 549
+ST_MELD_OK = 550
+ST_ERR = 551
+ST_DEC = 552
+SEAT_MELDS = 553
+SEAT_CLAIMS = 563
+SEAT_DEALT = 573
+SEAT_DRAWN = 613
+SEAT_DISCARDED = 623
+SEAT_MELDED = 633
+SEAT_TRADE_NET = 643
+HANDS = 653
+CELLS = 1293
+PILE = 1493
+SUMMARY = 1697
+S_LEN = 1747
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3

@@ -41,6 +41,10 @@ def check_state(S, where):
     dc = np.bincount(disc, minlength=64)
     assert (dc == S[ST.P_DISCC : ST.P_DISCC + 64]).all(), where
     total = hands.sum(0) + np.bincount(pile, minlength=64) + dc + S[ST.P_MELDED : ST.P_MELDED + 64]
+    total += S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 64]  # AT-26: face-down self-melds (hidden)
+    assert (
+        S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 64].sum() == S[ST.P_FD_CARDS : ST.P_FD_CARDS + n].sum()
+    )
     if S[ST.P_CARD] >= 0:  # a discard under claim is in flight (§4)
         total[S[ST.P_CARD]] += 1
     assert (total == COPIES).all(), (where, np.nonzero(total != COPIES))

@@ -225,6 +225,7 @@ def test_protocol_meld_gives_up_fewest_copies_lowest_id():
     RL.apply_meld(S, 0, M(TRIPLE, 1, 0), -1, 0, False)  # face down (AT-26 default)
     assert hand(S, 0) == [a] and S[ST.P_MELDED : ST.P_MELDED + 64].sum() == 0
     assert S[ST.P_FD_MELDS] == 1 and S[ST.P_FD_CARDS] == 3
+    assert S[ST.H_FACE_DOWN + a] == S[ST.H_FACE_DOWN + b] == S[ST.H_FACE_DOWN + c] == 1
 
 
 def test_at12_claim_options_matching_discard_fills_its_slot():

@@ -13,7 +13,8 @@ from tests.atlas.test_kernel_rules import make_state, sp
 
 
 def perturb_hidden(S, p, gen):
-    """Redeal every card ``p`` cannot see: other hands (same sizes) and the draw pile order."""
+    """Redeal every card ``p`` cannot see: other hands (same sizes), the draw pile order and the
+    cards of face-down self-melds (AT-26: only their number is public)."""
     T = S.copy()
     n = S[ST.P_N]
     others = [q for q in range(n) if q != p]
@@ -23,6 +24,8 @@ def perturb_hidden(S, p, gen):
         pool += [t for t in range(64) for _ in range(h[t])]
     a, b = S[ST.H_PILE_POS], S[ST.H_PILE_END]
     pool += list(S[ST.PILE + a : ST.PILE + b])
+    fd = S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 64]
+    pool += [t for t in range(64) for _ in range(fd[t])]
     pool = gen.permutation(np.array(pool, np.int32))
     i = 0
     for q in others:
@@ -33,7 +36,9 @@ def perturb_hidden(S, p, gen):
         for t in pool[i : i + size]:
             ST.add_card(T, q, t)
         i += size
-    T[ST.PILE + a : ST.PILE + b] = pool[i:]
+    n_fd = int(fd.sum())
+    T[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 64] = np.bincount(pool[i : i + n_fd], minlength=64)
+    T[ST.PILE + a : ST.PILE + b] = pool[i + n_fd :]
     return T
 
 
@@ -42,9 +47,9 @@ def perturb_hidden(S, p, gen):
     "n,rule", [(3, {}), (4, {"trade_pick": "seen"}), (6, {}), (4, {"self_melds_shown": True})]
 )
 def test_at26_hidden_cards_never_change_a_choice(sid, n, rule):
-    """Redealing what a seat cannot see never changes its choice. Face-down self-melds (AT-26
-    default) are hidden too: their cards are in no public field (``P_MELDED`` counts shown cards
-    only; test_revised_rulings checks it against the reference View at every decision)."""
+    """Redealing what a seat cannot see never changes its choice, face-down self-melds (AT-26
+    default) included: their cards are redealt with the other hidden cards. (``P_MELDED`` counts
+    shown cards only; test_revised_rulings checks it against the reference View.)"""
     gen = np.random.default_rng(5)
     R = rules_array(rule)
     sids = np.full(n, sid, np.int64)

@@ -170,8 +170,11 @@ def test_at26_kernel_public_state_of_a_self_meld(shown):
         assert melded == [0, 1, 2] and S[ST.P_FD_MELDS] == 0 and S[ST.P_FD_CARDS] == 0
     else:
         assert melded == [] and S[ST.P_FD_MELDS] == 1 and S[ST.P_FD_CARDS] == 3
+        assert list(S[ST.P_FD_SIZES : ST.P_FD_SIZES + 3]) == [1, 0, 0]  # seat 0: one triple
         assert S[ST.P_MELDED : ST.P_MELDED + 64].sum() == 0
-    assert ST.P_FD_CARDS + 10 <= ST.PUB_LEN  # the counts are public
+        assert list(S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 3]) == [1, 1, 1]  # hidden: after PUB_LEN
+        assert ST.H_FACE_DOWN >= ST.PUB_LEN
+    assert ST.P_FD_SIZES + 30 == ST.PUB_LEN  # the counts are public
 
 
 VARIANTS = [{}, {"self_melds_shown": True}, {"claim_priority": "nearest_win"}]
@@ -214,6 +217,10 @@ def test_at26_kernel_public_melds_are_exactly_the_reference_view(rule):
             assert list(S[ST.P_FD_CARDS : ST.P_FD_CARDS + 10]) == fd
             counts = [sum(1 for s_, _ in view.face_down if s_ == q) for q in range(10)]
             assert list(S[ST.P_FD_MELDS : ST.P_FD_MELDS + 10]) == counts
+            sizes = [0] * 30
+            for seat, size in view.face_down:
+                sizes[3 * seat + size - 3] += 1
+            assert list(S[ST.P_FD_SIZES : ST.P_FD_SIZES + 30]) == sizes
             face_down += len(view.face_down)
             checked += 1
     assert checked > 1000
