@@ -118,8 +118,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         )
     margins = doc.get("margins", {})
     if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0
-        for v in margins.values()
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
     ):
         raise CardsimError(
             f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
