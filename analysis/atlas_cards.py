@@ -8,6 +8,8 @@ from analysis import plots, stats
 from analysis.exprs import clustered_rate_table, length_summary, mean_ci, slope_moments
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
+#: unit of each table: what one counted row is
+UNITS = {"melds": "round"}
 KEY = "atlas_cards"
 FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 20
@@ -120,4 +122,6 @@ def section(items: list[RunData]) -> Section:
         md = it.get(f"{KEY}.melds")
         parts = ", ".join(f"{fmt_num(r['mean'], 2)} {r['kind']}" for r in md.iter_rows(named=True))
         sec.findings.append(Finding(f"{prefix(items, it)}A round sees {parts} on average."))
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
     return sec

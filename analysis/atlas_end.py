@@ -10,6 +10,8 @@ from analysis.exprs import mean_ci, with_rate
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
 from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 
+#: unit of each table: what one counted row is
+UNITS = {"ends": "round", "players": "run"}
 KEY = "atlas_end"
 FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 10
@@ -119,6 +121,8 @@ def section(items: list[RunData]) -> Section:
                 ),
             )
         )
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
     return sec
 
 

@@ -70,7 +70,7 @@ def section(items: list[RunData]) -> Section:
         "q95",
         "max",
     )
-    sec.tables.append(Table("summary", "Length distribution", summ))
+    sec.tables.append(Table("summary", "Length distribution", summ, unit=f.row_unit))
     hist = stack(items, f"{KEY}.histogram")
     main = hook(game, "LENGTH_MAIN", "")
     group = "run" if len(items) > 1 else None

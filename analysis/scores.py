@@ -77,7 +77,14 @@ def section(items: list[RunData]) -> Section:
             "no interval for "
             + ", ".join(f"{k} (mean {v:g} by construction)" for k, v in fixed.items())
         )
-    sec.tables.append(Table("summary", "Score distribution", summ))
+    sec.tables.append(
+        Table(
+            "summary",
+            "Score distribution",
+            summ,
+            unit=f"{facts(game).row_unit} (seat points: seat and half)",
+        )
+    )
     hist = stack(items, f"{KEY}.histogram")
     hook(game, "score_section")(sec, items, hist)
     return sec

@@ -14,6 +14,8 @@ from analysis import plots
 from analysis.exprs import game_keys, mean_ci, rate_table, summary_from_counts
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
+#: unit of each table: what one counted row is
+UNITS = {"summary": "half"}
 KEY = "yuanzi_bombs"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 30
@@ -157,4 +159,6 @@ def section(items: list[RunData]) -> Section:
                 answer=True,
             )
         )
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
     return sec

@@ -37,6 +37,17 @@ from analysis.model import (
     stack,
 )
 
+#: unit of each table: what one counted row is
+UNITS = {
+    "dao": "deal (half 2: a match that played it)",
+    "fallback": "deal (half 2: a match that played it)",
+    "first_receiver": "deal",
+    "first_leader": "deal",
+    "receiver_half2": "match with a second half",
+    "dao_cards": "match",
+    "jokers": "match",
+    "hand41": "half",
+}
 KEY = "yuanzi_dao"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 10
@@ -495,6 +506,8 @@ def section(items: list[RunData]) -> Section:
                 ),
             )
         )
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
     return sec
 
 

@@ -8,6 +8,8 @@ from analysis import plots
 from analysis.exprs import rate_table, with_rate
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
 
+#: unit of each table: what one counted row is
+UNITS = {"match": "match", "patterns": "half", "upstream": "match"}
 KEY = "yuanzi_finish"
 FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
 ORDER = 20
@@ -154,6 +156,8 @@ def section(items: list[RunData]) -> Section:
                 answer=True,
             )
         )
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
     return sec
 
 
@@ -255,7 +259,9 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
     KEY = "scores"  # noqa: N806  (the shared section's results)
     group = "run" if len(items) > 1 else None
     delta = stack(items, f"{KEY}.delta")
-    sec.tables.append(Table("delta", "Match delta of team 0 (南北)", delta, ("share",)))
+    sec.tables.append(
+        Table("delta", "Match delta of team 0 (南北)", delta, ("share",), unit="match")
+    )
     h = hist.filter(pl.col("measure") == "team 0 points, half 1")
     sec.figures.append(
         Figure(

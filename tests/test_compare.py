@@ -112,7 +112,11 @@ def test_pairwise_on_hand_built_frame():
     # W_a = (1, .5), W_b = (0, .5): D = (1, 0), mean .5, sd .7071, se .5
     assert t["win_a"] == pytest.approx(0.75) and t["win_b"] == pytest.approx(0.25)
     assert t["diff"] == pytest.approx(0.5)
-    assert t["hi"] - t["diff"] == pytest.approx(1.959964 * 0.5, rel=1e-5)
+    # Student t over the 2 deals (1 df: 12.71 × se), clipped to the possible range [−1, 1]
+    from scipy.stats import t as student
+
+    assert t["diff"] - t["lo"] == pytest.approx(min(student.ppf(0.975, 1) * 0.5, 1.5), rel=1e-5)
+    assert t["hi"] == 1.0
 
 
 def test_ratings_rank_the_better_strategy_first(tmp_path):
