@@ -58,6 +58,8 @@ MAX_CHUNKS = 1_000_000
 #: bookkeeping, not its play: play runs in a worker thread).
 SUB_CHUNK_SECONDS = 1.0
 FIRST_SUB_CHUNK = 256
+#: A sub-chunk with a user strategy that plays this long gets a notice (it may be stuck).
+STUCK_NOTICE_SECONDS = 60.0
 #: Manifest fields that must match for ``--resume`` (RunConfig.identity() and the stop rule).
 IDENTITY_KEYS = (
     "game", "players", "seats", "rules", "seed", "games", "assignments", "strategy_files", "stop",
@@ -250,13 +252,17 @@ class KernelThread:
             finally:
                 done.set()
 
-    def call(self, what: str, fn, *args):
+    def call(self, what: str, fn, *args, slow: tuple[float, Callable[[float], None]] | None = None):
+        """``fn(*args)`` in the kernel thread; ``slow = (seconds, notify)`` calls
+        ``notify(elapsed)`` once if the call takes longer than that."""
         box: dict = {}
         done = threading.Event()
         self.busy_since, self.what = time.monotonic(), what
         self.jobs.put((fn, args, box, done))
         while not done.wait(0.05):  # the main thread stays responsive to signals
-            pass
+            if slow is not None and time.monotonic() - self.busy_since > slow[0]:
+                slow[1](time.monotonic() - self.busy_since)
+                slow = None
         self.busy_since = None
         if "error" in box:
             raise box["error"]
@@ -416,6 +422,7 @@ def _cluster_results(engine, config, todo, client) -> Iterator:
 def _local_results(engine, config, todo, kernel: KernelThread, bar) -> Iterator:
     """Chunks played here in sub-chunks (each about SUB_CHUNK_SECONDS of play)."""
     sub = FIRST_SUB_CHUNK
+    users = _users(config)
     for chunk in todo:
         first, end = chunk["first"], chunk["first"] + chunk["count"]
         pieces, seconds = [], 0.0
@@ -423,8 +430,19 @@ def _local_results(engine, config, todo, kernel: KernelThread, bar) -> Iterator:
         while at < end:
             n = min(sub, end - at)
             t = time.perf_counter()
+            slow = None
+            if users:  # a sub-chunk is about a second of play: a minute means a stuck strategy
+
+                def notify(elapsed, at=at, n=n):
+                    bar.message(
+                        f"games {at}..{at + n - 1} have been playing for {elapsed:.0f} s (about "
+                        f"{SUB_CHUNK_SECONDS:.0f} s expected) with user strategy "
+                        f"{', '.join(users)}; if it never returns, press Ctrl-C (the run resumes)"
+                    )
+
+                slow = (STUCK_NOTICE_SECONDS, notify)
             games, seats = kernel.call(
-                f"games {at}..{at + n - 1}", engine.play_chunk, config, at, n
+                f"games {at}..{at + n - 1}", engine.play_chunk, config, at, n, slow=slow
             )
             dt = time.perf_counter() - t
             seconds += dt

@@ -441,6 +441,25 @@ def test_7_a_hung_user_strategy_is_ended_by_ctrl_c_with_its_name(tmp_path):
     assert "nothing was written" in err and not out.exists()
 
 
+def test_7_a_slow_user_strategy_gets_a_notice_naming_it(tmp_path, monkeypatch, capsys):
+    from dataclasses import replace
+
+    f = tmp_path / "slow.py"
+    f.write_text("def choose(): pass\n")
+
+    class SlowEngine(FakeEngine):
+        def play_chunk(self, config, first, count):
+            if first > 0:
+                time.sleep(0.6)
+            return super().play_chunk(replace(config, seats=("greedy",) * 4), first, count)
+
+    monkeypatch.setattr(runner, "STUCK_NOTICE_SECONDS", 0.2)
+    cfg = replace(fake_config(40), seats=(f"{f}:choose",) * 4)
+    runner.run(cfg, tmp_path / "run", chunk_size=20, progress=True, engine=SlowEngine())
+    err = capsys.readouterr().err
+    assert "have been playing for" in err and f"user strategy {f}:choose" in err, err
+
+
 # --- 8. replay checks the strategy file's checksum --------------------------------------------
 
 
