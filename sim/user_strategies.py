@@ -240,9 +240,10 @@ def check_compiles(strategy: UserStrategy, fn, argtypes: tuple, label: str) -> N
         ) from None
     result = fn.overloads[tuple(argtypes)].signature.return_type
     if not isinstance(result, types.Integer):
+        line = fn.py_func.__code__.co_firstlineno
         raise CardsimError(
             f"user strategy {label} ({strategy.path}) must return an integer index, "
-            f"but returns {result}"
+            f"but returns {result} ({strategy.path.name}, function at line {line})"
         )
 
 
