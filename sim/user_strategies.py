@@ -139,12 +139,12 @@ def _module_name(strategy: UserStrategy) -> str:
 
 
 def _place_in(exc: BaseException, path: Path) -> str:
-    """`` (file.py, line N)`` of the innermost traceback frame in ``path``, or ''."""
+    """`` (at file.py line N)`` of the innermost traceback frame in ``path``, or ''."""
     line = None
     for frame in traceback.extract_tb(exc.__traceback__):
         if Path(frame.filename).resolve() == path:
             line = frame.lineno
-    return f" ({path.name}, line {line})" if line else ""
+    return f" (at {path.name} line {line})" if line else ""
 
 
 def _import(strategy: UserStrategy) -> ModuleType:
@@ -218,7 +218,7 @@ def numba_reason(exc: BaseException) -> str:
         reason = f"{reason} {body[1].lstrip('>').strip()}"
     place = _PLACE.search(text)
     if place:
-        reason += f" ({Path(place.group(1)).name}, line {place.group(2)})"
+        reason += f" (at {Path(place.group(1)).name} line {place.group(2)})"
     return reason
 
 
@@ -243,7 +243,7 @@ def check_compiles(strategy: UserStrategy, fn, argtypes: tuple, label: str) -> N
         line = fn.py_func.__code__.co_firstlineno
         raise CardsimError(
             f"user strategy {label} ({strategy.path}) must return an integer index, "
-            f"but returns {result} ({strategy.path.name}, function at line {line})"
+            f"but returns {result} (function at {strategy.path.name} line {line})"
         )
 
 

@@ -74,12 +74,12 @@ def test_cache_key_follows_the_file_contents(tmp_path):
 @pytest.mark.parametrize(
     ("game", "spec", "message"),
     [
-        ("yuanzi", "broken.py:yuanzi_choose", r"Can't unify return type.*\(broken\.py, line \d+\)"),
-        ("atlas", "broken.py:atlas_choose", "must return an integer index, but returns float64"),
+        ("yuanzi", "broken.py:yuanzi_choose", r"Can't unify return type.*\(at broken\.py line 6\)"),
+        ("atlas", "broken.py:atlas_choose", r"returns float64 \(function at broken\.py line 10\)"),
         ("yuanzi", "broken.py:missing", "no function 'missing'"),
         ("atlas", "broken.py:not_a_function", "is not a function"),
-        ("yuanzi", "fails_on_import.py:choose", r"KeyError: 'b' \(fails_on_import\.py, line 4\)"),
-        ("atlas", "exits.py:choose", r"calls sys\.exit\(3\) when imported"),
+        ("yuanzi", "fails_on_import.py:choose", r"KeyError: 'b' \(at fails_on_import\.py line 4\)"),
+        ("atlas", "exits.py:choose", r"calls sys\.exit\(3\) when imported \(at exits\.py line 5\)"),
         ("yuanzi", "nowhere.py:choose", "not found"),
     ],
 )
