@@ -5,7 +5,8 @@ A seat may name a Numba-compilable function in a Python file instead of a built-
 
 - :func:`is_user_strategy` tells a user strategy from a built-in name, :func:`parse` checks
   the reference and hashes the file, :func:`labels` gives the names the tables show
-  (``mybot:choose``: file stem and function; the manifest keeps the path and the sha256).
+  (``mybot:choose``: file stem and function; the manifest keeps the path and the sha256;
+  two files that would share a label in one run are refused).
 - :func:`load` imports the file (an exception or ``sys.exit`` there is one line, never a
   traceback or a silent exit) and returns the function as a Numba dispatcher.
 - :func:`driver_for` returns the game's driver with the user functions in its user slots.
@@ -90,30 +91,32 @@ def parse(spec: str) -> UserStrategy:
     return UserStrategy(spec, path.resolve(), function, hashlib.sha256(data).hexdigest())
 
 
+def label(name: str) -> str:
+    """The name a strategy has in tables and reports: a built-in name as it is, a user strategy
+    as ``stem:function`` (a comparison suffix ``@2`` is kept): ``bots/mybot.py:choose`` ->
+    ``mybot:choose``. (``sim.schema.strategy_label`` is this function.)"""
+    base, suffix = _split_suffix(name)
+    if not is_user_strategy(base):
+        return name
+    path_text, function = base.rsplit(":", 1)
+    return f"{Path(path_text).stem}:{function}{suffix}"
+
+
 def labels(seats: Sequence[str]) -> list[str]:
-    """The names the tables show per seat: built-in names as they are, a user strategy as
-    ``stem:function`` (a comparison suffix ``@2`` is kept). Two different files with the same
-    stem and function are told apart by their folders (``v1/mybot:choose``)."""
-    parsed: dict[str, tuple[Path, str, str]] = {}
+    """:func:`label` of every seat; two different files that would get the same label in one
+    run are refused (the tables could not tell them apart)."""
+    seen: dict[str, Path] = {}
     for name in seats:
-        base, suffix = _split_suffix(name)
+        base, _ = _split_suffix(name)
         if is_user_strategy(base):
-            path_text, function = base.rsplit(":", 1)
-            parsed[name] = (Path(path_text).resolve(), function, suffix)
-    distinct = {(p, f) for p, f, _ in parsed.values()}
-    short: dict[tuple[Path, str], str] = {}
-    for path, function in distinct:
-        depth = 1
-        while True:
-            mine = _tail(path, depth)
-            clash = [
-                q for q, g in distinct if g == function and q != path and _tail(q, depth) == mine
-            ]
-            if not clash or depth >= len(path.parts):
-                break
-            depth += 1
-        short[(path, function)] = f"{mine}:{function}"
-    return [short[parsed[n][:2]] + parsed[n][2] if n in parsed else n for n in seats]
+            path = Path(base.rsplit(":", 1)[0]).resolve()
+            other = seen.setdefault(label(base), path)
+            if other != path:
+                raise CardsimError(
+                    f"user strategies {other} and {path} would both be labelled "
+                    f"{label(base)!r} in the tables: rename one of the files"
+                )
+    return [label(name) for name in seats]
 
 
 def _split_suffix(name: str) -> tuple[str, str]:
@@ -122,10 +125,6 @@ def _split_suffix(name: str) -> tuple[str, str]:
     if sep and tail.isdigit() and is_user_strategy(head):
         return head, sep + tail
     return name, ""
-
-
-def _tail(path: Path, depth: int) -> str:
-    return "/".join(path.with_suffix("").parts[-depth:])
 
 
 # --- loading ---------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_user_strategy_example_runs_in_the_user_driver():
     user = "examples/yuanzi_strategy.py:choose"
     cfg = config(seats=(user, "greedy", user, "greedy"))
     games, seats = ENGINE.play_chunk(cfg, 0, 200)
-    assert games.height == 200 and games["strategy_0"][0] == "yuanzi_strategy:choose"
+    assert games.height == 200 and games["strategy_s0"][0] == "yuanzi_strategy:choose"
     again = ENGINE.play_chunk(cfg, 100, 100)
     assert_frame_equal(games.slice(100), again[0])
     # greedy beats the example's "lead the biggest, follow with the smallest" most of the time
