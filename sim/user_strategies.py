@@ -70,7 +70,7 @@ class UserStrategy:
 
     @property
     def label(self) -> str:
-        """``stem:function`` (see :func:`labels` for how clashes are told apart)."""
+        """``stem:function`` (:func:`label`; :func:`labels` refuses two files with one label)."""
         return f"{self.path.stem}:{self.function}"
 
 
