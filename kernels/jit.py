@@ -20,6 +20,8 @@ def source_fingerprint() -> str:
     """Hash of the kernel sources and the Numba version: the name of the cache folder."""
     h = hashlib.sha256(numba.__version__.encode())
     for path in sorted(_ROOT.rglob("*.py")):
+        if "__pycache__" in path.parts:  # generated files (user-strategy drivers) live there
+            continue
         h.update(path.relative_to(_ROOT).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

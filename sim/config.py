@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
+from sim.user_strategies import is_user_strategy
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
@@ -29,11 +30,6 @@ def check_until_ci(width: float, name: str = "--until-ci") -> float:
             f"{name} is a proportion (0.01 = ±1 percentage point) in {lo}..{hi}, got {width!r}"
         )
     return float(width)
-
-
-def is_user_strategy(name: str) -> bool:
-    """True for a user-written strategy reference ``path/to/file.py:function``."""
-    return isinstance(name, str) and ":" in name and name.rsplit(":", 1)[0].endswith(".py")
 
 
 def check_strategy(engine: GameEngine, name: str) -> str:

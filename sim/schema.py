@@ -150,10 +150,9 @@ def strategy_label(name: str) -> str:
     >>> strategy_label("/home/me/bots/mybot.py:choose"), strategy_label("greedy@2")
     ('mybot:choose', 'greedy@2')
     """
-    if ".py:" not in name:
-        return name
-    path, _, func = name.rpartition(":")
-    return f"{Path(path).stem}:{func}"
+    from sim.user_strategies import label  # the one user-strategy mechanism
+
+    return label(name)
 
 
 def context_for(players: int, seats: Sequence[str], all_names: Sequence[str] = ()) -> Context:

@@ -1,8 +1,9 @@
 """ATLAS driver: turns, claim windows, TRADE, rounds, matches, ``simulate`` and trace mode.
 
-Everything that takes a decision lives here, so that a user strategy can be compiled into an
-uncached copy of this module (:func:`build_user_driver`); the built-in driver is cached and
-dispatches strategies by integer id (``kernels.atlas.strategies``).
+Everything that takes a decision lives here, so that user strategies run in a variant of this
+module: a generated copy of this file whose prelude sets ``_USER_STRATEGIES``
+(``sim/user_strategies.py``, cached under its own file name). The built-in driver dispatches
+strategies by integer id (``kernels.atlas.strategies``).
 
 Trace arrays (``tc`` counters, int64):
 
@@ -22,10 +23,10 @@ as it was when the decision was asked, then seat, type, n, strategy id, then the
 """
 
 import sys
-import types
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+from numba.core import types as nt
 
 from kernels.atlas.encoding import (
     ATLAS,
@@ -75,7 +76,6 @@ from kernels.atlas.state import (  # noqa: I001
     END_TURN_CAP,
     H_FIRST,
     HANDS,
-    HOT,
     P_CARD,
     P_DIR,
     P_DISCARDER,
@@ -140,7 +140,7 @@ from kernels.atlas.strategies import (
     choose_in_state,
     user_placeholder,
 )
-from kernels.jit import JIT, kernel, parallel_kernel
+from kernels.jit import kernel, parallel_kernel
 from kernels.rng import bounded, seed_stream
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
@@ -192,33 +192,58 @@ SEATS_DTYPE = np.dtype(
     ]
 )
 
-# A user-strategy build executes this file again with ``_USER_STRATEGIES`` preset (see
-# build_user_driver): then nothing is cached and the user slots call the user's functions.
+# --- user strategies -------------------------------------------------------------------------
+#: The exact argument types a user strategy gets: dtype, hand, pub, options, n, rng.
+USER_ARGTYPES = (
+    nt.int64,
+    nt.Array(nt.int32, 1, "C"),
+    nt.Array(nt.int32, 1, "C"),
+    nt.Array(nt.int32, 1, "C"),
+    nt.int64,
+    nt.Array(nt.uint64, 1, "C"),
+)
+# The built-in driver (this file as it is): ``_jit`` is the turn loop (NRT off, see
+# ``kernels.atlas.state.HOT``) and the user slots are placeholders, never called. The generated
+# variant presets ``_USER_STRATEGIES``: ``_user`` runs the user's functions on private copies of
+# their inputs, which needs NRT in the turn loop; it is cached like this file.
 _USER = globals().get("_USER_STRATEGIES")
-# ``_jit``: the turn loop (NRT off, see ``kernels.atlas.state.HOT``); ``_njit``/``_pjit``: the
-# entry points that allocate.
+_njit = kernel
+_pjit = parallel_kernel
 if _USER is None:
     _jit = hot_kernel
-    _njit = kernel
-    _pjit = parallel_kernel
-    _U0 = _U1 = _U2 = _U3 = user_placeholder
+
+    @_jit
+    def _user(slot, dtype, hand, pub, opts, n, rng):
+        return user_placeholder(dtype, hand, pub, opts, n, rng)
+
 else:
-    _jit = njit(**{**HOT, "cache": False})
-    _njit = njit(**{**JIT, "cache": False})
-    _pjit = njit(**{**JIT, "cache": False, "parallel": True})
-    _slots = list(_USER) + [user_placeholder] * (MAX_USER - len(_USER))
-    _U0, _U1, _U2, _U3 = _slots
+    _jit = kernel
+    _U0, _U1, _U2, _U3 = tuple(_USER) + (user_placeholder,) * (MAX_USER - len(_USER))
 
+    @kernel
+    def _user_slot(k, dtype, hand, pub, opts, n, rng):
+        if k == 0:
+            return np.int64(_U0(dtype, hand, pub, opts, n, rng))
+        if k == 1:
+            return np.int64(_U1(dtype, hand, pub, opts, n, rng))
+        if k == 2:
+            return np.int64(_U2(dtype, hand, pub, opts, n, rng))
+        return np.int64(_U3(dtype, hand, pub, opts, n, rng))
 
-@_jit
-def _user(slot, dtype, hand, pub, opts, n, rng):
-    if slot == 0:
-        return _U0(dtype, hand, pub, opts, n, rng)
-    if slot == 1:
-        return _U1(dtype, hand, pub, opts, n, rng)
-    if slot == 2:
-        return _U2(dtype, hand, pub, opts, n, rng)
-    return _U3(dtype, hand, pub, opts, n, rng)
+    @kernel
+    def _user(slot, dtype, hand, pub, opts, n, rng):
+        """User slot ``slot`` on private copies of its hand, public block and options (the
+        state never depends on what it does); ``rng`` is its strategy stream. An exception it
+        raises becomes answer -1 (an error the engine explains by replaying the game with
+        ``slot + MAX_USER``, raise mode, on one thread)."""
+        h, p, o = hand.copy(), pub.copy(), opts.copy()
+        d, k = np.int64(dtype), np.int64(n)
+        if slot >= MAX_USER:
+            return _user_slot(slot - MAX_USER, d, h, p, o, k, rng)
+        try:
+            return _user_slot(slot, d, h, p, o, k, rng)
+        except Exception:
+            return -1
 
 
 @_jit
@@ -696,22 +721,6 @@ def run_trace(root, game_index, n, sids, rules_arr, level=1, snap_at=-1, sim=Non
         snap[:nd] if snap_at == -2 else (snap[0] if snap_at >= 0 and snap[0, S_LEN] >= 0 else None),
         int(err),
     )  # fmt: skip
-
-
-def build_user_driver(functions) -> types.ModuleType:
-    """An uncached copy of this driver whose user slots 0.. call ``functions`` (Numba dispatchers).
-
-    Strategy id ``USER_BASE + k`` then runs ``functions[k]``.
-    """
-    if len(functions) > MAX_USER:
-        raise ValueError(f"at most {MAX_USER} distinct user strategies in one run")
-    mod = types.ModuleType(f"{__name__}_user")
-    mod.__dict__["_USER_STRATEGIES"] = tuple(functions)
-    mod.__dict__["__file__"] = __file__
-    with open(__file__, encoding="utf-8") as f:
-        code = compile(f.read(), __file__, "exec")
-    exec(code, mod.__dict__)
-    return mod
 
 
 def scratch(level: int = 1, cap: int = 4096):

@@ -6,14 +6,16 @@ and ``S_*`` below; ``games_table`` / ``seats_table`` turn them into structured a
 Game ``first + i`` is seeded from (root, game index) alone: stream 0 deals both halves before
 any play (protocol §1), stream 2 feeds the strategies, so rows never depend on chunking or
 threads. ``simulate_trace`` also records every decision (protocol §8).
+
+User strategies (``sim/user_strategies.py``) run in a variant of this file: a generated copy
+whose prelude sets ``_USER_STRATEGIES``; see "user strategies" below.
 """
 
-import types
-
 import numpy as np
-from numba import njit, prange
+from numba import prange
+from numba.core import types as nt
 
-from kernels.jit import JIT, kernel, parallel_kernel
+from kernels.jit import kernel, parallel_kernel
 from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
 from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
@@ -21,7 +23,6 @@ from kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
     INFO_JOKERS,
-    JIT_HOT,
     N_INFO,
     N_RULES,
     N_ST,
@@ -62,6 +63,58 @@ from kernels.yuanzi.strategies import (
     choose_random,
     greedy_follow_code,
 )
+
+# --- user strategies -------------------------------------------------------------------------
+#: The exact argument types a user strategy gets: own, played, pub, legal, n_legal, rng.
+USER_ARGTYPES = (
+    nt.Array(nt.uint8, 1, "C"),
+    nt.Array(nt.uint8, 2, "C"),
+    nt.Array(nt.int64, 1, "C"),
+    nt.Array(nt.int32, 1, "C"),
+    nt.int64,
+    nt.Array(nt.uint64, 1, "C"),
+)
+#: user slots; a strategy id ``N_BUILTIN + MAX_USER + k`` runs slot k in raise mode
+MAX_USER = 4
+# The built-in driver (this file as it is) dispatches built-ins only, zero-copy, in a hot (NRT
+# off) play loop. The generated variant (``sim/user_strategies.py``) presets
+# ``_USER_STRATEGIES``: its dispatch also runs the user slots, on private copies of their inputs
+# (which need NRT in the play loop); it is cached like this file, under its own file name.
+_USER = globals().get("_USER_STRATEGIES")
+if _USER is None:
+    _choose = choose_builtin
+    _hot = hot_kernel
+else:
+    _hot = kernel
+    _U0, _U1, _U2, _U3 = tuple(_USER) + (choose_random,) * (MAX_USER - len(_USER))
+
+    @kernel
+    def _user_slot(k, own, played, pub, legal, n, rng):
+        if k == 0:
+            return np.int64(_U0(own, played, pub, legal, n, rng))
+        if k == 1:
+            return np.int64(_U1(own, played, pub, legal, n, rng))
+        if k == 2:
+            return np.int64(_U2(own, played, pub, legal, n, rng))
+        return np.int64(_U3(own, played, pub, legal, n, rng))
+
+    @kernel
+    def _choose(sid, own, played, pub, legal, n, rng):
+        """Built-ins as in the built-in driver; a user slot gets private copies of own hand,
+        played cards, public state and legal list (the deal never depends on what it does);
+        ``rng`` is the match's strategy stream. An exception it raises becomes answer -1 (a
+        bad answer, which the engine explains by replaying the game in raise mode)."""
+        if sid < N_BUILTIN:
+            return choose_builtin(sid, own, played, pub, legal, n, rng)
+        k = sid - N_BUILTIN
+        o, p, s, c = own.copy(), played.copy(), pub.copy(), legal[:n].copy()
+        if k >= MAX_USER:  # raise mode: let the exception through (one thread, no prange)
+            return _user_slot(k - MAX_USER, o, p, s, c, np.int64(n), rng)
+        try:
+            return _user_slot(k, o, p, s, c, np.int64(n), rng)
+        except Exception:
+            return -1
+
 
 # --- games matrix: one row per match -------------------------------------------------------
 # per half h, at base G_HALF * h:
@@ -173,13 +226,13 @@ def decide(hands, played, st, rules, sids, buf, rng):
     if n == 1:
         return n, 0, 0
     seat = st[ST_ACTOR]
-    idx = choose_builtin(sids[seat], hands[seat], played, st, buf, n, rng)
+    idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
     if idx < 0 or idx >= n:
         return n, n - 1 if buf[n - 1] == PASS else 0, 1
     return n, idx, 0
 
 
-@hot_kernel
+@_hot
 def play_half(
     g,
     half,
@@ -396,62 +449,14 @@ def simulate_trace(root, first, count, sids, rules, out_games, out_seats, tr, tr
     _run_block(root, first, 0, count, sids, rules, out_games, out_seats, tr, trh, trn, leg, True)
 
 
-def make_dispatch(user_fns):
-    """A jitted dispatch ``(sid, own, played, pub, legal, n, rng) -> index``: built-in ids first,
-    then ``user_fns[k]`` (jitted ``choose`` functions) as id ``N_BUILTIN + k`` (at most 4)."""
-    fns = list(user_fns) + [choose_random] * (4 - len(user_fns))
-    u0, u1, u2, u3 = fns
-
-    @njit(**_UNCACHED)
-    def dispatch(sid, own, played, pub, legal, n, rng):
-        if sid < N_BUILTIN:
-            return choose_builtin(sid, own, played, pub, legal, n, rng)
-        k = sid - N_BUILTIN
-        if k == 0:
-            return u0(own, played, pub, legal, n, rng)
-        if k == 1:
-            return u1(own, played, pub, legal, n, rng)
-        if k == 2:
-            return u2(own, played, pub, legal, n, rng)
-        return u3(own, played, pub, legal, n, rng)
-
-    return dispatch
-
-
-_UNCACHED = {**JIT, "cache": False}
-#: the driver chain that calls ``choose_builtin``; a user variant re-binds it (uncached)
-_CHAIN = ("decide", "play_half", "play_game", "_run_block", "simulate", "simulate_trace")
-
-
-def make_user_driver(dispatch):
-    """Uncached copies of ``simulate`` / ``simulate_trace`` whose strategy dispatch is ``dispatch``.
-
-    The cached driver refers to ``choose_builtin`` as a global, so that no function object is
-    passed at run time (which would defeat the disk cache); here the same Python code is compiled
-    again with that global re-bound to ``dispatch``.
-    """
-    env = dict(globals())
-    env["choose_builtin"] = dispatch
-    for name in _CHAIN:
-        py = globals()[name].py_func
-        fn = types.FunctionType(py.__code__, env, name, py.__defaults__, py.__closure__)
-        opts = {**_UNCACHED, "parallel": True} if name == "simulate" else _UNCACHED
-        if name == "decide":
-            opts = {**_UNCACHED, "inline": "always"}
-        if name == "play_half":
-            opts = {**JIT_HOT, "cache": False}
-        env[name] = njit(**opts)(fn)
-    return env["simulate"], env["simulate_trace"]
-
-
 def run_games(root, first, count, sids, rules, driver=None):
     """Python entry: allocate the outputs, run once per chunk, return (games, seats) matrices.
 
-    ``driver`` is a ``make_user_driver`` pair for user strategies (None: built-ins, cached).
+    ``driver`` is the user-strategy variant of this module (None: this one, built-ins only).
     """
     out_games = np.empty((count, NG), np.int32)
     out_seats = np.empty((4 * count, NS), np.int32)
-    sim = simulate if driver is None else driver[0]
+    sim = simulate if driver is None else driver.simulate
     if count > 0:
         sim(
             np.uint64(root),
@@ -473,7 +478,7 @@ def run_trace(root, first, count, sids, rules, keep_legal=False, driver=None):
     """
     sids = np.asarray(sids, np.int64)
     rules = np.asarray(rules, np.int64)
-    sim = simulate_trace if driver is None else driver[1]
+    sim = simulate_trace if driver is None else driver.simulate_trace
     cap = 1200 * max(count, 1)
     cap_legal = 40 * cap if keep_legal else 0
     while True:

@@ -15,31 +15,25 @@ built-in strategies (``kernels.atlas.strategies``)::
         # options int32[n]: the legal decision codes; rng: uint64[4], the strategy stream
         # returns an index into options (0 <= index < n)
 
-It sees exactly what AT-26 allows. The function is compiled into an uncached copy of the driver
-(first use in a process takes a while). See ``examples/atlas_strategy.py``.
+It sees exactly what AT-26 allows, as private copies. It is compiled into a variant of the driver
+that is cached per version of the file (``sim/user_strategies.py``). See
+``examples/atlas_strategy.py``.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from pathlib import Path
-
 import numpy as np
 import polars as pl
-from numba import njit
-from numba.core.registry import CPUDispatcher
 
 from kernels.atlas import driver as _driver
 from kernels.atlas import rules as _rules
 from kernels.atlas.options import OPTIONS
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
+from sim import user_strategies
 from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import atlas_tables as tables
 from sim.schema import build_frame, context_for
-
-_USER_DRIVERS: dict[tuple, object] = {}
 
 
 def resolve_rules(rules: dict | None) -> dict:
@@ -50,27 +44,6 @@ def resolve_rules(rules: dict | None) -> dict:
 def rules_array(rules: dict | None) -> np.ndarray:
     """The kernel's rule array (offsets ``kernels.atlas.rules.R_*``) of a rules dict."""
     return OPTIONS.array(rules)
-
-
-def _load_user(spec: str):
-    path, _, fn_name = spec.rpartition(":")
-    if not path or not fn_name or not path.endswith(".py"):
-        raise CardsimError(f"bad user strategy {spec!r}: use path/to/file.py:function")
-    p = Path(path)
-    if not p.is_file():
-        raise CardsimError(f"user strategy file not found: {path}")
-    mod_spec = importlib.util.spec_from_file_location(f"atlas_user_{abs(hash(str(p)))}", p)
-    module = importlib.util.module_from_spec(mod_spec)
-    try:
-        mod_spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file: report, do not crash the runner
-        raise CardsimError(f"cannot load user strategy {spec!r}: {exc}") from exc
-    fn = getattr(module, fn_name, None)
-    if fn is None or not callable(fn):
-        raise CardsimError(f"user strategy {spec!r}: no function {fn_name!r} in {path}")
-    if not isinstance(fn, CPUDispatcher):
-        fn = njit(cache=False)(fn)
-    return fn
 
 
 FACTS = GameFacts(
@@ -106,8 +79,9 @@ class AtlasEngine:
     strategies = tuple(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS)
 
     # -- seats -------------------------------------------------------------------------------
-    def seat_ids(self, config: RunConfig):
-        """Strategy id per seat and the driver module to run (uncached if user strategies)."""
+    def seat_ids(self, config: RunConfig, entry: str = "simulate"):
+        """Strategy id per seat and the driver module to run (the user-strategy variant if any
+        seat is a user strategy; ``entry``: the driver function about to be called)."""
         n = config.players
         if n not in self.player_counts:
             raise CardsimError(f"ATLAS players: {n} (allowed: 2..10)")
@@ -118,7 +92,7 @@ class AtlasEngine:
         for name in config.seats:
             if name in builtin:
                 ids.append(builtin[name])
-            elif ":" in name and ".py" in name:
+            elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
                 ids.append(USER_BASE + users.index(name))
@@ -129,14 +103,10 @@ class AtlasEngine:
                 )
         if not users:
             return np.array(ids, np.int64), _driver
-        if len(users) > MAX_USER:
-            raise CardsimError(f"at most {MAX_USER} different user strategies in one run")
-        key = tuple((u, os.path.getmtime(u.rpartition(":")[0])) if os.path.exists(
-            u.rpartition(":")[0]) else (u, 0) for u in users)  # fmt: skip
-        if key not in _USER_DRIVERS:
-            fns = [_load_user(u) for u in users]
-            _USER_DRIVERS[key] = _driver.build_user_driver(fns)
-        return np.array(ids, np.int64), _USER_DRIVERS[key]
+        mod = user_strategies.driver_for(
+            "atlas", _driver, users, _driver.USER_ARGTYPES, entry, "ATLAS", "about 1-2 minutes"
+        )
+        return np.array(ids, np.int64), mod
 
     # -- play --------------------------------------------------------------------------------
     def play_arrays(self, config: RunConfig, first: int, count: int):
@@ -150,10 +120,37 @@ class AtlasEngine:
         if count > 0:
             err = mod.simulate(np.uint64(config.seed), first, count, n, ids, arr, games, seats)
             if err:
-                raise CardsimError(
-                    f"a user strategy returned an option index outside [0, n) in {err} round(s)"
-                )
+                raise self._user_failure(config, ids, arr, first, count)
         return games, seats
+
+    def _user_failure(self, config, ids, arr, first, count) -> CardsimError:
+        """A user strategy raised or answered out of range: find the first such game (one
+        thread, raise mode) and say what happened there."""
+        _ids, mod = self.seat_ids(config, "trace_match")
+        user = ids >= USER_BASE
+        n = config.players
+
+        def play(game, sids):
+            return _driver.run_trace(config.seed, game, n, sids, arr, 0, sim=mod).errors
+
+        raising = np.where(user, ids + MAX_USER, ids)
+        game = first
+        for game in range(first, first + count):
+            try:
+                if play(game, raising):
+                    break
+            except Exception:
+                break
+
+        def rerun(slot):
+            only = raising if slot is None else np.where(ids == USER_BASE + slot, raising, ids)
+            return bool(play(game, only))
+
+        labels = user_strategies.labels(config.seats)
+        users = list(
+            dict.fromkeys(x for x, sid in zip(labels, ids, strict=True) if sid >= USER_BASE)
+        )
+        return user_strategies.failure(users, rerun, f"game {game}, seed {config.seed}")
 
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play games ``first .. first+count-1``: (games, seats) tables, docs/atlas-columns.md."""
@@ -174,7 +171,7 @@ class AtlasEngine:
     # -- replay ------------------------------------------------------------------------------
     def trace(self, config: RunConfig, game_index: int, level: int = 1):
         """The kernel trace of one game (``kernels.atlas.driver.Trace``)."""
-        ids, mod = self.seat_ids(config)
+        ids, mod = self.seat_ids(config, "trace_match")
         return _driver.run_trace(
             config.seed, game_index, config.players, ids, rules_array(config.rules), level, sim=mod
         )

@@ -11,14 +11,12 @@ built-in strategies (see ``kernels/yuanzi/strategies.py``)::
 ``own`` uint8[54] own hand counts, ``played`` uint8[4, 54] cards played this half per seat,
 ``pub`` int64 public state row (offsets ``kernels.yuanzi.state.ST_*``), ``legal`` int32 codes
 (``kernels.yuanzi.encoding``), ``rng`` uint64[4] (``kernels.rng.bounded(rng, n)``); it returns
-an index in ``0 .. n_legal - 1``. It is called only when there is a choice (n_legal >= 2).
+an index in ``0 .. n_legal - 1``. It is called only when there is a choice (n_legal >= 2), on
+private copies of its inputs. Loading, compiling and caching: ``sim/user_strategies.py``.
 See examples/yuanzi_strategy.py.
 """
 
 from __future__ import annotations
-
-import importlib.util
-import os
 
 import numpy as np
 import polars as pl
@@ -26,39 +24,11 @@ import polars as pl
 from kernels.yuanzi import driver as drv
 from kernels.yuanzi.options import OPTIONS
 from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
+from sim import user_strategies
 from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import yuanzi_tables as tables
 from sim.schema import build_frame, context_for
-
-# --- user strategies -------------------------------------------------------------------------
-_USER_CACHE: dict = {}
-
-
-def _load_user(spec: str):
-    """Load and jit ``path/to/file.py:function``; raises CardsimError with the reason."""
-    path, _, fname = spec.rpartition(":")
-    if not os.path.isfile(path):
-        raise CardsimError(f"user strategy {spec!r}: file {path!r} not found")
-    key = (os.path.abspath(path), os.path.getmtime(path), fname)
-    if key in _USER_CACHE:
-        return _USER_CACHE[key]
-    modname = f"cardsim_user_strategy_{len(_USER_CACHE)}"
-    mspec = importlib.util.spec_from_file_location(modname, path)
-    module = importlib.util.module_from_spec(mspec)
-    try:
-        mspec.loader.exec_module(module)
-    except Exception as exc:  # the user's file: report any failure as a domain error
-        raise CardsimError(f"user strategy {spec!r}: cannot load {path}: {exc}") from exc
-    fn = getattr(module, fname, None)
-    if fn is None or not callable(fn):
-        raise CardsimError(f"user strategy {spec!r}: no function {fname!r} in {path}")
-    if not hasattr(fn, "py_func"):
-        from numba import njit
-
-        fn = njit(cache=False)(fn)
-    _USER_CACHE[key] = fn
-    return fn
 
 
 def _first_leader_team() -> pl.Expr:
@@ -104,9 +74,6 @@ class YuanziEngine:
     rule_options = OPTIONS
     strategies = tuple(StrategyInfo(n, i, d) for n, i, d in BUILTIN)
 
-    def __init__(self):
-        self._dispatch: dict = {}
-
     # -- configuration ------------------------------------------------------------------
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""
@@ -122,7 +89,7 @@ class YuanziEngine:
         for seat in seats:
             if seat in names:
                 ids.append(names[seat])
-            elif ".py:" in seat:
+            elif user_strategies.is_user_strategy(seat):
                 if seat not in users:
                     users.append(seat)
                 ids.append(N_BUILTIN + users.index(seat))
@@ -133,31 +100,33 @@ class YuanziEngine:
                 )
         return np.array(ids, np.int64), tuple(users)
 
-    def _dispatch_for(self, users: tuple[str, ...]):
+    def _driver(self, users: tuple[str, ...], entry: str):
+        """The driver module to run: the built-in one, or the user-strategy variant."""
         if not users:
             return None
-        fns = tuple(_load_user(u) for u in users)
-        if fns not in self._dispatch:
-            self._dispatch[fns] = drv.make_user_driver(drv.make_dispatch(fns))
-        return self._dispatch[fns]
+        return user_strategies.driver_for(
+            "yuanzi", drv, users, drv.USER_ARGTYPES, entry, "原子", "about 1-2 minutes"
+        )
 
     def _run(self, config: RunConfig, first: int, count: int):
         sids, users = self.strategy_ids(config.seats)
         rules = self.rules_array(config.rules)
-        dispatch = self._dispatch_for(users)
-        try:
-            g, s = drv.run_games(config.seed, first, count, sids, rules, dispatch)
-        except CardsimError:
-            raise
-        except Exception as exc:
-            if users:
-                raise CardsimError(f"user strategy {', '.join(users)} failed: {exc}") from exc
-            raise
-        bad = int(g[:, drv.G_BAD].sum()) if count else 0
-        if bad:
-            raise CardsimError(
-                f"user strategy {', '.join(users)} returned {bad} index(es) outside 0..n_legal-1"
-            )
+        driver = self._driver(users, "simulate")
+        g, s = drv.run_games(config.seed, first, count, sids, rules, driver)
+        bad = g[:, drv.G_BAD] if count else g[:0, 0]
+        if bad.any():  # a user strategy raised or answered out of range: replay one such game
+            game = first + int(np.argmax(bad > 0))
+
+            def rerun(slot):
+                raising = sids + drv.MAX_USER * (sids >= N_BUILTIN)
+                if slot is not None:
+                    raising = np.where(sids == N_BUILTIN + slot, raising, sids)
+                again = self._driver(users, "simulate_trace")
+                tg = drv.run_trace(config.seed, game, 1, raising, rules, False, again)[0]
+                return bool(tg[0, drv.G_BAD])
+
+            names = user_strategies.labels(users)
+            raise user_strategies.failure(names, rerun, f"game {game}, seed {config.seed}")
         return g, s
 
     # -- GameEngine ---------------------------------------------------------------------
@@ -174,9 +143,8 @@ class YuanziEngine:
         """Trace mode: (games matrix, seats matrix, trace rows, hashes, legal codes)."""
         sids, users = self.strategy_ids(config.seats)
         rules = self.rules_array(config.rules)
-        return drv.run_trace(
-            config.seed, first, count, sids, rules, keep_legal, self._dispatch_for(users)
-        )
+        driver = self._driver(users, "simulate_trace")
+        return drv.run_trace(config.seed, first, count, sids, rules, keep_legal, driver)
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """Readable log of one match: the kernel's choices replayed through the reference."""

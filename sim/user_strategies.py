@@ -1,0 +1,400 @@
+"""User-written strategies (``path/to/file.py:function``): one mechanism for every game.
+
+A seat may name a Numba-compilable function in a Python file instead of a built-in strategy
+(docs/strategies.md). Every engine goes through this module:
+
+- :func:`is_user_strategy` tells a user strategy from a built-in name, :func:`parse` checks
+  the reference and hashes the file, :func:`labels` gives the names the tables show
+  (``mybot:choose``: file stem and function; the manifest keeps the path and the sha256;
+  two files that would share a label in one run are refused).
+- :func:`load` imports the file (an exception or ``sys.exit`` there is one line, never a
+  traceback or a silent exit) and returns the function as a Numba dispatcher.
+- :func:`driver_for` returns the game's driver with the user functions in its user slots.
+  The user function is first compiled alone, with the exact argument types the driver passes
+  (``USER_ARGTYPES`` next to each driver), so that a broken strategy fails in seconds with
+  Numba's real reason and the place in the user's file. The driver variant is then a real
+  ``.py`` file (a prelude that binds the user slots, then the driver's source) in a folder
+  named after a key of the strategy files' sha256, the kernel sources' fingerprint
+  (``kernels.jit.source_fingerprint``) and the Numba and Python versions, compiled with
+  ``cache=True``: the first run with a file compiles it (a line on stderr says so), later runs
+  load it from Numba's cache in seconds. A changed file or kernel gives a new key, so stale
+  code never runs (Numba's own cache only checks the file of the function it loads).
+- :func:`failure` explains a chunk in which a user strategy failed: the driver catches an
+  exception raised in a strategy (exceptions do not cross Numba's parallel loop), counts it
+  like an out-of-range answer, and the engine replays the failing game in "raise mode"
+  (strategy id + ``MAX_USER``, one thread) so that the user's own message is reported.
+
+Inputs are protected in the driver variant: a user strategy gets private copies of its hand,
+the played cards, the public state and the legal list (issue 11 #6); built-in strategies keep
+the zero-copy path of the cached built-in driver.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from sim.errors import CardsimError
+
+#: How a user strategy is written on the command line and in configurations.
+HINT = "path/to/file.py:function"
+#: Distinct user strategies one run may use (the drivers have four user slots).
+MAX_USER = 4
+#: Bump when the generated driver's prelude changes (part of the cache key).
+_TEMPLATE_VERSION = "1"
+
+
+def is_user_strategy(name: object) -> bool:
+    """True for a user-written strategy reference ``path/to/file.py:function``."""
+    return isinstance(name, str) and ":" in name and name.rsplit(":", 1)[0].endswith(".py")
+
+
+@dataclass(frozen=True)
+class UserStrategy:
+    """A parsed ``path/to/file.py:function`` reference."""
+
+    spec: str  # as given
+    path: Path  # resolved
+    function: str
+    sha256: str  # of the file's bytes when parsed
+
+    @property
+    def label(self) -> str:
+        """``stem:function`` (:func:`label`; :func:`labels` refuses two files with one label)."""
+        return f"{self.path.stem}:{self.function}"
+
+
+def parse(spec: str) -> UserStrategy:
+    """Check ``path/to/file.py:function`` (form, file, function name) and hash the file."""
+    if not is_user_strategy(spec):
+        raise CardsimError(f"bad user strategy {spec!r}: use {HINT}")
+    path_text, function = spec.rsplit(":", 1)
+    path = Path(path_text)
+    if not function.isidentifier():
+        raise CardsimError(f"user strategy {spec!r}: {function!r} is not a function name")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CardsimError(f"user strategy file not found: {path_text}") from None
+    except OSError as exc:
+        raise CardsimError(f"user strategy file {path_text}: {exc.strerror or exc}") from None
+    return UserStrategy(spec, path.resolve(), function, hashlib.sha256(data).hexdigest())
+
+
+def label(name: str) -> str:
+    """The name a strategy has in tables and reports: a built-in name as it is, a user strategy
+    as ``stem:function`` (a comparison suffix ``@2`` is kept): ``bots/mybot.py:choose`` ->
+    ``mybot:choose``. (``sim.schema.strategy_label`` is this function.)"""
+    base, suffix = _split_suffix(name)
+    if not is_user_strategy(base):
+        return name
+    path_text, function = base.rsplit(":", 1)
+    return f"{Path(path_text).stem}:{function}{suffix}"
+
+
+def labels(seats: Sequence[str]) -> list[str]:
+    """:func:`label` of every seat; two different files that would get the same label in one
+    run are refused (the tables could not tell them apart)."""
+    seen: dict[str, Path] = {}
+    for name in seats:
+        base, _ = _split_suffix(name)
+        if is_user_strategy(base):
+            path = Path(base.rsplit(":", 1)[0]).resolve()
+            other = seen.setdefault(label(base), path)
+            if other != path:
+                raise CardsimError(
+                    f"user strategies {other} and {path} would both be labelled "
+                    f"{label(base)!r} in the tables: rename one of the files"
+                )
+    return [label(name) for name in seats]
+
+
+def _split_suffix(name: str) -> tuple[str, str]:
+    """``x.py:f@2`` -> (``x.py:f``, ``@2``): the copy number of a strategy compared with itself."""
+    head, sep, tail = name.rpartition("@")
+    if sep and tail.isdigit() and is_user_strategy(head):
+        return head, sep + tail
+    return name, ""
+
+
+# --- loading ---------------------------------------------------------------------------------
+_MODULES: dict[tuple[Path, str], ModuleType] = {}
+
+
+def _module_name(strategy: UserStrategy) -> str:
+    # stable across processes (a cached driver refers to its callees' modules by name)
+    stem = re.sub(r"\W", "_", strategy.path.stem)
+    return f"cardsim_user_{stem}_{strategy.sha256[:12]}"
+
+
+def _place_in(exc: BaseException, path: Path) -> str:
+    """`` (at file.py line N)`` of the innermost traceback frame in ``path``, or ''."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == path:
+            line = frame.lineno
+    return f" (at {path.name} line {line})" if line else ""
+
+
+def _import(strategy: UserStrategy) -> ModuleType:
+    key = (strategy.path, strategy.sha256)
+    if key in _MODULES:
+        return _MODULES[key]
+    name = _module_name(strategy)
+    spec = importlib.util.spec_from_file_location(name, strategy.path)
+    if spec is None or spec.loader is None:
+        raise CardsimError(f"user strategy {strategy.spec!r}: cannot import {strategy.path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # Numba finds a function's globals through sys.modules
+    try:
+        spec.loader.exec_module(module)
+    except KeyboardInterrupt:
+        sys.modules.pop(name, None)
+        raise
+    except SystemExit as exc:  # never let the user's file end cardsim (silently, with its code)
+        sys.modules.pop(name, None)
+        raise CardsimError(
+            f"user strategy file {strategy.path}: calls sys.exit({exc.code!r}) when imported"
+            f"{_place_in(exc, strategy.path)}"
+        ) from None
+    except BaseException as exc:  # anything the user's file raises: one line, no traceback
+        sys.modules.pop(name, None)
+        raise CardsimError(
+            f"user strategy file {strategy.path}: {type(exc).__name__}: {exc}"
+            f"{_place_in(exc, strategy.path)}"
+        ) from None
+    _MODULES[key] = module
+    return module
+
+
+def load(strategy: UserStrategy):
+    """The strategy's function as a Numba dispatcher (a plain function is jitted here)."""
+    from numba import njit
+    from numba.core.registry import CPUDispatcher
+
+    fn = getattr(_import(strategy), strategy.function, None)
+    if fn is None:
+        raise CardsimError(
+            f"user strategy {strategy.spec!r}: no function {strategy.function!r} in {strategy.path}"
+        )
+    if isinstance(fn, CPUDispatcher):
+        return fn
+    if not callable(fn):
+        raise CardsimError(
+            f"user strategy {strategy.spec!r}: {strategy.function!r} is not a function"
+        )
+    return njit(fn)
+
+
+# --- compiling -------------------------------------------------------------------------------
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PLACE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def numba_reason(exc: BaseException) -> str:
+    """Numba's reason for a failed compile in one line, with the first place it names."""
+    text = _ANSI.sub("", str(exc))
+    lines = [ln.strip() for ln in text.splitlines()]
+    body = [
+        ln
+        for ln in lines
+        if ln
+        and not ln.startswith(("Failed in ", "During:", "- Resolution failure", "<source"))
+        and not _PLACE.match(ln)
+    ]
+    reason = body[0] if body else type(exc).__name__
+    if reason.endswith(":") and len(body) > 1:  # "No implementation ... for signature:" + sig
+        reason = f"{reason} {body[1].lstrip('>').strip()}"
+    place = _PLACE.search(text)
+    if place:
+        reason += f" (at {Path(place.group(1)).name} line {place.group(2)})"
+    return reason
+
+
+def check_compiles(strategy: UserStrategy, fn, argtypes: tuple, label: str) -> None:
+    """Compile ``fn`` alone for the driver's exact argument types; raise one line if it fails
+    or if it does not return an integer."""
+    from numba.core import types
+    from numba.core.errors import NumbaError
+
+    try:
+        fn.compile(tuple(argtypes))
+    except NumbaError as exc:
+        raise CardsimError(
+            f"user strategy {label} ({strategy.path}) does not compile: {numba_reason(exc)}"
+        ) from None
+    except Exception as exc:  # an error of the user's code while Numba runs it (e.g. globals)
+        raise CardsimError(
+            f"user strategy {label} ({strategy.path}) does not compile: {type(exc).__name__}: {exc}"
+        ) from None
+    result = fn.overloads[tuple(argtypes)].signature.return_type
+    if not isinstance(result, types.Integer):
+        line = fn.py_func.__code__.co_firstlineno
+        raise CardsimError(
+            f"user strategy {label} ({strategy.path}) must return an integer index, "
+            f"but returns {result} (function at {strategy.path.name} line {line})"
+        )
+
+
+def _numba_cached(dispatcher) -> bool:
+    """Whether Numba's disk cache has an index for ``dispatcher`` (private API, best effort)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
+_DRIVERS: dict[str, ModuleType] = {}
+_SLOTS: dict[str, tuple] = {}
+
+
+def slot_functions(key: str) -> tuple:
+    """The user functions of a generated driver (called by its prelude)."""
+    return _SLOTS[key]
+
+
+_PRELUDE = """\
+# Generated by sim/user_strategies.py: {driver} with user strategies in its user slots.
+# Key {key}: {what}. Do not edit: a new key is made for any change.
+import sim.user_strategies as _cardsim_user_strategies
+
+_USER_STRATEGIES = _cardsim_user_strategies.slot_functions({key!r})
+"""
+
+
+def cache_key(game: str, driver: ModuleType, strategies: Sequence[UserStrategy]) -> str:
+    """The compile-cache key: strategy files' sha256 and functions, kernel fingerprint,
+    Numba and Python versions, the driver and this module's template version."""
+    import numba
+
+    from kernels.jit import source_fingerprint
+
+    blob = json.dumps(
+        {
+            "game": game,
+            "driver": driver.__name__,
+            "kernels": source_fingerprint(),
+            "numba": numba.__version__,
+            "python": list(sys.version_info[:2]),
+            "template": _TEMPLATE_VERSION,
+            "strategies": [[s.sha256, s.function] for s in strategies],
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _write_once(path: Path, text: str) -> None:
+    """Create ``path`` atomically unless it exists (rewriting it would void Numba's cache)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        os.link(tmp, path)  # fails if another process made it first: keep theirs
+    except FileExistsError:
+        pass
+    except OSError:
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def driver_for(
+    game: str,
+    driver: ModuleType,
+    specs: Sequence[str],
+    argtypes: tuple,
+    entry: str,
+    title: str,
+    estimate: str,
+) -> ModuleType:
+    """The driver variant whose user slots 0.. run ``specs`` (compiled or loaded from cache).
+
+    ``argtypes``: the exact types the driver passes to a user strategy; ``entry``: the driver
+    function about to be called (its cache decides whether a compile is announced);
+    ``title``/``estimate``: the game's name and a rough compile time for the stderr line.
+    """
+    if len(specs) > MAX_USER:
+        raise CardsimError(f"at most {MAX_USER} different user strategies in one run")
+    strategies = [parse(s) for s in specs]
+    names = labels(list(specs))
+    key = cache_key(game, driver, strategies)
+    module = _DRIVERS.get(key)
+    if module is None:
+        fns = tuple(load(s) for s in strategies)
+        _SLOTS[key] = fns
+        module = _import_driver(key, driver, names)
+        _DRIVERS[key] = module
+    dispatcher = getattr(module, entry)
+    if not _numba_cached(dispatcher) and not dispatcher.signatures:
+        t = time.perf_counter()
+        for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
+            check_compiles(s, fn, argtypes, name)
+        print(
+            f"cardsim: user strategy {', '.join(names)} compiled alone in "
+            f"{time.perf_counter() - t:.1f} s; now compiling the {title} driver with it "
+            f"({entry}, {estimate}; once per version of the file, later runs load it from the "
+            "cache)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return module
+
+
+def _import_driver(key: str, driver: ModuleType, names: Sequence[str]) -> ModuleType:
+    from kernels.jit import CACHE_DIR
+
+    source = Path(driver.__file__).read_text(encoding="utf-8")
+    prelude = _PRELUDE.format(driver=driver.__name__, key=key, what=", ".join(names))
+    path = CACHE_DIR / "user" / key / f"{driver.__name__.replace('.', '_')}_user.py"
+    _write_once(path, prelude + "\n" + source)
+    name = f"cardsim_user_driver_{key}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- errors while playing --------------------------------------------------------------------
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of the exception a user strategy raised (innermost cause first)."""
+    inner = exc
+    while isinstance(inner, SystemError) and (inner.__cause__ or inner.__context__):
+        inner = inner.__cause__ or inner.__context__
+    message = _ANSI.sub("", str(inner)).strip().splitlines()
+    return f"{type(inner).__name__}: {message[0]}" if message else type(inner).__name__
+
+
+def failure(names: Sequence[str], rerun: Callable[[int | None], bool], where: str) -> CardsimError:
+    """The error of a chunk in which a user strategy failed (raised or answered out of range).
+
+    ``rerun(slot)`` replays the failing game with user slot ``slot`` (all if None) in raise
+    mode: it raises what the strategy raised, or returns whether the game still failed.
+    """
+    try:
+        rerun(None)
+    except Exception as exc:
+        who = list(names)
+        for slot in range(len(names)) if len(names) > 1 else ():
+            try:
+                rerun(slot)
+            except Exception:
+                who = [names[slot]]
+                break
+        return CardsimError(f"user strategy {', '.join(who)} raised {describe(exc)} ({where})")
+    return CardsimError(
+        f"user strategy {', '.join(names)} returned an index outside 0..n-1 ({where})"
+    )
