@@ -27,6 +27,18 @@ A study file is TOML::
     name = "刀 bomb over all vs same count only"
     scenarios = ["yz-default", "yz-same-count"]
 
+    [[design]]                         # a factorial rule study (analysis/factorial.py)
+    name = "yz-rules"                  # its cells run into OUT/<name>-cNNN/
+    game = "yuanzi"
+    games = 10000                      # deals per cell; every cell plays the same deals
+    seed = 1
+    strategy = "greedy"                # like a scenario: strategy, seats, players, rules
+    options = { pass_only_if_unable = [false, true], dao_bomb = "all" }  # first level = baseline
+    fraction = 0                       # p of a 2^(k-p) fraction (two-level options only)
+    generators = { }                   # optional: { factor = "a*b*c" } (else chosen for you)
+    interactions = true                # two-way interactions (default true)
+    margins = { first_side_wins = 0.01 }  # optional equivalence margins (share / unit)
+
 Every scenario runs into ``OUT/<name>/`` (resumable; a finished run with the same configuration is
 reused), then one report covers the whole study.
 """
@@ -75,11 +87,24 @@ class Comparison:
 
 
 @dataclass
+class Design:
+    """A factorial rule study: its cells are scenarios of one seed, differing in rules."""
+
+    name: str
+    game: str
+    spec: object  # analysis.factorial.DesignSpec
+    cells: list[dict[str, int]]
+    scenarios: list[Scenario]
+    margins: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class Study:
     name: str
     scenarios: list[Scenario]
     comparisons: list[Comparison]
     source: str  # file name, or "<default study>"
+    designs: list[Design] = field(default_factory=list)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -101,23 +126,35 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     ('atlas', 1)
     """
     from sim.config import build_config
-    from sim.games import GAMES, get_engine
+    from sim.games import game_names, get_engine
 
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    unknown = set(doc) - {"study", "scenario", "comparison"}
+    unknown = set(doc) - {"study", "scenario", "comparison", "design"}
     if unknown:
         key = sorted(unknown)[0]
         raise CardsimError(
-            f"{_where(source, text, key)}: unknown section (allowed: study, scenario, comparison)"
+            f"{_where(source, text, key)}: unknown section "
+            "(allowed: study, scenario, comparison, design)"
         )
     if not isinstance(doc.get("study", {}), dict):
         raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
     raw = doc.get("scenario", [])
-    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
-        raise CardsimError(f"{source}: a study needs one or more [[scenario]] tables")
+    designs_raw = doc.get("design", [])
+    if isinstance(designs_raw, dict):
+        designs_raw = [designs_raw]
+    if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
+        raise CardsimError(f"{source}: designs are [[design]] tables")
+    if (
+        not isinstance(raw, list)
+        or not all(isinstance(x, dict) for x in raw)
+        or not (raw or designs_raw)
+    ):
+        raise CardsimError(
+            f"{source}: a study needs one or more [[scenario]] (or [[design]]) tables"
+        )
     if not isinstance(doc.get("comparison", []), list) or not all(
         isinstance(x, dict) for x in doc.get("comparison", [])
     ):
@@ -156,9 +193,10 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             )
         if name in {s.name for s in scenarios}:
             raise CardsimError(f"{label}: scenario name {name!r} is used twice")
-        if sc["game"] not in GAMES:
+        if sc["game"] not in game_names():  # built-in or registered (sim.games)
             raise CardsimError(
-                f"{label} ({name}): unknown game {sc['game']!r} (allowed: {', '.join(GAMES)})"
+                f"{label} ({name}): unknown game {sc['game']!r} "
+                f"(allowed: {', '.join(game_names())})"
             )
         until = sc.get("until_ci")
         if until is not None and (not isinstance(until, int | float) or not 0 < until < 1):
@@ -228,8 +266,143 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         if len({by_name[n].game for n in names}) > 1:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
         comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
+    designs = [
+        _parse_design(d, i, source, text, {s.name for s in scenarios})
+        for i, d in enumerate(designs_raw, 1)
+    ]
+    names = [s.name for d in designs for s in d.scenarios] + [s.name for s in scenarios]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CardsimError(f"{source}: run name {dup[0]!r} is used by two scenarios or designs")
     name = doc.get("study", {}).get("name", Path(source).stem)
-    return Study(str(name), scenarios, comparisons, source)
+    return Study(str(name), scenarios, comparisons, source, designs)
+
+
+DESIGN_KEYS = {
+    "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "chunk_size",
+    "options", "fraction", "generators", "interactions", "margins",
+}  # fmt: skip
+
+
+def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> Design:
+    """Validate one [[design]] table and expand it into its cell scenarios."""
+    from analysis.factorial import DesignSpec, design_cells
+    from sim.games import get_engine
+
+    label = f"{source}, design {i}"
+    bad = set(d) - DESIGN_KEYS
+    if bad:
+        key = sorted(bad)[0]
+        raise CardsimError(
+            f"{_where(source, text, key)}: unknown design key "
+            f"(allowed: {', '.join(sorted(DESIGN_KEYS))})"
+        )
+    for key in ("name", "game", "games", "options"):
+        if key not in d:
+            raise CardsimError(f"{label}: missing key {key!r}")
+    name = d["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise CardsimError(
+            f"{label}: design name {name!r} must use letters, digits, '-' and '_' only"
+        )
+    label = f"{label} ({name})"
+    if name in taken:
+        raise CardsimError(f"{label}: the name is also a scenario's")
+    try:
+        engine = get_engine(d["game"])
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {e}") from None
+    table = engine.rule_options
+    options = d["options"]
+    if not isinstance(options, dict) or not options:
+        raise CardsimError(
+            f'{label}: options must be a table like {{ dao_bomb = "all", turn_cap = [500, 2000] }}'
+        )
+    levels: dict[str, list] = {}
+    for opt, given in options.items():
+        if opt not in table:
+            raise CardsimError(
+                f"{label}: unknown {engine.name} rule option {opt!r} "
+                f"(allowed: {', '.join(table.names())})"
+            )
+        o = table[opt]
+        if given == "all":
+            if o.kind == "int":
+                raise CardsimError(f"{label}: {opt} is an integer option; list its levels")
+            values = [False, True] if o.kind == "bool" else list(o.choices)
+            values.sort(key=lambda v: v != o.default)  # the default is the baseline
+        elif isinstance(given, list) and len(given) >= 2:
+            try:
+                values = [o.check(str(v).lower() if isinstance(v, bool) else v) for v in given]
+            except CardsimError as e:
+                raise CardsimError(f"{label}: {e}") from None
+            if len(set(values)) != len(values):
+                raise CardsimError(f"{label}: {opt} lists a level twice")
+        else:
+            raise CardsimError(
+                f'{label}: {opt} must list two or more levels, or be "all" ({o.allowed()})'
+            )
+        levels[opt] = values
+    fixed = d.get("rules", {})
+    if not isinstance(fixed, dict):
+        raise CardsimError(f"{label}: rules must be a table like {{ key = value }}")
+    both = sorted(set(fixed) & set(levels))
+    if both:
+        raise CardsimError(f"{label}: {both[0]} is both a fixed rule and a design option")
+    fraction = d.get("fraction", 0)
+    if not isinstance(fraction, int) or isinstance(fraction, bool) or fraction < 0:
+        raise CardsimError(f"{label}: fraction must be an integer p >= 0 (2^(k-p) cells)")
+    generators = d.get("generators", {})
+    if not isinstance(generators, dict) or (generators and not fraction):
+        raise CardsimError(f"{label}: generators is a table and needs fraction >= 1")
+    interactions = d.get("interactions", True)
+    if not isinstance(interactions, bool):
+        raise CardsimError(f"{label}: interactions must be true or false")
+    margins = d.get("margins", {})
+    if not isinstance(margins, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
+    ):
+        raise CardsimError(f"{label}: margins must be a table of positive numbers")
+    spec = DesignSpec(
+        levels, fraction, {str(k): str(v) for k, v in generators.items()}, interactions
+    )
+    try:
+        cells = design_cells(spec)
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {e}") from None
+    if len(cells) > 4096:
+        raise CardsimError(f"{label}: {len(cells)} cells is too many (at most 4096); use fraction")
+    width = max(3, len(str(len(cells) - 1)))
+    scenarios = []
+    for c, cell in enumerate(cells):
+        rules = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in fixed.items()}
+        for opt, li in cell.items():
+            v = spec.options[opt][li]
+            rules[opt] = str(v).lower() if isinstance(v, bool) else str(v)
+        sc = {
+            "name": f"{name}-c{c:0{width}d}", "game": d["game"], "games": d["games"],
+            "seed": d.get("seed", 1), "rules": rules,
+            **{k: d[k] for k in ("strategy", "seats", "players", "chunk_size") if k in d},
+        }  # fmt: skip
+        one = parse_study(_scenario_toml(sc), f"{label}, cell {c}")
+        scenarios.append(one.scenarios[0])
+    return Design(
+        name, d["game"], spec, cells, scenarios, {k: float(v) for k, v in margins.items()}
+    )
+
+
+def _scenario_toml(sc: dict) -> str:
+    """A one-scenario study file (the cell's checks are the scenario's)."""
+    import json
+
+    lines = ["[[scenario]]"]
+    for k, v in sc.items():
+        if isinstance(v, dict):
+            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
+            lines.append(f"{k} = {{ {inner} }}")
+        else:
+            lines.append(f"{k} = {json.dumps(v)}")
+    return "\n".join(lines) + "\n"
 
 
 def load_study(path: Path | str) -> Study:
@@ -316,6 +489,7 @@ class StudyResult:
     reused: list[str]
     report: Path | None
     stopped_by: dict[str, str]
+    designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
 
 
 def scenario_config(scenario: Scenario) -> RunConfig:
@@ -355,9 +529,10 @@ def run_study(
     from sim.games import get_engine
 
     out = Path(out)
-    configs = {s.name: scenario_config(s) for s in study.scenarios}  # validate all first
+    cells = [s for d in study.designs for s in d.scenarios]
+    configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     runs, reused, stopped = {}, [], {}
-    for s in study.scenarios:
+    for s in [*study.scenarios, *cells]:
         cfg = configs[s.name]
         run_dir = out / s.name
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
@@ -396,9 +571,30 @@ def run_study(
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by
-    report_path = None
+    design_reports = {}
     if report:
+        for d in study.designs:
+            design_reports[d.name] = write_design_report(
+                d, [runs[s.name] for s in d.scenarios], out
+            )
+    report_path = None
+    if report and study.scenarios:
         from analysis.study_report import write_study_report
 
-        report_path = write_study_report(study, runs, out / "report.html")
-    return StudyResult(out, runs, reused, report_path, stopped)
+        plain = {s.name: runs[s.name] for s in study.scenarios}
+        report_path = write_study_report(study, plain, out / "report.html")
+    return StudyResult(out, runs, reused, report_path, stopped, design_reports)
+
+
+def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path:
+    """Analyse a design's cell runs (analysis/factorial.py) into ``out/<name>-factorial.html``
+    (and ``.json``)."""
+    from analysis import factorial
+    from sim.games import get_engine
+
+    result = factorial.analyse(
+        design.spec, design.cells, factorial.read_cell_tables(run_dirs),
+        get_engine(design.game).facts, name=design.name, game=design.game,
+        margins=design.margins,
+    )  # fmt: skip
+    return factorial.write_report(result, Path(out) / f"{design.name}-factorial.html")
