@@ -514,7 +514,9 @@ def _fmt_effect(e: Effect, kind: str) -> str:
 
 
 def _margin_text(mr: MeasureResult, margin: float) -> str:
-    return f"±{100 * margin:g} points" if mr.kind == "binary" else f"±{margin:g}"
+    if mr.kind != "binary":
+        return f"±{margin:g}"
+    return f"±{100 * margin:g} point{'' if 100 * margin == 1 else 's'}"
 
 
 def answers(result: FactorialResult) -> list[str]:
@@ -525,7 +527,6 @@ def answers(result: FactorialResult) -> list[str]:
         clear = [e for e in mr.effects if e.verdict == CLEAR]
         equiv = [e for e in mr.effects if e.verdict == EQUIVALENT]
         unsure = [e for e in mr.effects if e.verdict == NOT_ENOUGH]
-        unit = "share" if mr.kind == "binary" else mr.unit
         head = f"What matters for {mr.topic} ({mr.label}, per {mr.unit}"
         head += (
             f", mean {100 * mr.mean:.1f} %)" if mr.kind == "binary" else f", mean {mr.mean:.3g})"
@@ -548,7 +549,8 @@ def answers(result: FactorialResult) -> list[str]:
             text += f" Not enough games for {len(unsure)} term(s)"
             if need:
                 text += (
-                    f" (about {need:,.0f} deals per cell would settle them at ±{margin:g} {unit})"
+                    f" (about {need:,.0f} deals per cell would settle them within "
+                    f"{_margin_text(mr, margin)})"
                 )
             text += "."
         lines.append(text)
@@ -558,10 +560,9 @@ def answers(result: FactorialResult) -> list[str]:
 def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> bytes:
     """PNG: the measure's mean by the first factor's levels, one line per level of the second
     (averaged over the other factors; 95 % intervals of the cell-group means)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from analysis.plots import COLORS, label  # Agg backend, report style, CJK fallback
 
     f, g = (part.split("=")[0] for part in term.term.split(" × "))
     rows = pl.DataFrame(result.cell_means[measure])
@@ -574,20 +575,26 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
         )
         .sort(f, g)
     )
-    fig, ax = plt.subplots(figsize=(5.5, 3.6), dpi=100)
+    fig, ax = plt.subplots(figsize=(7.0, 3.6), dpi=100)
     xs = result.factors[f]
-    for lv in result.factors[g]:
+    for i, lv in enumerate(result.factors[g]):
         part = agg.filter(pl.col(g) == lv)
         order = [xs.index(v) for v in part[f].to_list()]
         half = 1.96 * part["sd"].to_numpy() / np.sqrt(part["len"].to_numpy())
         ax.errorbar(
-            order, part["mean"].to_numpy(), yerr=half, marker="o", capsize=3, label=f"{g}={lv}"
+            order,
+            part["mean"].to_numpy(),
+            yerr=half,
+            marker="o",
+            capsize=3,
+            label=f"{g}={lv}",
+            color=COLORS[i % len(COLORS)],
         )
     ax.set_xticks(range(len(xs)), xs)
     ax.set_xlabel(f)
     mr = next(m for m in result.measures if m.name == measure)
-    ax.set_ylabel(mr.label + (" (share)" if mr.kind == "binary" else ""))
-    ax.set_title(f"interaction {term.term}", fontsize=9)
+    ax.set_ylabel(label(mr.label + (" (share)" if mr.kind == "binary" else "")))
+    ax.margins(x=0.15)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     buf = io.BytesIO()

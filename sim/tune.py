@@ -470,6 +470,30 @@ def tune(
     return result
 
 
+def compare_runs(
+    objective: str, run_a: Path | str, run_b: Path | str
+) -> tuple[float, float, float, int]:
+    """Objective of run ``a`` minus that of run ``b``, paired on their deals (two runs of one
+    game and seed, e.g. the scenarios of ``verify.toml``): (difference, SE, one-sided p that
+    ``a`` is not better, deals)."""
+    from sim.games import get_engine
+    from sim.runner import read_manifest
+
+    obj = parse_objective(objective)
+    ma, mb = read_manifest(Path(run_a)), read_manifest(Path(run_b))
+    if (ma["game"], ma["seed"], ma["players"]) != (mb["game"], mb["seed"], mb["players"]):
+        raise CardsimError("compare_runs: the runs must share game, seed and players")
+    engine = get_engine(ma["game"])
+    sides = _side_labels([Path(run_a), Path(run_b)], engine, ma["players"])
+    da = _deal_data(Path(run_a), engine, ma["players"], sides)
+    db = _deal_data(Path(run_b), engine, mb["players"], sides)
+    k = min(da.first.size, db.first.size)
+    trim = [DealData(d.first[:k], d.wins[:k], d.length[:k], d.fair) for d in (da, db)]
+    diff, se, deals = _paired(obj, [trim[0]], [trim[1]])
+    p = float(ss.norm.cdf(diff / se)) if se > 0 else float(diff >= 0)
+    return diff, se, p, deals
+
+
 def _rungs(configurations: int, eta: int) -> int:
     """Rungs of successive halving: enough halvings to reach one configuration, plus one."""
     r, n = 1, configurations

@@ -184,3 +184,24 @@ def test_cli_bad_objective_is_one_line(tmp_path, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("cardsim: error:") and "Traceback" not in err
+
+
+def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
+    """原子 tricks per match: both `pass_only_if_unable=true` and `lead_after_out=partner` shorten
+    a match (by about 1.5 tricks each); the race for a short target picks a configuration
+    whose advantage over the defaults holds on the fresh deals of verify.toml."""
+    from sim.study import parse_study, run_study
+    from sim.tune import compare_runs
+
+    out = tmp_path / "t"
+    result = tune(
+        "yuanzi", "length=15", out=out, options="pass_only_if_unable,lead_after_out",
+        budget=3000, seed=9, progress=False, threads=1,
+    )  # fmt: skip
+    assert result.best.rules != {"pass_only_if_unable": "false", "lead_after_out": "next"}
+    text = (out / "verify.toml").read_text().replace("games = 2000", "games = 1500")
+    study = parse_study(text, "verify.toml")
+    assert {s.seed for s in study.scenarios} == {1009}  # fresh: the race used seeds 9, 10, …
+    done = run_study(study, tmp_path / "v", progress=False, report=False, threads=1)
+    diff, se, p, deals = compare_runs("length=15", done.runs["winner"], done.runs["default"])
+    assert deals == 1500 and diff < 0 and p < 0.001  # clearly shorter on the fresh deals
