@@ -9,9 +9,10 @@ Per headline measure of the game (its ``facts.headline`` entries that have a per
 definition in :data:`MEASURES`), one regression over every row of every cell:
 
 - win indicators and other yes/no measures: logistic (statsmodels GLM, Binomial);
-- lengths and points: linear (statsmodels OLS);
+- lengths and points: linear (statsmodels WLS on cell means = row-level OLS);
 
-with the cell's factors as centred dummies (level ``j`` vs the first listed level, the
+fitted from per-cell sums (:func:`fit_cells`; the same numbers as statsmodels' row-level fit,
+:func:`fit_rows`, checked by a test), with the cell's factors as centred dummies (level ``j`` vs the first listed level, the
 baseline, minus ``1/K``), so a main-effect coefficient is "level j vs baseline, averaged over
 the other factors" and a two-way interaction is the difference of differences. Standard errors
 are clustered by deal (CR1). A logistic coefficient (log-odds) is also given on the
@@ -394,13 +395,72 @@ def _json_default(x):
     return str(x)
 
 
-def _fit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, kind: str):
+def fit_rows(y: np.ndarray, x: np.ndarray, groups: np.ndarray, kind: str):
+    """The row-level statsmodels fit with deal-clustered SEs (the reference for
+    :func:`fit_cells`; memory grows with rows × terms)."""
     import statsmodels.api as sm
 
     kw = {"cov_type": "cluster", "cov_kwds": {"groups": groups}}
     if kind == "binary":
         return sm.GLM(y, x, family=sm.families.Binomial()).fit(**kw)
     return sm.OLS(y, x).fit(**kw)
+
+
+@dataclass
+class Fit:
+    params: np.ndarray
+    bse: np.ndarray
+    pvalues: np.ndarray
+
+
+def fit_cells(
+    y: np.ndarray, cell: np.ndarray, deal: np.ndarray, xcell: np.ndarray, kind: str
+) -> Fit:
+    """The same fit as :func:`fit_rows`, from per-cell sums: every row of a cell has the same
+    regressors, so the row-level likelihood (logistic) or least squares (linear) equals the
+    cell-level one weighted by the cell's rows (statsmodels GLM with ``var_weights`` / WLS).
+    The deal-clustered (CR1) covariance needs only per-deal score sums
+    ``s_g = Σ_c x_c Σ_{i ∈ g, c} (y_i − ŷ_c)``: a deals × cells matrix of residual sums times
+    the cell matrix. Memory: deals × cells, not rows × terms."""
+    import statsmodels.api as sm
+
+    n_cells, k = xcell.shape
+    n = np.bincount(cell, minlength=n_cells).astype(float)
+    sy = np.bincount(cell, weights=y, minlength=n_cells)
+    keep = n > 0
+    means = sy[keep] / n[keep]
+    if kind == "binary":
+        import warnings
+
+        from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
+
+        with warnings.catch_warnings():
+            # cell means fitted exactly (e.g. an option without effect) is not separation
+            warnings.simplefilter("ignore", PerfectSeparationWarning)
+            res = sm.GLM(
+                means, xcell[keep], family=sm.families.Binomial(), var_weights=n[keep]
+            ).fit()
+        fitted = 1.0 / (1.0 + np.exp(-(xcell @ res.params)))
+        w = n * fitted * (1.0 - fitted)
+    else:
+        res = sm.WLS(means, xcell[keep], weights=n[keep]).fit()
+        fitted = xcell @ res.params
+        w = n
+    params = np.asarray(res.params)
+    _, g_idx = np.unique(deal, return_inverse=True)
+    groups = int(g_idx.max()) + 1
+    resid = np.bincount(
+        g_idx * n_cells + cell, weights=y - fitted[cell], minlength=groups * n_cells
+    ).reshape(groups, n_cells)
+    scores = resid @ xcell
+    bread = np.linalg.pinv((xcell * w[:, None]).T @ xcell)
+    rows = y.size
+    correction = groups / (groups - 1) * (rows - 1) / (rows - k) if groups > 1 else np.nan
+    cov = bread @ (scores.T @ scores) @ bread * correction
+    bse = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = 2 * ss.norm.sf(np.abs(params / bse))
+    return Fit(params, bse, p)
 
 
 def analyse(
@@ -443,7 +503,6 @@ def analyse(
         y = sub[mname].to_numpy()
         cell_idx = sub["_cell"].to_numpy()
         groups = sub["_deal"].to_numpy()
-        x = xcell[cell_idx]
         mean = float(y.mean()) if y.size else float("nan")
         means = (
             sub.group_by("_cell")
@@ -456,7 +515,7 @@ def analyse(
         ]
         if y.size == 0 or np.unique(y).size < 2:
             continue  # nothing varies: no regression (e.g. a measure fixed by the rules)
-        res = _fit(y, x, groups, d.kind)
+        res = fit_cells(y, cell_idx, groups, xcell, d.kind)
         coef = np.asarray(res.params)[1:]
         se = np.asarray(res.bse)[1:]
         p = np.asarray(res.pvalues)[1:]
