@@ -250,3 +250,28 @@ def test_cell_fit_equals_row_level_statsmodels(kind):
     got = factorial.fit_cells(y, cell, deal, xcell, kind)
     np.testing.assert_allclose(got.params, ref.params, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(got.bse, ref.bse, rtol=1e-4)
+
+
+def test_example_factorial_study_is_a_resolution_five_half_fraction():
+    from pathlib import Path
+
+    from sim.study import load_study
+
+    study = load_study(Path(__file__).resolve().parents[1] / "examples/factorial-yuanzi.toml")
+    (d,) = study.designs
+    assert len(d.cells) == 16 and resolution(factorial.parse_generators(d.spec)) == 5
+    assert {s.seed for s in d.scenarios} == {1} and not study.scenarios
+
+
+def test_bad_design_via_cli_is_one_line(tmp_path, capsys):
+    from sim.cli import main
+
+    f = tmp_path / "bad.toml"
+    f.write_text(
+        '[[design]]\nname = "d"\ngame = "yuanzi"\ngames = 10\noptions = { nope = "all" }\n'
+    )
+    with pytest.raises(SystemExit) as e:
+        main(["study", str(f), "--out", str(tmp_path / "o"), "--quiet"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "bad.toml" in err and "nope" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o").exists()

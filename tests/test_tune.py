@@ -36,6 +36,7 @@ class TunableEngine(FakeEngine):
     )
 
     def play_chunk(self, config, first, count):
+        self.calls.append((first, count))
         cap = config.rules["cap"]
         p = 0.5 + EDGE * (cap - 6) + (SPICE if config.rules["flavour"] == "spicy" else 0.0)
         idx = np.arange(first, first + count, dtype=np.int64)
@@ -205,3 +206,15 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     done = run_study(study, tmp_path / "v", progress=False, report=False, threads=1)
     diff, se, p, deals = compare_runs("length=15", done.runs["winner"], done.runs["default"])
     assert deals == 1500 and diff < 0 and p < 0.001  # clearly shorter on the fresh deals
+
+
+def test_interrupted_race_resumes_to_the_same_answer(tmp_path):
+    kw = dict(out=tmp_path / "t", options="flavour,cap=4..8", budget=8_000, seed=6, progress=False)
+    first = tune("tunable", "first_excess", **kw)
+    last = tmp_path / "t" / "configs" / first.best.id / f"r{first.best.rungs - 1}"
+    (last / "games" / "part-00000.parquet").unlink()  # as if killed while writing that rung
+    engine = get_engine("tunable")
+    engine.calls.clear()
+    again = tune("tunable", "first_excess", **kw)
+    assert engine.calls and len({c for c in engine.calls if c[1] > 1}) == 1  # that chunk only
+    assert again.best == first.best and again.games_spent == first.games_spent
