@@ -384,6 +384,8 @@ class FactorialResult:
     aliased: list[str]
     measures: list[MeasureResult]
     cell_means: dict[str, list[dict]] = field(default_factory=dict)  # measure -> rows per cell
+    #: measures with one value in every row of every cell: (name, label, unit, value)
+    constant: list[tuple[str, str, str, float]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False, default=_json_default)
@@ -497,7 +499,7 @@ def analyse(
     data = pl.concat(frames)
     deals_per_cell = int(min(f.height for f in frames)) if frames else 0
     m = {**DEFAULT_MARGINS, **(margins or {})}
-    out_measures, cell_means = [], {}
+    out_measures, cell_means, constant = [], {}, []
     for mname, label, unit, d in measures:
         sub = data.select("_deal", "_cell", mname).drop_nulls(mname)
         y = sub[mname].to_numpy()
@@ -513,8 +515,9 @@ def analyse(
             {**{f: _fmt_level(spec.options[f][cells[r["_cell"]][f]]) for f in spec.factors}, **r}
             for r in means.to_dicts()
         ]
-        if y.size == 0 or np.unique(y).size < 2:
-            continue  # nothing varies: no regression (e.g. a measure fixed by the rules)
+        if y.size == 0 or np.unique(y).size < 2:  # nothing varies (e.g. no round ever ends
+            constant.append((mname, label, unit, float(y[0]) if y.size else float("nan")))
+            continue  # without a winner): no regression, a line in the Answers
         res = fit_cells(y, cell_idx, groups, xcell, d.kind)
         coef = np.asarray(res.params)[1:]
         se = np.asarray(res.bse)[1:]
@@ -560,6 +563,7 @@ def analyse(
     return FactorialResult(
         name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
         len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
+        constant,
     )  # fmt: skip
 
 
@@ -613,6 +617,10 @@ def answers(result: FactorialResult) -> list[str]:
                 )
             text += "."
         lines.append(text)
+    for _, label, unit, value in result.constant:
+        lines.append(
+            f"{label} (per {unit}) is {value:g} in every {unit} of every cell: no option changes it."
+        )
     return lines
 
 

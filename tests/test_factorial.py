@@ -275,3 +275,24 @@ def test_bad_design_via_cli_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "bad.toml" in err and "nope" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
+
+
+def test_measure_fixed_in_every_row_is_said_not_fitted():
+    spec = DesignSpec({"boost": [False, True]})
+    cells = design_cells(spec)
+    rng = np.random.default_rng(3)
+    tables = [
+        pl.DataFrame(
+            {
+                "game": np.arange(200),
+                "first_leader": rng.integers(0, 4, 200),
+                "winner_team": rng.integers(0, 2, 200),
+                "length": np.full(200, 7),
+            }
+        )
+        for _ in cells
+    ]
+    result = factorial.analyse(spec, cells, tables, PlantedEngine.facts, name="c")
+    assert [m.name for m in result.measures] == ["first_side_wins"]
+    assert result.constant == [("length", "length", "match", 7.0)]
+    assert any("is 7 in every match of every cell" in a for a in factorial.answers(result))
