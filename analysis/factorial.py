@@ -431,23 +431,26 @@ def fit_cells(
     sy = np.bincount(cell, weights=y, minlength=n_cells)
     keep = n > 0
     means = sy[keep] / n[keep]
-    if kind == "binary":
-        import warnings
+    import warnings
 
-        from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
+    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
-        with warnings.catch_warnings():
-            # cell means fitted exactly (e.g. an option without effect) is not separation
-            warnings.simplefilter("ignore", PerfectSeparationWarning)
+    with warnings.catch_warnings():
+        # Cell means fitted exactly (an option without effect, a saturated model) is not
+        # separation, and the fit's own scale (df_resid may be 0) is not used: the covariance
+        # is the clustered one below.
+        warnings.simplefilter("ignore", PerfectSeparationWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        if kind == "binary":
             res = sm.GLM(
                 means, xcell[keep], family=sm.families.Binomial(), var_weights=n[keep]
             ).fit()
-        fitted = 1.0 / (1.0 + np.exp(-(xcell @ res.params)))
-        w = n * fitted * (1.0 - fitted)
-    else:
-        res = sm.WLS(means, xcell[keep], weights=n[keep]).fit()
-        fitted = xcell @ res.params
-        w = n
+            fitted = 1.0 / (1.0 + np.exp(-(xcell @ res.params)))
+            w = n * fitted * (1.0 - fitted)
+        else:
+            res = sm.WLS(means, xcell[keep], weights=n[keep]).fit()
+            fitted = xcell @ res.params
+            w = n
     params = np.asarray(res.params)
     _, g_idx = np.unique(deal, return_inverse=True)
     groups = int(g_idx.max()) + 1
