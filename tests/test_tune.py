@@ -74,7 +74,7 @@ except CardsimError:
 def test_finds_the_fair_configuration(tmp_path):
     result = tune(
         "tunable", "first_excess", out=tmp_path / "t", options="flavour,cap=3..9",
-        budget=24_000, seed=3, progress=False,
+        budget=24_000, seed=3, progress=False, min_games=100,
     )  # fmt: skip
     assert result.configurations == 14
     assert result.best.rules == {"flavour": "plain", "cap": "6"}
@@ -93,7 +93,14 @@ def test_finds_the_fair_configuration(tmp_path):
 
 
 def test_rerun_resumes_with_the_same_answer(tmp_path):
-    kw = dict(out=tmp_path / "t", options="flavour,cap=4..8", budget=8_000, seed=2, progress=False)
+    kw = dict(
+        out=tmp_path / "t",
+        options="flavour,cap=4..8",
+        budget=8_000,
+        seed=2,
+        progress=False,
+        min_games=100,
+    )
     first = tune("tunable", "length=45", **kw)
     engine = get_engine("tunable")
     engine.calls.clear()
@@ -107,7 +114,7 @@ def test_weighted_objective_trades_off(tmp_path):
     # first_excess wants cap 6; a heavy length=36 target (cap 2) wins when weighted up
     result = tune(
         "tunable", "first_excess*1,length=36*1", out=tmp_path / "t", options="cap=2|6",
-        budget=2_000, seed=4, progress=False,
+        budget=2_000, seed=4, progress=False, min_games=100,
     )  # fmt: skip
     assert result.best.rules["cap"] == "2"
     assert math.isclose(result.margin, 0.01 + 0.5)
@@ -115,12 +122,19 @@ def test_weighted_objective_trades_off(tmp_path):
 
 def test_other_tune_run_in_out_is_an_error(tmp_path):
     tune(
-        "tunable", "first_excess", out=tmp_path / "t", options="cap=5|6", budget=400, progress=False
+        "tunable",
+        "first_excess",
+        out=tmp_path / "t",
+        options="cap=5|6",
+        budget=400,
+        progress=False,
+        min_games=100,
     )
     with pytest.raises(CardsimError, match="holds a different tune run"):
         tune(
             "tunable",
             "seat_spread",
+            min_games=100,
             out=tmp_path / "t",
             options="cap=5|6",
             budget=400,
@@ -161,14 +175,14 @@ def test_small_real_run_cli(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main([
             "tune", "yuanzi", "--objective", "first_excess", "--options",
-            "pass_is_final,lead_after_out", "--budget", "2400", "--out", str(out), "--quiet",
+            "pass_is_final,lead_after_out", "--budget", "4800", "--out", str(out), "--quiet",
             "--threads", "1",
         ])  # fmt: skip
     assert e.value.code == 0
     text = capsys.readouterr().out
     assert "Best:" in text and "games spent" in text
     doc = json.loads((out / "tune.json").read_text())
-    assert doc["configurations"] == 4 and doc["games_spent"] <= 2400
+    assert doc["configurations"] == 4 and doc["games_spent"] <= 4800
     assert (out / "configs" / "c000" / "r0" / "manifest.json").is_file()
     from sim.study import load_study
 
@@ -197,7 +211,7 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     out = tmp_path / "t"
     result = tune(
         "yuanzi", "length=15", out=out, options="pass_only_if_unable,lead_after_out",
-        budget=3000, seed=9, progress=False, threads=1,
+        budget=6000, seed=9, progress=False, threads=1,
     )  # fmt: skip
     assert result.best.rules != {"pass_only_if_unable": "false", "lead_after_out": "next"}
     text = (out / "verify.toml").read_text().replace("games = 2000", "games = 1500")
@@ -209,7 +223,14 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
 
 
 def test_interrupted_race_resumes_to_the_same_answer(tmp_path):
-    kw = dict(out=tmp_path / "t", options="flavour,cap=4..8", budget=8_000, seed=6, progress=False)
+    kw = dict(
+        out=tmp_path / "t",
+        options="flavour,cap=4..8",
+        budget=8_000,
+        seed=6,
+        progress=False,
+        min_games=100,
+    )
     first = tune("tunable", "first_excess", **kw)
     last = tmp_path / "t" / "configs" / first.best.id / f"r{first.best.rungs - 1}"
     (last / "games" / "part-00000.parquet").unlink()  # as if killed while writing that rung
