@@ -498,11 +498,11 @@ def compare_runs(
 
 
 def _rungs(configurations: int, eta: int) -> int:
-    """Rungs of successive halving: enough halvings to reach one configuration, plus one."""
-    r, n = 1, configurations
+    """Rungs of successive halving: the halvings that leave one configuration (at least 1)."""
+    r, n = 0, configurations
     while n > 1:
         n, r = math.ceil(n / eta), r + 1
-    return r
+    return max(r, 1)
 
 
 def _paired(obj: Objective, a: list[DealData], b: list[DealData]) -> tuple[float, float, int]:

@@ -19,7 +19,7 @@ from tests.fake_engine import FACTS, FakeEngine
 
 #: P(first leader's team wins) = 1/2 + EDGE (cap − 6) + SPICE [flavour = spicy]: the fair
 #: game (first_excess = 0) is cap = 6, plain. Length = 30 + 3 cap + deal noise: 45 at cap = 5.
-EDGE, SPICE = 0.04, 0.1
+EDGE, SPICE = 0.04, 0.2
 
 
 class TunableEngine(FakeEngine):
