@@ -295,14 +295,19 @@ def _corr(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm-adjusted p-values (statsmodels)."""
-    from statsmodels.stats.multitest import multipletests
+    """Holm-adjusted p-values (NaNs stay NaN): ``max_{j <= i} (m − j + 1) p_(j)``, capped at 1.
 
+    The same numbers as statsmodels' ``multipletests(method="holm")`` (a test checks it),
+    without its full garbage collection on every call (a second per call in a big study).
+    """
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
-    ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = multipletests(p[ok], alpha=ALPHA, method="holm")[1]
+    ok = np.flatnonzero(np.isfinite(p))
+    if ok.size:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        m = ok.size
+        adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
+        out[order] = np.minimum(adj, 1.0)
     return out
 
 

@@ -315,9 +315,9 @@ def _side_labels(run_dirs: list[Path], engine: GameEngine, players: int) -> list
 
 
 def _holm(p: list[float]) -> list[float]:
-    from statsmodels.stats.multitest import multipletests
+    from analysis.factorial import holm
 
-    return list(multipletests(p, method="holm")[1]) if p else []
+    return list(holm(p)) if p else []
 
 
 def tune(

@@ -296,3 +296,12 @@ def test_measure_fixed_in_every_row_is_said_not_fitted():
     assert [m.name for m in result.measures] == ["first_side_wins"]
     assert result.constant == [("length", "length", "match", 7.0)]
     assert any("is 7 in every match of every cell" in a for a in factorial.answers(result))
+
+
+def test_holm_matches_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    p = np.array([0.01, 0.04, 0.03, 0.5, 0.001, 0.2, 0.04])
+    np.testing.assert_allclose(factorial.holm(p), multipletests(p, method="holm")[1])
+    got = factorial.holm([0.02, float("nan"), 0.01])
+    assert math.isnan(got[1]) and np.allclose(got[[0, 2]], [0.02, 0.02])
