@@ -530,7 +530,8 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
             )
         if have == ident:
             return  # resume: finished rungs are reused, an unfinished one continues
-    elif out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+    elif out.exists() and (not out.is_dir() or any(out.iterdir())):
+        # --force replaces only a tune run: never delete or write into anything else
         raise CardsimError(f"--out {out} is not empty and not a tune run; use another --out")
     if force and (out / "configs").is_dir():
         import shutil

@@ -239,3 +239,17 @@ def test_interrupted_race_resumes_to_the_same_answer(tmp_path):
     again = tune("tunable", "first_excess", **kw)
     assert engine.calls and len({c for c in engine.calls if c[1] > 1}) == 1  # that chunk only
     assert again.best == first.best and again.games_spent == first.games_spent
+
+
+def test_out_holding_something_else_is_never_touched(tmp_path):
+    other = tmp_path / "run"
+    other.mkdir()
+    (other / "manifest.json").write_text("{}")
+    for force in (False, True):
+        with pytest.raises(CardsimError, match="not a tune run"):
+            tune("tunable", "first_excess", out=other, options="cap=5|6", budget=400,
+                 progress=False, min_games=100, force=force)  # fmt: skip
+    assert sorted(p.name for p in other.iterdir()) == ["manifest.json"]
+    with pytest.raises(CardsimError, match="--budget must be at least 800"):
+        tune("tunable", "first_excess", out=tmp_path / "new", options="cap=5|6", budget=10)
+    assert not (tmp_path / "new").exists()
