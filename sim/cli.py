@@ -515,6 +515,42 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
     click.echo(f"study {study.name!r}: {len(result.runs)} scenarios in {result.out}")
     if result.report:
         click.echo(f"report: {result.report}")
+    for name, path in result.designs.items():
+        click.echo(f"factorial report of design {name}: {path}")
+
+
+@cli.command("tune")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option(
+    "--objective",
+    required=True,
+    help="first_excess, seat_spread, length=TARGET, or weighted: NAME[=T][*W],… (lower wins).",
+)
+@click.option(
+    "--options",
+    default=None,
+    help="Options to search: a,b=x|y,n=lo..hi[/step] (default: every choice/bool option).",
+)
+@click.option("--budget", type=int, default=200_000, show_default=True, help="Games in all.")
+@click.option("--seed", type=Seed(), default=1, show_default=True, help="Root seed of the race.")
+@click.option("--players", type=int, default=None, help="Players (ATLAS 2..10).")
+@click.option("--strategy", default=None, help="Strategy of every seat.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Tune directory.")
+@click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replace a different tune run in --out.")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+def tune_cmd(game, objective, options, budget, seed, players, strategy, out, threads, force, quiet):
+    """Search rule options for the most balanced rule set (racing on common deals).
+
+    Rerunning the same command resumes: finished rungs are reused (sim/tune.py).
+    """
+    from sim.tune import summary, tune
+
+    result = tune(
+        game, objective, out=out, options=options, budget=budget, seed=seed, players=players,
+        strategy=strategy, threads=threads, progress=not quiet, force=force,
+    )  # fmt: skip
+    click.echo(summary(result))
 
 
 def _echo_json(doc) -> None:

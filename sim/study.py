@@ -4,6 +4,8 @@ The study file format — every key, its default, an annotated example — is do
 :data:`STUDY_TEMPLATE` is that example (``cardsim study --template`` writes it). Every scenario
 runs into ``OUT/<name>/`` (resumable; a finished run with the same configuration is reused),
 then one report covers the whole study.
+A ``[[design]]`` table is a factorial rule study (docs/design.md): its cells are scenarios
+named ``<design>-cNNN`` on one root seed.
 """
 
 from __future__ import annotations
@@ -51,6 +53,18 @@ class Comparison:
 
 
 @dataclass
+class Design:
+    """A factorial rule study: its cells are scenarios of one seed, differing in rules."""
+
+    name: str
+    game: str
+    spec: object  # analysis.factorial.DesignSpec
+    cells: list[dict[str, int]]
+    scenarios: list[Scenario]
+    margins: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class Study:
     name: str
     scenarios: list[Scenario]
@@ -58,6 +72,7 @@ class Study:
     source: str  # file name, or "<default study>"
     #: equivalence margins of the report's verdicts ([margins] table: measure = value)
     margins: dict[str, float] = field(default_factory=dict)
+    designs: list[Design] = field(default_factory=list)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -79,18 +94,18 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     ('atlas', 0)
     """
     from sim.config import build_config
-    from sim.games import GAMES, get_engine
+    from sim.games import game_names, get_engine
 
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    unknown = set(doc) - {"study", "scenario", "comparison", "margins"}
+    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design"}
     if unknown:
         key = sorted(unknown)[0]
         raise CardsimError(
             f"{_where(source, text, key)}: unknown section "
-            "(allowed: study, scenario, comparison, margins)"
+            "(allowed: study, scenario, comparison, margins, design)"
         )
     margins = doc.get("margins", {})
     if not isinstance(margins, dict) or not all(
@@ -103,8 +118,19 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     if not isinstance(doc.get("study", {}), dict):
         raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
     raw = doc.get("scenario", [])
-    if not isinstance(raw, list) or not raw or not all(isinstance(x, dict) for x in raw):
-        raise CardsimError(f"{source}: a study needs one or more [[scenario]] tables")
+    designs_raw = doc.get("design", [])
+    if isinstance(designs_raw, dict):
+        designs_raw = [designs_raw]
+    if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
+        raise CardsimError(f"{source}: designs are [[design]] tables")
+    if (
+        not isinstance(raw, list)
+        or not all(isinstance(x, dict) for x in raw)
+        or not (raw or designs_raw)
+    ):
+        raise CardsimError(
+            f"{source}: a study needs one or more [[scenario]] (or [[design]]) tables"
+        )
     if not isinstance(doc.get("comparison", []), list) or not all(
         isinstance(x, dict) for x in doc.get("comparison", [])
     ):
@@ -143,9 +169,10 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             )
         if name in {s.name for s in scenarios}:
             raise CardsimError(f"{label}: scenario name {name!r} is used twice")
-        if sc["game"] not in GAMES:
+        if sc["game"] not in game_names():  # built-in or registered (sim.games)
             raise CardsimError(
-                f"{label} ({name}): unknown game {sc['game']!r} (allowed: {', '.join(GAMES)})"
+                f"{label} ({name}): unknown game {sc['game']!r} "
+                f"(allowed: {', '.join(game_names())})"
             )
         until = sc.get("until_ci")
         if until is not None:
@@ -217,10 +244,146 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         if len({by_name[n].game for n in names}) > 1:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
         comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
+    designs = [
+        _parse_design(d, i, source, text, {s.name for s in scenarios})
+        for i, d in enumerate(designs_raw, 1)
+    ]
+    names = [s.name for d in designs for s in d.scenarios] + [s.name for s in scenarios]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CardsimError(f"{source}: run name {dup[0]!r} is used by two scenarios or designs")
     name = doc.get("study", {}).get("name", Path(source).stem)
     return Study(
-        str(name), scenarios, comparisons, source, {str(k): float(v) for k, v in margins.items()}
+        str(name), scenarios, comparisons, source,
+        {str(k): float(v) for k, v in margins.items()}, designs,
+    )  # fmt: skip
+
+
+DESIGN_KEYS = {
+    "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "chunk_size",
+    "options", "fraction", "generators", "interactions", "margins",
+}  # fmt: skip
+
+
+def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> Design:
+    """Validate one [[design]] table and expand it into its cell scenarios."""
+    from analysis.factorial import DesignSpec, design_cells
+    from sim.games import get_engine
+
+    label = f"{source}, design {i}"
+    bad = set(d) - DESIGN_KEYS
+    if bad:
+        key = sorted(bad)[0]
+        raise CardsimError(
+            f"{_where(source, text, key)}: unknown design key "
+            f"(allowed: {', '.join(sorted(DESIGN_KEYS))})"
+        )
+    for key in ("name", "game", "games", "options"):
+        if key not in d:
+            raise CardsimError(f"{label}: missing key {key!r}")
+    name = d["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise CardsimError(
+            f"{label}: design name {name!r} must use letters, digits, '-' and '_' only"
+        )
+    label = f"{label} ({name})"
+    if name in taken:
+        raise CardsimError(f"{label}: the name is also a scenario's")
+    try:
+        engine = get_engine(d["game"])
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {e}") from None
+    table = engine.rule_options
+    options = d["options"]
+    if not isinstance(options, dict) or not options:
+        raise CardsimError(
+            f'{label}: options must be a table like {{ dao_bomb = "all", turn_cap = [500, 2000] }}'
+        )
+    levels: dict[str, list] = {}
+    for opt, given in options.items():
+        if opt not in table:
+            raise CardsimError(
+                f"{label}: unknown {engine.name} rule option {opt!r} "
+                f"(allowed: {', '.join(table.names())})"
+            )
+        o = table[opt]
+        if given == "all":
+            if o.kind == "int":
+                raise CardsimError(f"{label}: {opt} is an integer option; list its levels")
+            values = [False, True] if o.kind == "bool" else list(o.choices)
+            values.sort(key=lambda v: v != o.default)  # the default is the baseline
+        elif isinstance(given, list) and len(given) >= 2:
+            try:
+                values = [o.check(str(v).lower() if isinstance(v, bool) else v) for v in given]
+            except CardsimError as e:
+                raise CardsimError(f"{label}: {e}") from None
+            if len(set(values)) != len(values):
+                raise CardsimError(f"{label}: {opt} lists a level twice")
+        else:
+            raise CardsimError(
+                f'{label}: {opt} must list two or more levels, or be "all" ({o.allowed()})'
+            )
+        levels[opt] = values
+    fixed = d.get("rules", {})
+    if not isinstance(fixed, dict):
+        raise CardsimError(f"{label}: rules must be a table like {{ key = value }}")
+    both = sorted(set(fixed) & set(levels))
+    if both:
+        raise CardsimError(f"{label}: {both[0]} is both a fixed rule and a design option")
+    fraction = d.get("fraction", 0)
+    if not isinstance(fraction, int) or isinstance(fraction, bool) or fraction < 0:
+        raise CardsimError(f"{label}: fraction must be an integer p >= 0 (2^(k-p) cells)")
+    generators = d.get("generators", {})
+    if not isinstance(generators, dict) or (generators and not fraction):
+        raise CardsimError(f"{label}: generators is a table and needs fraction >= 1")
+    interactions = d.get("interactions", True)
+    if not isinstance(interactions, bool):
+        raise CardsimError(f"{label}: interactions must be true or false")
+    margins = d.get("margins", {})
+    if not isinstance(margins, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
+    ):
+        raise CardsimError(f"{label}: margins must be a table of positive numbers")
+    spec = DesignSpec(
+        levels, fraction, {str(k): str(v) for k, v in generators.items()}, interactions
     )
+    try:
+        cells = design_cells(spec)
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {e}") from None
+    if len(cells) > 4096:
+        raise CardsimError(f"{label}: {len(cells)} cells is too many (at most 4096); use fraction")
+    width = max(3, len(str(len(cells) - 1)))
+    scenarios = []
+    for c, cell in enumerate(cells):
+        rules = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in fixed.items()}
+        for opt, li in cell.items():
+            v = spec.options[opt][li]
+            rules[opt] = str(v).lower() if isinstance(v, bool) else str(v)
+        sc = {
+            "name": f"{name}-c{c:0{width}d}", "game": d["game"], "games": d["games"],
+            "seed": d.get("seed", 1), "rules": rules,
+            **{k: d[k] for k in ("strategy", "seats", "players", "chunk_size") if k in d},
+        }  # fmt: skip
+        one = parse_study(_scenario_toml(sc), f"{label}, cell {c}")
+        scenarios.append(one.scenarios[0])
+    return Design(
+        name, d["game"], spec, cells, scenarios, {k: float(v) for k, v in margins.items()}
+    )
+
+
+def _scenario_toml(sc: dict) -> str:
+    """A one-scenario study file (the cell's checks are the scenario's)."""
+    import json
+
+    lines = ["[[scenario]]"]
+    for k, v in sc.items():
+        if isinstance(v, dict):
+            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
+            lines.append(f"{k} = {{ {inner} }}")
+        else:
+            lines.append(f"{k} = {json.dumps(v)}")
+    return "\n".join(lines) + "\n"
 
 
 def load_study(path: Path | str) -> Study:
@@ -362,6 +525,7 @@ class StudyResult:
     reused: list[str]
     report: Path | None
     stopped_by: dict[str, str]
+    designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
 
 
 def scenario_config(scenario: Scenario) -> RunConfig:
@@ -440,10 +604,11 @@ def run_study(
     from sim.games import get_engine
 
     out = Path(out)
-    configs = {s.name: scenario_config(s) for s in study.scenarios}  # validate all first
+    cells = [s for d in study.designs for s in d.scenarios]
+    configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
-    for s in study.scenarios:  # check every scenario directory before anything is written
+    for s in [*study.scenarios, *cells]:  # check every directory before anything is written
         cfg, run_dir = configs[s.name], out / s.name
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
         stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
@@ -480,7 +645,7 @@ def run_study(
             "replace it, or another --out"
         )
     compiling = None  # sim.warmup: compiles the games still to play concurrently
-    for s in study.scenarios:
+    for s in [*study.scenarios, *cells]:
         if s.name not in plans:
             continue
         cfg, run_dir = configs[s.name], out / s.name
@@ -509,11 +674,33 @@ def run_study(
     if compiling is not None:
         compiling.close()
     report_path = None
+    design_reports = {}
     if report:
+        for d in study.designs:
+            design_reports[d.name] = write_design_report(
+                d, [runs[s.name] for s in d.scenarios], out
+            )
+    report_path = None
+    if report and study.scenarios:
         from analysis.study_report import write_study_report
 
-        report_path = write_study_report(study, runs, out / "report.html")
+        plain = {s.name: runs[s.name] for s in study.scenarios}
+        report_path = write_study_report(study, plain, out / "report.html")
         from sim.rundir import atomic_write_bytes
 
         atomic_write_bytes(marker, study_digest(study).encode())
-    return StudyResult(out, runs, reused, report_path, stopped)
+    return StudyResult(out, runs, reused, report_path, stopped, design_reports)
+
+
+def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path:
+    """Analyse a design's cell runs (analysis/factorial.py) into ``out/<name>-factorial.html``
+    (and ``.json``)."""
+    from analysis import factorial
+    from sim.games import get_engine
+
+    result = factorial.analyse(
+        design.spec, design.cells, factorial.read_cell_tables(run_dirs),
+        get_engine(design.game).facts, name=design.name, game=design.game,
+        margins=design.margins,
+    )  # fmt: skip
+    return factorial.write_report(result, Path(out) / f"{design.name}-factorial.html")
