@@ -20,54 +20,13 @@ from polars.testing import assert_frame_equal
 from sim.game import RunConfig
 from sim.games import get_engine
 from sim.schema import strategy_label
+from tests.schema_v1 import to_v1
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pinned_v1"
 CONFIGS = json.loads((FIXTURES / "configs.json").read_text())
 #: Rule options that restore the pre-2026-12-01 readings of AT-14 and AT-26 (the v1 sample was
 #: recorded under them; forced_claims is explicit in every ATLAS configuration already).
 LEGACY = {"atlas": {"claim_priority": "nearest_win", "self_melds_shown": True}, "yuanzi": {}}
-
-
-def v1_name(game: str, table: str, name: str) -> str:
-    """The v1 name of a v2 column (docs/schema-v2.md)."""
-    m = re.fullmatch(r"strategy_s(\d+)", name) or re.fullmatch(r"delta_s(\d)", name)
-    if m:
-        return name.replace("_s", "_", 1) if name.startswith("delta") else f"strategy_{m[1]}"
-    m = re.fullmatch(r"h([12])_(.+?)(_[st]\d)?", name)
-    if game == "yuanzi" and m:
-        h = int(m[1]) - 1
-        return f"{m[2]}_{h}{m[3] or ''}"
-    return name
-
-
-def to_v1(game: str, table: str, df: pl.DataFrame) -> pl.DataFrame:
-    """A v2 table in v1 form: names, integer codes for Enums, -1 (false) for nulls."""
-    out = []
-    for name in df.columns:
-        col = df[name]
-        old = v1_name(game, table, name)
-        if name.startswith("strategy"):
-            out.append(col.cast(pl.String).alias(old))
-            continue
-        if isinstance(col.dtype, pl.Enum):
-            cats = list(col.dtype.categories)
-            codes = col.cast(pl.String).replace_strict(
-                {c: i for i, c in enumerate(cats)}, default=None, return_dtype=pl.Int64
-            )
-            if name.endswith("_dao"):
-                codes = codes + 1  # v1: card value A = 1 .. K = 13
-            if name in ("end",):
-                out.append(col.alias(old))  # v1 already an Enum
-                continue
-            col = codes
-        if col.dtype == pl.Boolean:
-            col = col.fill_null(False)
-        elif name in ("winner_points",):
-            col = col.fill_null(0)
-        else:
-            col = col.fill_null(-1)
-        out.append(col.alias(old))
-    return pl.DataFrame(out)
 
 
 def _label(name: str) -> str:

@@ -13,6 +13,7 @@ from kernels.yuanzi.encoding import RANK_VALUE, canonical_deck, move_set_hash
 from sim.errors import CardsimError
 from sim.game import RunConfig
 from sim.games.yuanzi import ENGINE
+from tests.schema_v1 import to_v1
 
 SEATS = ("greedy", "random", "points", "planner")
 
@@ -37,7 +38,13 @@ def python_deal(root, g, redraw=False):
 
 @pytest.fixture(scope="module")
 def tables():
-    return ENGINE.play_chunk(config(), 0, 400)
+    return play(config(), 0, 400)
+
+
+def play(cfg, first, count):
+    """The engine's v2 tables in v1 form (tests.schema_v1): these tests check v1 codes."""
+    games, seats = ENGINE.play_chunk(cfg, first, count)
+    return to_v1("yuanzi", "games", games), to_v1("yuanzi", "seats", seats)
 
 
 def test_yz05_yz07_yz08_first_half_deal(tables):
@@ -80,7 +87,7 @@ def test_yz06_second_half_fallbacks_and_yz07_yz08_upstream_deals_and_leads(table
 
 
 def test_yz06_redraw_never_uses_a_joker():
-    games, _ = ENGINE.play_chunk(config(joker_indicator="redraw"), 0, 600)
+    games, _ = play(config(joker_indicator="redraw"), 0, 600)
     assert (games["indicator_0"] < 52).all() and (games["dao_fallback_0"] == 0).all()
     assert (games["dao_fallback_1"] != 1).all()
     for row in games.head(20).iter_rows(named=True):
@@ -116,7 +123,7 @@ def test_yz25_yz26_shuangjia_both_out_team(tables):
 
 
 def test_yz25_shuangjia_upstream_team():
-    games, _ = ENGINE.play_chunk(config(shuangjia="upstream_team"), 0, 400)
+    games, _ = play(config(shuangjia="upstream_team"), 0, 400)
     _check_match(games, "upstream_team")
 
 
@@ -228,7 +235,7 @@ def test_strategies_have_kernel_ids_and_descriptions():
 def test_replay_feeds_the_kernel_choices_to_the_reference():
     cfg = config(seats=("greedy", "bomber", "points", "random"), pass_is_final=True)
     log = ENGINE.replay(cfg, 12)
-    games, _ = ENGINE.play_chunk(cfg, 12, 1)
+    games, _ = play(cfg, 12, 1)
     assert isinstance(log, str) and log.startswith("half 0:")
     deltas = [games[f"delta_{s}"][0] for s in range(4)]
     assert log.rstrip().splitlines()[-1] == f"delta per seat {deltas}"
