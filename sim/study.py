@@ -582,7 +582,12 @@ def with_games(study: Study, games: int) -> Study:
 
     if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
         raise CardsimError(f"--games must be a positive integer, got {games!r}")
-    return replace(study, scenarios=[replace(s, games=games) for s in study.scenarios])
+    designs = [
+        replace(d, scenarios=[replace(c, games=games) for c in d.scenarios]) for d in study.designs
+    ]
+    return replace(
+        study, scenarios=[replace(s, games=games) for s in study.scenarios], designs=designs
+    )
 
 
 def run_study(

@@ -105,6 +105,9 @@ def small(argv: list[str]) -> list[str]:
     if "--games" in args:
         i = args.index("--games") + 1
         args[i] = str(min(int(args[i]), SMALL.get(sub, 300)))
+    if "--budget" in args:  # cardsim tune: games in all
+        i = args.index("--budget") + 1
+        args[i] = str(min(int(args[i]), 2000))
     elif sub == "study" and "--template" not in args:
         args += ["--games", str(SMALL["study"])]
     return args
