@@ -534,7 +534,7 @@ def run(
     extra_manifest: dict | None = None,
     engine: GameEngine | None = None,
     scheduler: str | None = None,
-    unit: str = "games",
+    unit: str | None = None,
     command: str = "run",
 ) -> RunResult:
     """Play ``config`` into the run directory ``out``.
@@ -544,7 +544,8 @@ def run(
     same in every case: chunks are committed in order. ``chunk_size`` defaults to
     ``DEFAULT_CHUNK_SIZE`` for a new run and to the manifest's for ``resume``. With a
     ``stop_rule``, ``extra_manifest["stop"]`` should describe it: ``--resume`` checks it.
-    ``unit`` names what the progress display counts (``games``; ``deals`` for comparisons).
+    ``unit`` names what the progress display counts (default ``games``, ``deals`` for a
+    comparison).
 
     Examples
     --------
@@ -586,6 +587,7 @@ def run(
                 client, cluster = connect(scheduler)
             compiled = _warm_up(engine, config, _Messages(progress), kernel)
             lock, manifest = _take_directory(out, config, chunk_size, mode, kw)
+            unit = unit or ("deals" if config.assignments else "games")  # a comparison: deals
             bar = (config.games, config.game, progress, unit)
             return _play(
                 out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled

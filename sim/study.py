@@ -451,6 +451,15 @@ scenarios = ["yuanzi-default", "yuanzi-dao-bomb-same-count"]     # two or more r
 # rate 0.01 (±1 percentage point), mean 0.5.
 [margins]
 "win rate" = 0.02                # ±2 percentage points
+
+# Optional: a factorial rule study (docs/design.md): every combination of the listed option
+# levels is a cell, all cells play the same deals; the report gets the main effects and
+# two-way interactions of each option with intervals and verdicts (DIR/<name>-factorial.html).
+[[design]]
+name = "yuanzi-rules"
+game = "yuanzi"
+games = 2000                     # deals per cell
+options = { pass_only_if_unable = [false, true], lead_after_out = "all" }  # first level = baseline
 """
 
 DEFAULT_STUDY = """

@@ -538,7 +538,7 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
 
         shutil.rmtree(out / "configs")
     out.mkdir(parents=True, exist_ok=True)
-    from sim.runner import atomic_write_bytes
+    from sim.rundir import atomic_write_bytes
 
     atomic_write_bytes(path, json.dumps(ident, indent=2, ensure_ascii=False).encode())
 

@@ -10,7 +10,6 @@ current code and its v2 tables are mapped back to v1 with the documented old -> 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import polars as pl

@@ -195,12 +195,13 @@ def _pinned_user_configs():
 def test_user_strategy_configurations_reproduce_the_pinned_tables(c):
     """The example strategies (run through the cached user driver) give the v1 tables recorded
     before this mechanism existed; only the strategy label changed (path -> stem:function)."""
-    from tests.test_pinned_sample import to_v1
+    from tests.schema_v1 import to_v1
+    from tests.test_pinned_sample import LEGACY
 
     seats = [str(ROOT / s) if us.is_user_strategy(s) else s for s in c["seats"]]
     cfg = RunConfig(
-        game=c["game"], players=c["players"], seats=tuple(seats), rules=c["rules"],
-        seed=c["seed"], games=c["games"],
+        game=c["game"], players=c["players"], seats=tuple(seats),
+        rules={**LEGACY[c["game"]], **c["rules"]}, seed=c["seed"], games=c["games"],
     )  # fmt: skip
     tables = get_engine(c["game"]).play_chunk(cfg, 0, c["games"])
     label = dict(zip(c["seats"], us.labels(c["seats"]), strict=True))

@@ -143,11 +143,11 @@ def test_early_stop_is_stated(study):
     m = json.loads((res.runs["at-careful-vs-greedy"] / "manifest.json").read_text())
     doc = _doc(res)
     if m["stopped_by"] in (None, "games"):
-        pytest.fail("the ±0.2 target should stop the 400-deal comparison after its first chunk")
+        pytest.fail("the ±0.1 target should stop the 400-deal comparison after its first chunk")
     facts = [
         f["text"] for f in doc["findings"] if f["section"] == "config" and f["headline"] is True
     ]
-    assert any("stopped early: by --until-ci ±0.2" in t for t in facts)
+    assert any("stopped early: by --until-ci ±0.1" in t for t in facts)
     assert "stopped early" in res.report.read_text()
 
 

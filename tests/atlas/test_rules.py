@@ -92,17 +92,17 @@ def test_rule_defaults_are_exactly_the_rulings_defaults():
     [
         {"no_such_rule": 1},
         {"self_melds": "never"},
-        {"all_wild_melds": "yes"},
+        {"all_wild_melds": "maybe"},  # text is parsed as on the CLI: "yes"/"no" are valid
         {"forced_claims": 1},
         {"claim_turn": "fly"},
         {"claim_priority": "nearest"},
-        {"self_melds_shown": "no"},
+        {"self_melds_shown": "perhaps"},
         {"reverse_two_players": "double"},
         {"trade_pick": "peek"},
         {"exhausted": "restart"},
         {"turn_cap": 0},
         {"turn_cap": True},
-        {"rounds": "2"},
+        {"rounds": "two"},  # "2" is the CLI's text for 2: one validator (kernels/options.py)
     ],
 )
 def test_bad_rule_options_raise_value_error(bad):

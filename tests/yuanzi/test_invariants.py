@@ -27,6 +27,7 @@ from kernels.yuanzi.state import (
 )
 from kernels.yuanzi.strategies import N_BUILTIN
 from sim.games.yuanzi import ENGINE
+from tests.schema_v1 import to_v1
 
 VARIANTS = [
     {},
@@ -127,6 +128,7 @@ def test_table_invariants_many_matches(variant):
 
     cfg = RunConfig("yuanzi", 4, seats, VARIANTS[variant], 77 + variant, 3000)
     games, tab = ENGINE.play_chunk(cfg, 0, 3000)
+    games, tab = to_v1("yuanzi", "games", games), to_v1("yuanzi", "seats", tab)  # v1 codes
     for h in (0, 1):
         played = games.filter(games["second_half"]) if h else games
         pts = sum(played[f"points_{h}_s{s}"] for s in range(4))

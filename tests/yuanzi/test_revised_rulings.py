@@ -2,9 +2,10 @@
 in the second half) and the joker give-up rule of docs/yuanzi-protocol.md §2 (a move that uses
 jokers as wild keeps a joker atom the hand could still play), reference and kernel alike."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from numba import njit
 
 from kernels.yuanzi import driver as drv
 from kernels.yuanzi import rules as KR
@@ -105,41 +106,6 @@ def test_yz28_reference_view_shows_the_first_half_result_and_the_rules():
 
 
 # ---- YZ-28: kernel strategies read the match block -------------------------------------------
-@njit
-def behind_aware(own, played, pub, legal, n, rng):
-    """Second half: the highest code when its team lost the first half, else the lowest."""
-    high = False
-    if pub[KS.ST_HALF] == 1:
-        team = pub[KS.ST_ACTOR] % 2
-        high = pub[KS.ST_H0_TEAM_PTS + team] < pub[KS.ST_H0_TEAM_PTS + 1 - team]
-    best = 0
-    for i in range(n):
-        if (high and legal[i] > legal[best]) or (not high and legal[i] < legal[best]):
-            best = i
-    return best
-
-
-@njit
-def checker(own, played, pub, legal, n, rng):
-    """The lowest code; -1 (an invalid answer, counted) when the match block looks wrong."""
-    if pub[KS.ST_RULES + KS.R_PASS_IS_FINAL] != 1 or pub[KS.ST_RULES + KS.R_SHUANGJIA] != 0:
-        return -1
-    if pub[KS.ST_HALF] == 0:
-        for i in range(KS.ST_MATCH, KS.ST_RULES):
-            if pub[i] != -1:
-                return -1
-    else:
-        if pub[KS.ST_H0_TEAM_PTS] + pub[KS.ST_H0_TEAM_PTS + 1] != 300:
-            return -1
-        if pub[KS.ST_H0_UPSTREAM] != pub[KS.ST_H0_OUT] or pub[KS.ST_H0_NOUT] < 2:
-            return -1
-    best = 0
-    for i in range(n):
-        if legal[i] < legal[best]:
-            best = i
-    return best
-
-
 def _reference_choice(view, legal):
     high = False
     if view.half == 1:
@@ -149,9 +115,16 @@ def _reference_choice(view, legal):
     return max(legal) if high else min(legal)
 
 
+YZ28_FILE = Path(__file__).resolve().parent.parent / "user_strategy_files" / "yz28_strategies.py"
+
+
 @pytest.fixture(scope="module")
 def user_driver():
-    return drv.make_user_driver(drv.make_dispatch((behind_aware, checker)))
+    """The user-strategy driver (sim/user_strategies.py) with slot 0 behind_aware, 1 checker."""
+    from sim.games.yuanzi import ENGINE
+
+    specs = (f"{YZ28_FILE}:behind_aware", f"{YZ28_FILE}:checker")
+    return ENGINE._driver(specs, "simulate_trace")
 
 
 def test_yz28_kernel_strategy_reads_the_first_half_score(user_driver):
