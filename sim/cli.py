@@ -332,10 +332,11 @@ def compare_cmd(
     from analysis.stopping import first_of
     from sim.compare import DuplicateEngine, build_compare_config
     from sim.runner import run
+    from sim.strategy_params import split_strategies
 
     engine = get_engine(game)
     config = build_compare_config(
-        engine, strategies.split(","), games=games, seed=seed, players=players, rules=rules
+        engine, split_strategies(strategies), games=games, seed=seed, players=players, rules=rules
     )
     result = run(
         config,

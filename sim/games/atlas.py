@@ -31,11 +31,13 @@ from numba import njit
 from numba.core.registry import CPUDispatcher
 
 from kernels.atlas import driver as _driver
+from kernels.atlas import pimc as _pimc
 from kernels.atlas import rules as _rules
 from kernels.atlas.encoding import END_NAMES
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
 from sim.errors import CardsimError
 from sim.game import RuleOption, RunConfig, StrategyInfo
+from sim.strategy_params import Param, parse_params
 
 _RULE_OPTIONS = (
     RuleOption("self_melds", "any", "AT-07", "who may self-meld after drawing: any player, or only "
@@ -122,6 +124,30 @@ def _load_user(spec: str):
     return fn
 
 
+#: parameters of ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
+PIMC_PARAMS = (
+    Param("samples", _pimc.DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),
+    Param(
+        "cap", _pimc.DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP
+    ),
+    Param("rollout", _pimc.ROLLOUTS[_pimc.DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
+)
+PIMC_INFO = StrategyInfo(
+    "pimc",
+    _pimc.encode(*_pimc.DEFAULT),
+    "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
+    "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
+    "round with greedy rollouts, takes the best mean result and score; greedy elsewhere; "
+    "pimc:samples=N,cap=K,rollout=greedy|random",
+)
+
+
+def pimc_id(name: str) -> int:
+    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
+    v = parse_params(name, "pimc", PIMC_PARAMS)
+    return _pimc.encode(int(v["samples"]), int(v["cap"]), _pimc.ROLLOUTS.index(str(v["rollout"])))
+
+
 class AtlasEngine:
     """The ATLAS :class:`sim.game.GameEngine` (2–10 players, AT-03)."""
 
@@ -129,7 +155,12 @@ class AtlasEngine:
     player_counts = tuple(range(2, 11))
     default_players = 4
     rule_options = _RULE_OPTIONS
-    strategies = tuple(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS)
+    strategies = (*(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS), PIMC_INFO)
+
+    def parse_strategy(self, name: str) -> str:
+        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
+        pimc_id(name)
+        return name.replace(" ", "")
 
     # -- seats -------------------------------------------------------------------------------
     def seat_ids(self, config: RunConfig):
@@ -144,6 +175,8 @@ class AtlasEngine:
         for name in config.seats:
             if name in builtin:
                 ids.append(builtin[name])
+            elif name.startswith("pimc:"):
+                ids.append(pimc_id(name))
             elif ":" in name and ".py" in name:
                 if name not in users:
                     users.append(name)
@@ -153,8 +186,9 @@ class AtlasEngine:
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
                     "or path/to/file.py:function)"
                 )
+        ids = _pimc.bind_rules(np.array(ids, np.int64), rules_array(config.rules))
         if not users:
-            return np.array(ids, np.int64), _driver
+            return ids, _driver
         if len(users) > MAX_USER:
             raise CardsimError(f"at most {MAX_USER} different user strategies in one run")
         key = tuple((u, os.path.getmtime(u.rpartition(":")[0])) if os.path.exists(
@@ -162,7 +196,7 @@ class AtlasEngine:
         if key not in _USER_DRIVERS:
             fns = [_load_user(u) for u in users]
             _USER_DRIVERS[key] = _driver.build_user_driver(fns)
-        return np.array(ids, np.int64), _USER_DRIVERS[key]
+        return ids, _USER_DRIVERS[key]
 
     # -- play --------------------------------------------------------------------------------
     def play_arrays(self, config: RunConfig, first: int, count: int):

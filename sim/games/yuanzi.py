@@ -24,10 +24,12 @@ import numpy as np
 import polars as pl
 
 from kernels.yuanzi import driver as drv
+from kernels.yuanzi import pimc
 from kernels.yuanzi.state import RULE_LAYOUT, rules_array
 from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
 from sim.errors import CardsimError
 from sim.game import RuleOption, RunConfig, StrategyInfo
+from sim.strategy_params import Param, parse_params
 
 _HELP = {
     "joker_indicator": "a joker turned up as 刀 indicator makes 3 the 刀 (three) or is redrawn (redraw)",
@@ -141,6 +143,29 @@ def _load_user(spec: str):
     return fn
 
 
+#: parameters of ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
+PIMC_PARAMS = (
+    Param("samples", pimc.DEFAULT[0], "determinizations per decision", 1, pimc.MAX_SAMPLES),
+    Param(
+        "cap", pimc.DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
+    ),
+    Param("rollout", pimc.ROLLOUTS[pimc.DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
+)
+PIMC_INFO = StrategyInfo(
+    "pimc",
+    pimc.encode(*pimc.DEFAULT),
+    "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
+    "(YZ-28), plays each candidate to the end of the half with greedy rollouts, takes the best "
+    "mean result (points break ties); pimc:samples=N,cap=K,rollout=greedy|random",
+)
+
+
+def pimc_id(name: str) -> int:
+    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
+    v = parse_params(name, "pimc", PIMC_PARAMS)
+    return pimc.encode(int(v["samples"]), int(v["cap"]), pimc.ROLLOUTS.index(str(v["rollout"])))
+
+
 class YuanziEngine:
     """The 原子 :class:`sim.game.GameEngine` (kernel: kernels/yuanzi)."""
 
@@ -148,12 +173,17 @@ class YuanziEngine:
     player_counts = (4,)
     default_players = 4
     rule_options = tuple(_option(*row) for row in RULE_LAYOUT)
-    strategies = tuple(StrategyInfo(n, i, d) for n, i, d in BUILTIN)
+    strategies = (*(StrategyInfo(n, i, d) for n, i, d in BUILTIN), PIMC_INFO)
 
     def __init__(self):
         self._dispatch: dict = {}
 
     # -- configuration ------------------------------------------------------------------
+    def parse_strategy(self, name: str) -> str:
+        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
+        pimc_id(name)
+        return name.replace(" ", "")
+
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""
         known = {o.name: o for o in self.rule_options}
@@ -180,6 +210,8 @@ class YuanziEngine:
         for seat in seats:
             if seat in names:
                 ids.append(names[seat])
+            elif seat.startswith("pimc:"):
+                ids.append(pimc_id(seat))
             elif ".py:" in seat:
                 if seat not in users:
                     users.append(seat)
