@@ -18,13 +18,14 @@ class Param:
     """One parameter of a strategy: an integer range or a set of words."""
 
     name: str
-    default: int | str
+    default: int | float | str
     help: str
     lo: int = 0
     hi: int = 0
     choices: tuple[str, ...] = ()
+    decimals: int = 0  # > 0: a decimal number with at most this many digits after the point
 
-    def parse(self, strategy: str, text: str) -> int | str:
+    def parse(self, strategy: str, text: str) -> int | float | str:
         if self.choices:
             if text not in self.choices:
                 raise CardsimError(
@@ -32,6 +33,19 @@ class Param:
                     f"{', '.join(self.choices)}"
                 )
             return text
+        if self.decimals:
+            try:
+                num = float(text)
+            except ValueError:
+                raise CardsimError(
+                    f"strategy {strategy!r}: {self.name}={text!r} is not a number"
+                ) from None
+            if not self.lo <= num <= self.hi or round(num, self.decimals) != num:
+                raise CardsimError(
+                    f"strategy {strategy!r}: {self.name}={text} is outside {self.lo}..{self.hi} "
+                    f"or has more than {self.decimals} decimal(s)"
+                )
+            return num
         try:
             value = int(text)
         except ValueError:
@@ -48,7 +62,7 @@ class Param:
         return "|".join(self.choices) if self.choices else f"{self.lo}..{self.hi}"
 
 
-def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | str]:
+def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | float | str]:
     """The parameter values of ``name`` (``base`` or ``base:k=v,...``), defaults filled in.
 
     >>> from sim.strategy_params import Param, parse_params
@@ -60,7 +74,7 @@ def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, i
     if head != base:
         raise CardsimError(f"strategy {name!r} is not {base!r}")
     known = {p.name: p for p in params}
-    values: dict[str, int | str] = {p.name: p.default for p in params}
+    values: dict[str, int | float | str] = {p.name: p.default for p in params}
     if not sep:
         return values
     if not tail:

@@ -10,13 +10,15 @@ At a decision with a choice the strategy
 3. plays every candidate on every determinization (the same ones for every candidate: common
    random numbers) and the rest of the half by the rollout policy (``greedy`` for all four
    seats, or ``random``);
-4. picks the candidate with the best mean of the objective (ties: the earlier candidate, so
-   greedy's pick wins a tie).
+4. keeps greedy's pick unless another candidate beats it on the same samples by a paired mean
+   gain of more than ``z`` standard errors (few samples are noisy: without this test a search
+   of 8 samples chose worse than greedy); among those, the largest mean gain.
 
-Objective of the deciding team (YZ-25, YZ-26), ``1000 * result + team points`` of the half:
-first half — ``result`` is +2 / −2 for a 双夹 won / lost and 0 when a second half follows (the
-points then decide); second half — ``result`` is +1 / −1 for the half won / lost on points
-(the first half's score is not in the public state; its totals decide the match, YZ-26).
+Objective of the deciding team (YZ-25, YZ-26), ``1000 * result + team points`` of the half
+(points break ties between equal results): ``result`` is +2 / −2 for a first-half 双夹 won /
+lost, otherwise +1 / −1 / 0 for the half won / lost / drawn on points (more than 150 of 300).
+The mean of ``result`` over the samples is the expected match score when the halves are even;
+the first half's score is not in the public state (YZ-28 as revised will show it).
 
 Its randomness is the strategy stream it is given (stream 2 of (root seed, game index)), so a
 run stays reproducible and independent of threads and chunks.
@@ -26,8 +28,8 @@ search works in the tail of the legal-move buffer, which the driver allocates ``
 long (``MAX_MOVES`` for the legal set plus ``SCRATCH`` int32 words). Given a shorter buffer,
 ``choose_pimc`` falls back to greedy's pick.
 
-The strategy id carries the parameters: ``PIMC_BASE + samples + 1024 * cap + 262144 * rollout``
-(``encode`` / ``decode``).
+The strategy id carries the parameters: ``PIMC_BASE + samples + 1024 * cap + 262144 * rollout
++ 524288 * round(10 z)`` (``encode`` / ``decode``).
 """
 
 import numpy as np
@@ -68,7 +70,8 @@ MAX_CAP = 64
 # scratch layout in int32 words after MAX_MOVES (multiples of 16: int64 views stay aligned)
 _SC_CAND = 0  # int32[MAX_CAP] candidate indices into legal
 _SC_SCORE = _SC_CAND + MAX_CAP  # int64[MAX_CAP] summed objective (2 words each)
-_SC_COST = _SC_SCORE + 2 * MAX_CAP  # int64[MAX_MOVES] move costs (2 words each)
+_SC_SQ = _SC_SCORE + 2 * MAX_CAP  # int64[MAX_CAP] summed squares
+_SC_COST = _SC_SQ + 2 * MAX_CAP  # int64[MAX_MOVES] move costs (2 words each)
 _SC_UNSEEN = _SC_COST + 2 * MAX_MOVES  # uint8[N_TYPES * COPIES] unseen cards
 _SC_DET = _SC_UNSEEN + 48  # uint8[4, N_TYPES] a determinization
 _SC_WH = _SC_DET + 64  # uint8[4, N_TYPES] rollout hands
@@ -79,23 +82,52 @@ SCRATCH = _SC_RBUF + MAX_MOVES
 #: length the driver gives the legal-move buffer so that ``pimc`` can run
 BUF_SIZE = MAX_MOVES + SCRATCH
 
-#: (samples, cap, rollout) of the plain name ``pimc`` — chosen so that a 1,000-deal duplicate
+#: (samples, cap, rollout, z) of the plain name ``pimc`` — chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-DEFAULT = (8, 6, ROLLOUT_GREEDY)
+DEFAULT = (24, 4, ROLLOUT_GREEDY, 1.0)
+MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
 
-def encode(samples: int, cap: int, rollout: int) -> int:
+def encode(samples: int, cap: int, rollout: int, z: float = DEFAULT[3]) -> int:
     """The strategy id of ``pimc`` with these parameters."""
-    if not (1 <= samples <= MAX_SAMPLES and 2 <= cap <= MAX_CAP and 0 <= rollout < len(ROLLOUTS)):
-        raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}")
-    return PIMC_BASE + samples + 1024 * cap + 262144 * rollout
+    z10 = round(z * 10)
+    if not (
+        1 <= samples <= MAX_SAMPLES
+        and 2 <= cap <= MAX_CAP
+        and 0 <= rollout < len(ROLLOUTS)
+        and 0 <= z10 <= MAX_Z10
+    ):
+        raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}, {z}")
+    return PIMC_BASE + samples + 1024 * cap + 262144 * rollout + 524288 * z10
 
 
 @inline_kernel
 def decode(sid):
-    """(samples, cap, rollout) of a pimc strategy id."""
+    """(samples, cap, rollout, 10 z) of a pimc strategy id."""
     p = sid - PIMC_BASE
-    return p % 1024, (p // 1024) % 256, p // 262144
+    return p % 1024, (p // 1024) % 256, (p // 262144) % 2, p // 524288
+
+
+@inline_kernel
+def select(gain, sq, k, samples, z10):
+    """Candidate to play: 0 (greedy's pick) unless another one's mean paired gain over it is
+    positive and more than ``z`` standard errors (``gain``/``sq``: sums of the per-sample
+    differences and their squares); among those, the largest mean gain."""
+    best = 0
+    bmean = 0.0
+    z2 = (z10 / 10.0) ** 2
+    for c in range(1, k):
+        m = gain[c] / samples
+        if m <= 0.0:
+            continue
+        if samples > 1:
+            var = (sq[c] - gain[c] * m) / (samples - 1)
+            if m * m * samples <= z2 * var:
+                continue
+        if m > bmean:
+            bmean = m
+            best = c
+    return best
 
 
 @inline_kernel
@@ -123,9 +155,9 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy):
 def objective(st, team, rules):
     """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
     pts = st[ST_TEAM_PTS + team]
+    won = 1 if pts > 150 else (-1 if pts < 150 else 0)  # the half won / lost on points
     if st[ST_HALF] == 1:
-        res = 1 if pts > 150 else (-1 if pts < 150 else 0)
-        return 1000 * res + pts
+        return 1000 * won + pts
     # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
     up_team = st[ST_OUT] % 2
     if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
@@ -140,7 +172,7 @@ def objective(st, team, rules):
         sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < 60
         winner = up_team
     if not sj:
-        return pts
+        return 1000 * won + pts
     return 2000 + pts if winner == team else -2000 + pts
 
 
@@ -212,7 +244,7 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
     Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
     array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
     """
-    samples, cap, policy = decode(sid)
+    samples, cap, policy, z10 = decode(sid)
     seat = pub[ST_ACTOR]
     total = pub[ST_COUNT + seat]
     for i in range(n):
@@ -223,6 +255,7 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
     sc = legal[MAX_MOVES:]
     cand = sc[_SC_CAND : _SC_CAND + MAX_CAP]
     score = sc[_SC_SCORE : _SC_SCORE + 2 * MAX_CAP].view(np.int64)
+    sq = sc[_SC_SQ : _SC_SQ + 2 * MAX_CAP].view(np.int64)
     cost = sc[_SC_COST : _SC_COST + 2 * MAX_MOVES].view(np.int64)
     unseen = sc[_SC_UNSEEN : _SC_UNSEEN + 48].view(np.uint8)
     det = sc[_SC_DET : _SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
@@ -236,9 +269,11 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
     team = seat % 2
     for c in range(k):
         score[c] = 0
+        sq[c] = 0
     for _ in range(samples):
         if not _deal_unseen(own, played, pub, unseen, det, rng):
             return cand[0]  # the public counts do not add up (never seen): no search
+        v0 = 0
         for c in range(k):
             for s in range(4):
                 for t in range(N_TYPES):
@@ -248,9 +283,10 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
                 wst[j] = pub[j]
             if apply_move(legal[cand[c]], wh, wp, wst, rules) == 0:
                 rollout(wh, wp, wst, rules, rbuf, rng, policy)
-            score[c] += objective(wst, team, rules)
-    best = 0
-    for c in range(1, k):
-        if score[c] > score[best]:
-            best = c
-    return cand[best]
+            v = objective(wst, team, rules)
+            if c == 0:
+                v0 = v
+            else:  # paired with greedy's pick on the same sample
+                score[c] += v - v0
+                sq[c] += (v - v0) * (v - v0)
+    return cand[select(score, sq, k, samples, z10)]

@@ -131,6 +131,14 @@ PIMC_PARAMS = (
         "cap", _pimc.DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP
     ),
     Param("rollout", _pimc.ROLLOUTS[_pimc.DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
+    Param(
+        "z",
+        _pimc.DEFAULT[3],
+        "standard errors a gain over greedy's pick must pass",
+        0,
+        6,
+        decimals=1,
+    ),
 )
 PIMC_INFO = StrategyInfo(
     "pimc",
@@ -138,14 +146,15 @@ PIMC_INFO = StrategyInfo(
     "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
     "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
     "round with greedy rollouts, takes the best mean result and score; greedy elsewhere; "
-    "pimc:samples=N,cap=K,rollout=greedy|random",
+    "pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
 
 
 def pimc_id(name: str) -> int:
     """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
     v = parse_params(name, "pimc", PIMC_PARAMS)
-    return _pimc.encode(int(v["samples"]), int(v["cap"]), _pimc.ROLLOUTS.index(str(v["rollout"])))
+    rollout = _pimc.ROLLOUTS.index(str(v["rollout"]))
+    return _pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
 class AtlasEngine:

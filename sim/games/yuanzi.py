@@ -150,20 +150,29 @@ PIMC_PARAMS = (
         "cap", pimc.DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
     ),
     Param("rollout", pimc.ROLLOUTS[pimc.DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
+    Param(
+        "z",
+        pimc.DEFAULT[3],
+        "standard errors a gain over greedy's pick must pass",
+        0,
+        6,
+        decimals=1,
+    ),
 )
 PIMC_INFO = StrategyInfo(
     "pimc",
     pimc.encode(*pimc.DEFAULT),
     "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
     "(YZ-28), plays each candidate to the end of the half with greedy rollouts, takes the best "
-    "mean result (points break ties); pimc:samples=N,cap=K,rollout=greedy|random",
+    "mean result (points break ties); pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
 
 
 def pimc_id(name: str) -> int:
     """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
     v = parse_params(name, "pimc", PIMC_PARAMS)
-    return pimc.encode(int(v["samples"]), int(v["cap"]), pimc.ROLLOUTS.index(str(v["rollout"])))
+    rollout = pimc.ROLLOUTS.index(str(v["rollout"]))
+    return pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
 class YuanziEngine:

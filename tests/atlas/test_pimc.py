@@ -46,7 +46,7 @@ def test_pimc_names_parameters_and_rule_binding():
     rules = {"claim_turn": "jump", "trade_pick": "seen", "turn_cap": 77, "forced_claims": True}
     arr = rules_array(rules)
     R = np.zeros(10, np.int64)
-    assert pimc.decode(bound("pimc:samples=5,cap=7,rollout=random", rules), R) == (5, 7, 1)
+    assert pimc.decode(bound("pimc:samples=5,cap=7,rollout=random,z=0.5", rules), R) == (5, 7, 1, 5)
     assert list(R[:9]) == list(arr[:9])
     cfg = RunConfig("atlas", 3, ("pimc:cap=3", "greedy", "pimc"), rules, 1, 5)
     ids, _mod = ENGINE.seat_ids(cfg)

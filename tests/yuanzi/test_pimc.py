@@ -29,7 +29,7 @@ def test_pimc_names_and_parameters():
     assert pimc_id("pimc:samples=32") == pimc.encode(32, pimc.DEFAULT[1], 0)
     assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(16, pimc.DEFAULT[1], 0)
     assert pimc_id("pimc:cap=3,rollout=random") == pimc.encode(pimc.DEFAULT[0], 3, 1)
-    assert pimc.decode(pimc_id("pimc:samples=7,cap=5,rollout=random")) == (7, 5, 1)
+    assert pimc.decode(pimc_id("pimc:samples=7,cap=5,rollout=random,z=2.5")) == (7, 5, 1, 25)
     cfg = build_config(ENGINE, games=10, seed=1, seat_strategies={0: "pimc:samples=4"})
     assert cfg.seats == ("pimc:samples=4", "greedy", "greedy", "greedy")
     for bad, why in [
