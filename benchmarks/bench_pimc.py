@@ -100,8 +100,10 @@ def bench_yuanzi(positions, repeats):
     from kernels.yuanzi.strategies import goes_out
 
     rules, own, played, st, legal, n = yuanzi_positions(positions)
-    sid = pimc.encode(*pimc.DEFAULT)
-    samples, cap, _ = pimc.DEFAULT
+    from sim.games.yuanzi import PIMC_DEFAULT
+
+    sid = pimc.encode(*PIMC_DEFAULT)
+    samples, cap, _, _ = PIMC_DEFAULT
 
     @njit
     def decide_all(sid, own, played, st, legal, n, rules):
@@ -154,8 +156,10 @@ def bench_atlas(positions, repeats):
     from kernels.atlas.strategies import DT_DISCARD
 
     snaps = atlas_positions(positions)
-    sid = int(pimc.bind_rules(np.array([pimc.encode(*pimc.DEFAULT)]), DEFAULT_RULES)[0])
-    samples, cap, _ = pimc.DEFAULT
+    from sim.games.atlas import PIMC_DEFAULT
+
+    sid = int(pimc.bind_rules(np.array([pimc.encode(*PIMC_DEFAULT)]), DEFAULT_RULES)[0])
+    samples, cap, _, _ = PIMC_DEFAULT
 
     @njit
     def decide_all(sid, snaps, slen, dt):
@@ -208,11 +212,11 @@ def main():
     numba.set_num_threads(1)
     games = ("yuanzi", "atlas") if a.game == "both" else (a.game,)
     for game in games:
-        mod = __import__(f"kernels.{game}.pimc", fromlist=["DEFAULT"])
+        mod = __import__(f"sim.games.{game}", fromlist=["PIMC_DEFAULT"])
         fn = bench_yuanzi if game == "yuanzi" else bench_atlas
         n, rollouts, wall, cpu = fn(a.positions, a.repeats)
         print(
-            f"{game}: default pimc (samples, cap, rollout) = {mod.DEFAULT}; {n} positions, "
+            f"{game}: default pimc (samples, cap, rollout, z) = {mod.PIMC_DEFAULT}; {n} positions, "
             f"{rollouts:,} rollouts"
         )
         print(

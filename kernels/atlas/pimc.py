@@ -130,9 +130,6 @@ _CAP_SHIFT = _RULE_SHIFT + N_FLAGS
 _Z_SHIFT = _CAP_SHIFT + 20
 MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
-#: (samples, cap, rollout) of the plain name ``pimc`` (benchmarks/bench_pimc.py: a 1,000-deal
-#: duplicate comparison with greedy in under 10 minutes on 2 cores).
-DEFAULT = (16, 8, ROLLOUT_GREEDY, 1.0)
 
 # scratch layout in int32 words after MAX_OPTIONS (int64 views start at even offsets)
 _SC_CAND = 0  # int32[64] candidate indices
@@ -152,7 +149,7 @@ BUF_SIZE = MAX_OPTIONS + SCRATCH
 _COPIES = np.array([3] * N_SPECIES + [6] * (N_TYPES - N_SPECIES), dtype=np.int64)
 
 
-def encode(samples: int, cap: int, rollout: int, z: float = DEFAULT[3]) -> int:
+def encode(samples: int, cap: int, rollout: int, z: float) -> int:
     """The id of ``pimc`` with these parameters (rule options bound later: ``bind_rules``)."""
     z10 = round(z * 10)
     if not (

@@ -82,13 +82,10 @@ SCRATCH = _SC_RBUF + MAX_MOVES
 #: length the driver gives the legal-move buffer so that ``pimc`` can run
 BUF_SIZE = MAX_MOVES + SCRATCH
 
-#: (samples, cap, rollout, z) of the plain name ``pimc`` — chosen so that a 1,000-deal duplicate
-#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-DEFAULT = (24, 4, ROLLOUT_GREEDY, 1.0)
 MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
 
-def encode(samples: int, cap: int, rollout: int, z: float = DEFAULT[3]) -> int:
+def encode(samples: int, cap: int, rollout: int, z: float) -> int:
     """The strategy id of ``pimc`` with these parameters."""
     z10 = round(z * 10)
     if not (

@@ -124,16 +124,17 @@ def _load_user(spec: str):
     return fn
 
 
+#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
+#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
+PIMC_DEFAULT = (16, 8, 0, 1.0)
 #: parameters of ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
 PIMC_PARAMS = (
-    Param("samples", _pimc.DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),
-    Param(
-        "cap", _pimc.DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP
-    ),
-    Param("rollout", _pimc.ROLLOUTS[_pimc.DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
+    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),
+    Param("cap", PIMC_DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP),
+    Param("rollout", _pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
     Param(
         "z",
-        _pimc.DEFAULT[3],
+        PIMC_DEFAULT[3],
         "standard errors a gain over greedy's pick must pass",
         0,
         6,
@@ -142,7 +143,7 @@ PIMC_PARAMS = (
 )
 PIMC_INFO = StrategyInfo(
     "pimc",
-    _pimc.encode(*_pimc.DEFAULT),
+    _pimc.encode(*PIMC_DEFAULT),
     "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
     "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
     "round with greedy rollouts, takes the best mean result and score; greedy elsewhere; "

@@ -143,16 +143,19 @@ def _load_user(spec: str):
     return fn
 
 
+#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
+#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
+PIMC_DEFAULT = (24, 4, 0, 1.0)
 #: parameters of ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
 PIMC_PARAMS = (
-    Param("samples", pimc.DEFAULT[0], "determinizations per decision", 1, pimc.MAX_SAMPLES),
+    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, pimc.MAX_SAMPLES),
     Param(
-        "cap", pimc.DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
+        "cap", PIMC_DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
     ),
-    Param("rollout", pimc.ROLLOUTS[pimc.DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
+    Param("rollout", pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
     Param(
         "z",
-        pimc.DEFAULT[3],
+        PIMC_DEFAULT[3],
         "standard errors a gain over greedy's pick must pass",
         0,
         6,
@@ -161,7 +164,7 @@ PIMC_PARAMS = (
 )
 PIMC_INFO = StrategyInfo(
     "pimc",
-    pimc.encode(*pimc.DEFAULT),
+    pimc.encode(*PIMC_DEFAULT),
     "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
     "(YZ-28), plays each candidate to the end of the half with greedy rollouts, takes the best "
     "mean result (points break ties); pimc:samples=N,cap=K,rollout=greedy|random,z=Z",

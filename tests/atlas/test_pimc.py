@@ -29,7 +29,7 @@ from sim.compare import DuplicateEngine, build_compare_config
 from sim.config import build_config
 from sim.errors import CardsimError
 from sim.game import RunConfig
-from sim.games.atlas import ENGINE, pimc_id, rules_array
+from sim.games.atlas import ENGINE, PIMC_DEFAULT, pimc_id, rules_array
 from tests.atlas import test_agreement as ta
 
 SMALL = "pimc:samples=3,cap=4"
@@ -40,9 +40,11 @@ def bound(name, rules=None):
 
 
 def test_pimc_names_parameters_and_rule_binding():
-    assert pimc_id("pimc") == pimc.encode(*pimc.DEFAULT)
-    assert pimc_id("pimc:samples=32") == pimc.encode(32, pimc.DEFAULT[1], 0)
-    assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(16, pimc.DEFAULT[1], 0)
+    assert pimc_id("pimc") == pimc.encode(*PIMC_DEFAULT)
+    assert pimc_id("pimc:samples=32") == pimc.encode(32, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3])
+    assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(
+        16, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3]
+    )
     rules = {"claim_turn": "jump", "trade_pick": "seen", "turn_cap": 77, "forced_claims": True}
     arr = rules_array(rules)
     R = np.zeros(10, np.int64)

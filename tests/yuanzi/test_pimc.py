@@ -17,7 +17,7 @@ from sim.compare import DuplicateEngine, build_compare_config
 from sim.config import build_config
 from sim.errors import CardsimError
 from sim.game import RunConfig
-from sim.games.yuanzi import ENGINE, pimc_id
+from sim.games.yuanzi import ENGINE, PIMC_DEFAULT, pimc_id
 from sim.strategy_params import split_strategies
 from tests.yuanzi.test_agreement import agree
 
@@ -25,10 +25,14 @@ SMALL = "pimc:samples=3,cap=4"
 
 
 def test_pimc_names_and_parameters():
-    assert pimc_id("pimc") == pimc.encode(*pimc.DEFAULT)
-    assert pimc_id("pimc:samples=32") == pimc.encode(32, pimc.DEFAULT[1], 0)
-    assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(16, pimc.DEFAULT[1], 0)
-    assert pimc_id("pimc:cap=3,rollout=random") == pimc.encode(pimc.DEFAULT[0], 3, 1)
+    assert pimc_id("pimc") == pimc.encode(*PIMC_DEFAULT)
+    assert pimc_id("pimc:samples=32") == pimc.encode(32, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3])
+    assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(
+        16, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3]
+    )
+    assert pimc_id("pimc:cap=3,rollout=random") == pimc.encode(
+        PIMC_DEFAULT[0], 3, 1, PIMC_DEFAULT[3]
+    )
     assert pimc.decode(pimc_id("pimc:samples=7,cap=5,rollout=random,z=2.5")) == (7, 5, 1, 25)
     cfg = build_config(ENGINE, games=10, seed=1, seat_strategies={0: "pimc:samples=4"})
     assert cfg.seats == ("pimc:samples=4", "greedy", "greedy", "greedy")
