@@ -13,10 +13,13 @@ to the end of the half / round on one determinization (candidates = min(cap, leg
 
 Part 2: ``cardsim compare GAME --strategies pimc,greedy --games DEALS --threads T`` in a
 temporary run directory, timed end to end (compilation excluded: a warm-up run comes first);
-prints its paired win-rate difference with the 95 % interval.
+prints its wall time, its CPU time (the child process: on a shared machine CPU-s / threads is
+the wall time it takes on that many free cores) and its paired win-rate difference with the
+95 % interval.
 """
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -189,15 +192,19 @@ def bench_atlas(positions, repeats):
 
 
 def compare(game, deals, threads):
-    """Time ``cardsim compare GAME --strategies pimc,greedy``; returns (seconds, output)."""
+    """Time ``cardsim compare GAME --strategies pimc,greedy``: (wall s, CPU s, output)."""
     cmd = [sys.executable, "-m", "sim", "compare", game, "--strategies", "pimc,greedy"]
     with tempfile.TemporaryDirectory() as tmp:
         warm = [*cmd, "--games", "4", "--out", f"{tmp}/warm", "--quiet"]
         subprocess.run(warm, check=True, cwd=ROOT, capture_output=True)
         run = [*cmd, "--games", str(deals), "--out", f"{tmp}/cmp", "--threads", str(threads)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        out = subprocess.run(run, check=True, cwd=ROOT, capture_output=True, text=True, env=None)
-        return time.perf_counter() - t, out.stdout
+        out = subprocess.run(run, check=True, cwd=ROOT, capture_output=True, text=True)
+        wall = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        return wall, cpu, out.stdout
 
 
 def main():
@@ -224,11 +231,12 @@ def main():
             f"   (wall: {n / wall:,.1f} decisions/s, {rollouts / wall:,.0f} rollouts/s)"
         )
         if not a.no_compare:
-            secs, out = compare(game, a.deals, a.threads)
+            secs, cpu_s, out = compare(game, a.deals, a.threads)
             verdict = "under" if secs < 600 else "NOT under"
             print(
                 f"  cardsim compare {game} --strategies pimc,greedy --games {a.deals} "
-                f"--threads {a.threads}: {secs:,.0f} s ({verdict} 10 minutes)"
+                f"--threads {a.threads}: {secs:,.0f} s wall ({verdict} 10 minutes), "
+                f"{cpu_s:,.0f} CPU-s (= {cpu_s / a.threads:,.0f} s on {a.threads} free cores)"
             )
             for line in out.splitlines():
                 if "pimc" in line or "deals" in line:

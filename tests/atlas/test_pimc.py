@@ -160,3 +160,36 @@ def test_pimc_beats_greedy_on_duplicate_deals():
     assert {row["a"], row["b"]} == {name, "greedy"}
     edge_lo = row["lo"] if row["a"] == name else -row["hi"]
     assert edge_lo > 0, row
+
+
+def test_rollout_replays_the_driver():
+    """From the true state of a greedy game's discard decision, pimc's rollout (greedy for every
+    seat) ends the round as the driver did: same winner, same turns (rounds without random
+    events after the decision: no reshuffle, no blind TRADE)."""
+    from kernels.atlas.encoding import DISCARD, MAX_OPTIONS
+    from kernels.atlas.state import P_TURNS, ST_WINNER
+    from kernels.atlas.strategies import GREEDY
+
+    rules = rules_array({})
+    compared = 0
+    for g in range(12):
+        tr = D.run_trace(6, g, 4, np.full(4, GREEDY, np.int64), rules, level=1, snap_at=-2)
+        if tr.games["reshuffles"][0] or tr.games["trades"][0]:
+            continue
+        for i, row in enumerate(tr.snapshot):
+            if row[S_LEN + 1] != DT_DISCARD:
+                continue
+            W = row[:S_LEN].copy()
+            p = int(row[S_LEN])
+            x = int(tr.decisions[i, 4]) - DISCARD
+            rng = np.empty(4, np.uint64)
+            ev = np.empty(4, np.uint64)
+            seed_stream(rng, 1, i, 2)
+            seed_stream(ev, 1, i, 1)
+            ropts = np.zeros(MAX_OPTIONS, np.int32)
+            nxt = pimc._discard_on(W, p, x, rules, GREEDY, rng, ev, ropts)
+            if nxt >= 0:
+                pimc._play_on(W, nxt, rules, GREEDY, rng, ev, ropts)
+            assert (W[ST_WINNER], W[P_TURNS]) == (tr.games["winner"][0], tr.games["turns"][0])
+            compared += 1
+    assert compared > 50

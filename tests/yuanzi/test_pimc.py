@@ -142,9 +142,44 @@ def test_pimc_beats_greedy_on_duplicate_deals():
     from analysis.compare import pairwise
 
     engine = DuplicateEngine(ENGINE)
-    cfg = build_compare_config(ENGINE, ["pimc:samples=4,cap=4", "greedy"], games=120, seed=3)
-    _games, seats = engine.play_chunk(cfg, 0, 120)
+    name = "pimc:samples=8,cap=4"
+    cfg = build_compare_config(ENGINE, [name, "greedy"], games=80, seed=3)
+    _games, seats = engine.play_chunk(cfg, 0, 80)
     row = pairwise(seats).table.row(0, named=True)
-    assert {row["a"], row["b"]} == {"pimc:samples=4,cap=4", "greedy"}
+    assert {row["a"], row["b"]} == {name, "greedy"}
     edge_lo = row["lo"] if row["a"].startswith("pimc") else -row["hi"]
     assert edge_lo > 0, row
+
+
+def test_rollout_replays_the_driver():
+    """From the true state of every decision of a greedy half, pimc's greedy rollout ends the half
+    as the driver did (same finish order and points)."""
+    from kernels.yuanzi.encoding import MAX_MOVES
+    from kernels.yuanzi.state import ST_OUT, ST_POINTS
+
+    rules = rules_array()
+    sids = np.ones(4, np.int64)
+    for g in range(2):
+        states = []
+        deck = np.empty(N_CARDS, np.uint8)
+        rd = np.empty(4, np.uint64)
+        rng = np.empty(4, np.uint64)
+        seed_stream(rd, 2, g, STREAM_DEAL)
+        seed_stream(rng, 2, g, STREAM_STRATEGY)
+        p = draw_half_deck(rd, deck, rules[0])
+        hands = np.zeros((4, N_TYPES), np.uint8)
+        played = np.zeros((4, N_TYPES), np.uint8)
+        st = np.zeros(N_ST, np.int64)
+        info = np.zeros((4, N_INFO), np.int64)
+        begin_half(0, deck, p, 0, hands, played, st, info)
+        buf = np.zeros(MAX_MOVES, np.int32)
+        while True:
+            states.append((hands.copy(), played.copy(), st.copy()))
+            _n, idx, _ = drv.decide(hands, played, st, rules, sids, buf, rng)
+            if apply_move(int(buf[idx]), hands, played, st, rules) == 1:
+                break
+        final = (list(st[ST_OUT : ST_OUT + 4]), list(st[ST_POINTS : ST_POINTS + 4]))
+        for h, pl_, s in states[:: max(1, len(states) // 25)]:
+            rbuf = np.zeros(MAX_MOVES, np.int32)
+            pimc.rollout(h, pl_, s, rules, rbuf, rng, pimc.ROLLOUT_GREEDY)
+            assert (list(s[ST_OUT : ST_OUT + 4]), list(s[ST_POINTS : ST_POINTS + 4])) == final
