@@ -102,12 +102,14 @@ def test_yz28_pimc_never_reads_hidden_cards():
                 k = int(hands[s].sum())
                 alt[s] = np.bincount(pool[at : at + k], minlength=N_TYPES)
                 at += k
-            assert (alt[seat] == hands[seat]).all() and not (alt == hands).all()
+            assert (alt[seat] == hands[seat]).all()
+            if (alt == hands).all():
+                continue  # late in the half a permutation may give the same hands
             buf = np.zeros(pimc.BUF_SIZE, np.int32)
             r = before.copy()
             n2, idx2, _ = drv.decide(alt, played, st.copy(), rules, sids, buf, r)
             assert (n2, int(buf[idx2])) == (n, code)
-        checked.append(n)
+            checked.append(n)
 
     for g in range(2):
         _playout(11, g, sids, rules, on_pimc)
