@@ -126,7 +126,7 @@ def _load_user(spec: str):
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-PIMC_DEFAULT = (16, 8, 0, 1.0)
+PIMC_DEFAULT = (24, 6, 0, 2.0)
 #: parameters of ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
 PIMC_PARAMS = (
     Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),

@@ -152,7 +152,7 @@ def test_pimc_beats_greedy_on_duplicate_deals():
     edge over greedy has a 95 % interval above 0."""
     from analysis.compare import pairwise
 
-    name = "pimc:samples=6,cap=6"
+    name = "pimc:samples=24,cap=6,z=2"  # the default
     engine = DuplicateEngine(ENGINE)
     cfg = build_compare_config(ENGINE, [name, "greedy"], games=300, seed=3)
     _games, seats = engine.play_chunk(cfg, 0, 300)
