@@ -146,7 +146,8 @@ PIMC_INFO = StrategyInfo(
     _pimc.encode(*PIMC_DEFAULT),
     "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
     "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
-    "round with greedy rollouts, takes the best mean result and score; greedy elsewhere; "
+    "round with greedy rollouts, leaves greedy's pick only for a discard whose mean gain (result "
+    "and score) passes z standard errors; greedy elsewhere; "
     "pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
 

@@ -166,8 +166,9 @@ PIMC_INFO = StrategyInfo(
     "pimc",
     pimc.encode(*PIMC_DEFAULT),
     "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
-    "(YZ-28), plays each candidate to the end of the half with greedy rollouts, takes the best "
-    "mean result (points break ties); pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
+    "(YZ-28), plays each candidate to the end of the half with greedy rollouts, leaves greedy's "
+    "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
+    "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
 
 
