@@ -46,25 +46,21 @@ def scan_finished(out: Path, table: str, manifest: dict) -> pl.LazyFrame:
 
 
 def first_player_interval(out: Path, manifest: dict) -> MainInterval:
-    """Win rate of the first player (team, for 原子) with its 95 % Wilson interval."""
-    if manifest["game"] == "yuanzi":
-        g = scan_finished(out, "games", manifest).select(
-            ((pl.col("first_leader_0") % 2) == pl.col("winner_team")).alias("win")
-        )
-        label = "win rate of the first leader's team (expected 1/2)"
-    else:
-        g = (
-            scan_finished(out, "seats", manifest)
-            .filter(pl.col("position") == 0)
-            .join(
-                scan_finished(out, "games", manifest)
-                .filter(pl.col("winner") >= 0)
-                .select("game", "round"),
-                on=["game", "round"],
-            )
-            .select(pl.col("won").alias("win"))
-        )
-        label = f"win rate of the first player (expected 1/{manifest['players']})"
+    """Win rate of the first player's side (engine facts) with its 95 % Wilson interval.
+
+    Counted per games-table row (match or round) that has a winner.
+    """
+    from sim.games import get_engine
+
+    facts = get_engine(manifest["game"]).facts
+    winner = facts.winner_side()
+    g = (
+        scan_finished(out, "games", manifest)
+        .filter(winner.is_not_null())
+        .select((facts.first_side() == winner).alias("win"))
+    )
+    sides = facts.sides(int(manifest["players"]))
+    label = f"win rate of the {facts.first_player_label} (expected 1/{sides})"
     row = g.select(pl.col("win").cast(pl.Int64).sum().alias("k"), pl.len().alias("n")).collect()
     k, n = int(row["k"][0] or 0), int(row["n"][0])
     if n == 0:

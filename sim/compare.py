@@ -23,24 +23,30 @@ import polars as pl
 from sim.config import build_config, check_strategy
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
+from sim.schema import strategy_label
 
 
-def seat_assignments(game: str, players: int, strategies: list[str]) -> list[tuple[str, ...]]:
+def seat_assignments(layout: str, players: int, strategies: list[str]) -> list[tuple[str, ...]]:
     """All seat assignments a comparison of ``strategies`` plays each deal under.
+
+    ``layout`` is the game's ``facts.comparison_layout``: ``team_swap`` (two teams of
+    alternating seats) or ``rotation`` (every rotation of the seats).
 
     Examples
     --------
-    >>> seat_assignments("yuanzi", 4, ["a", "b"])
+    >>> seat_assignments("team_swap", 4, ["a", "b"])
     [('a', 'b', 'a', 'b'), ('b', 'a', 'b', 'a')]
-    >>> seat_assignments("atlas", 3, ["a", "b"])
+    >>> seat_assignments("rotation", 3, ["a", "b"])
     [('a', 'b', 'a'), ('a', 'a', 'b'), ('b', 'a', 'a')]
     """
     if len(strategies) < 2:
         raise CardsimError("--strategies needs at least two strategies, e.g. greedy,random")
     if len(set(strategies)) != len(strategies):
         raise CardsimError(f"--strategies: duplicate labels in {','.join(strategies)}")
-    if game == "yuanzi":
+    if layout == "team_swap":
         return [(a, b, a, b) for a in strategies for b in strategies if a != b]
+    if layout != "rotation":
+        raise CardsimError(f"unknown comparison layout {layout!r}")
     if len(strategies) > players:
         raise CardsimError(f"--strategies: {len(strategies)} strategies do not fit {players} seats")
     base = [strategies[s % len(strategies)] for s in range(players)]
@@ -68,7 +74,7 @@ def build_compare_config(
         k = sum(1 for other in labels if strategy_of(other) == name)
         labels.append(name if k == 0 else f"{name}@{k + 1}")
     base = build_config(engine, games=games, seed=seed, players=players, rules=rules)
-    assignments = seat_assignments(engine.name, base.players, labels)
+    assignments = seat_assignments(engine.facts.comparison_layout, base.players, labels)
     return replace(base, seats=assignments[0], assignments=tuple(assignments))
 
 
@@ -92,18 +98,28 @@ class DuplicateEngine:
         self.default_players = engine.default_players
         self.rule_options = engine.rule_options
         self.strategies = engine.strategies
+        self.facts = engine.facts
 
     def play_chunk(
         self, config: RunConfig, first: int, count: int
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
+        # one strategy Enum for every assignment: the comparison labels and the bare names
+        names = {strategy_label(x) for a in config.assignments for x in a}
+        labels = pl.Enum(sorted(names | {strategy_label(strategy_of(x)) for x in names}))
         games_parts, seats_parts = [], []
         for i, seats in enumerate(config.assignments):
             single = replace(config, seats=tuple(strategy_of(x) for x in seats), assignments=())
             games, seat_rows = self.engine.play_chunk(single, first, count)
             seat_rows = seat_rows.with_columns(  # the comparison's labels, not the bare names
                 pl.col("seat")
-                .replace_strict(dict(enumerate(seats)), return_dtype=pl.String)
+                .replace_strict(dict(enumerate(map(strategy_label, seats))), return_dtype=pl.String)
+                .cast(labels)
                 .alias("strategy")
+            )
+            games = games.with_columns(
+                pl.col(c).cast(pl.String).cast(labels)
+                for c in games.columns
+                if c.startswith("strategy_s")
             )
             tag = pl.lit(i, dtype=pl.Int16).alias("assignment")
             games_parts.append(games.with_columns(tag).select(_with_assignment(games.columns)))

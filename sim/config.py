@@ -45,20 +45,12 @@ def check_strategy(engine: GameEngine, name: str) -> str:
 
 
 def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict:
-    """Every rule option of ``engine`` with defaults filled in and given values parsed."""
-    options = {o.name: o for o in engine.rule_options}
-    rules = {o.name: o.default for o in engine.rule_options}
+    """Every rule option of ``engine`` with defaults filled in and given values parsed.
+
+    The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`).
+    """
     items = given.items() if isinstance(given, Mapping) else given
-    for key, value in items:
-        if key not in options:
-            raise CardsimError(
-                f"unknown {engine.name} rule option {key!r} (allowed: {', '.join(options)})"
-            )
-        rules[key] = options[key].parse(value) if isinstance(value, str) else value
-    for key, value in rules.items():  # values given as Python objects (study files) too
-        if not isinstance(value, str):
-            options[key].parse(str(value).lower() if isinstance(value, bool) else str(value))
-    return rules
+    return engine.rule_options.resolve(dict(items))
 
 
 def build_config(

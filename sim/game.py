@@ -8,68 +8,58 @@ the same tables for any chunking, thread count, worker or interruption.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import polars as pl
 
-from sim.errors import CardsimError
+from kernels.options import OptionTable, RuleOption
+
+__all__ = ["GameEngine", "GameFacts", "Measure", "RuleOption", "RunConfig", "StrategyInfo"]
 
 
 @dataclass(frozen=True)
-class RuleOption:
-    """One rule option (``--rule name=value``), tied to the ruling that defines it."""
+class Measure:
+    """A headline balance measure of a game (what the report's Answers speak about)."""
 
     name: str
-    default: str | int | bool
-    ruling: str
-    help: str
-    choices: tuple[str, ...] = ()  # for string options
-    min: int | None = None  # for int options
-    max: int | None = None
+    label: str
+    unit: str  # the independent unit it is counted in: "deal", "match", "round", "seat-round", ...
 
-    @property
-    def kind(self) -> str:
-        if isinstance(self.default, bool):
-            return "bool"
-        if isinstance(self.default, int):
-            return "int"
-        return "choice"
 
-    def allowed(self) -> str:
-        """Human description of the allowed values."""
-        if self.kind == "bool":
-            return "true, false"
-        if self.kind == "int":
-            return f"integer {self.min}..{self.max}"
-        return ", ".join(self.choices)
+@dataclass(frozen=True)
+class GameFacts:
+    """What shared code (runner, compare, stopping, analysis, report) may know about a game.
 
-    def parse(self, text: str) -> str | int | bool:
-        """Parse and validate a command-line value; raises :class:`CardsimError`."""
-        t = str(text).strip()
-        if self.kind == "bool":
-            low = t.lower()
-            if low in ("true", "1", "yes", "on"):
-                return True
-            if low in ("false", "0", "no", "off"):
-                return False
-        elif self.kind == "int":
-            try:
-                v = int(t)
-            except ValueError:
-                v = None
-            if (
-                v is not None
-                and (self.min is None or v >= self.min)
-                and (self.max is None or v <= self.max)
-            ):
-                return v
-        elif t in self.choices:
-            return t
-        raise CardsimError(
-            f"rule option {self.name}: invalid value {text!r} (allowed: {self.allowed()})"
-        )
+    Shared code reads these facts and never tests a game's name.
+    """
+
+    title: str  # for reports: "原子 (yuanzi)"
+    row_unit: str  # what one games-table row is: "match" / "round"
+    seat_row_unit: str  # what one seats-table row is: "seat-match" / "seat-round"
+    side: str  # who wins: "team" / "seat"
+    side_column: str  # seats-table column that names the side
+    sides_of: Callable[[int], int]  # players -> number of sides
+    first_player_label: str  # "first leader's team" / "first player"
+    #: games-table expression: the side of the first player (first leader's team / seat)
+    first_side: Callable[[], pl.Expr]
+    #: games-table expression: the winning side (null: nobody won)
+    winner_side: Callable[[], pl.Expr]
+    #: games- and seats-table columns that depend only on the deal (count once per deal)
+    deal_columns_games: tuple[str, ...]
+    deal_columns_seats: tuple[str, ...]
+    #: how ``compare`` puts strategies on seats: "team_swap" (two teams) / "rotation"
+    comparison_layout: str
+    headline: tuple[Measure, ...] = ()
+
+    def sides(self, players: int) -> int:
+        return self.sides_of(players)
+
+    def fair_share(self, players: int) -> float:
+        """The win share of one side if the game were fair: 1 / sides."""
+        return 1.0 / self.sides_of(players)
 
 
 @dataclass(frozen=True)
@@ -135,7 +125,8 @@ class GameEngine(Protocol):
     name: str
     player_counts: tuple[int, ...]
     default_players: int
-    rule_options: tuple[RuleOption, ...]
+    rule_options: OptionTable
+    facts: GameFacts
     strategies: tuple[StrategyInfo, ...]
 
     def play_chunk(

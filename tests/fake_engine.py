@@ -10,19 +10,42 @@ first leader's team gets a small edge, so there is a first-player advantage to m
 import numpy as np
 import polars as pl
 
+from kernels.options import OptionTable, RuleOption
 from kernels.rng import bounded, new_stream
-from sim.game import RuleOption, RunConfig, StrategyInfo
+from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from sim.games import get_engine, register_engine
 
 BONUS = {"greedy": 0.35, "random": 0.0}
 
 
+FACTS = GameFacts(
+    title="Fake team game",
+    row_unit="match",
+    seat_row_unit="seat-match",
+    side="team",
+    side_column="team",
+    sides_of=lambda players: 2,
+    first_player_label="first leader's team",
+    first_side=lambda: pl.col("first_leader") % 2,
+    winner_side=lambda: pl.col("winner_team"),
+    deal_columns_games=("first_leader",),
+    deal_columns_seats=(),
+    comparison_layout="team_swap",
+    headline=(Measure("first_side_wins", "first leader's team wins", "match"),),
+)
+
+
 class FakeEngine:
-    name = "yuanzi"  # registers as the 4-player team game for validation purposes
+    name = "fake"  # registered below: shared code knows it only through its facts
+    facts = FACTS
     player_counts = (4,)
     default_players = 4
-    rule_options = (
-        RuleOption("flavour", "plain", "T-01", "a choice option", choices=("plain", "spicy")),
-        RuleOption("cap", 10, "T-02", "an int option", min=1, max=99),
+    rule_options = OptionTable(
+        "fake",
+        (
+            RuleOption("flavour", "T-01", "plain", "a choice option", choices=("plain", "spicy")),
+            RuleOption("cap", "T-02", 10, "an int option", min=1, max=99),
+        ),
     )
     strategies = (StrategyInfo("greedy", 0, "g"), StrategyInfo("random", 1, "r"))
 
@@ -50,7 +73,8 @@ class FakeEngine:
             leader.append(lead)
             length.append(10 + bounded(deal, 90))
         games = pl.DataFrame(
-            {"game": idx, "first_leader_0": leader, "winner_team": winner, "length": length}
+            {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
+            schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
         )
         seat = np.tile(np.arange(4), count)
         seats = pl.DataFrame(
@@ -66,3 +90,9 @@ class FakeEngine:
 
     def replay(self, config, game_index):
         return f"game {game_index}"
+
+
+try:
+    get_engine("fake")
+except Exception:
+    register_engine(FakeEngine())

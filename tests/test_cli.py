@@ -61,7 +61,7 @@ def test_version(capsys):
         (["run", "yuanzi", "--games", "-3"], "--games must be a positive integer"),
         (["run", "yuanzi", "--games", "5", "--seed", "-1"], "not a non-negative integer"),
         (["run", "yuanzi", "--games", "5", "--seed", "abc"], "not a non-negative integer"),
-        (["run", "atlas", "--games", "5", "--rule", "turn_cap=5"], "integer"),
+        (["run", "atlas", "--games", "5", "--rule", "turn_cap=0"], "integer 1..1000000"),
         (["run", "yuanzi", "--games", "5", "--strategy", "missing.py:f"], "not found"),
         (["run", "yuanzi", "--games", "5", "--threads", "0"], "--threads"),
         (["compare", "yuanzi", "--strategies", "greedy", "--games", "5"], "at least two"),

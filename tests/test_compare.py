@@ -16,22 +16,25 @@ from tests.fake_engine import FakeEngine
 
 
 def test_yuanzi_assignments_swap_the_teams():
-    assert seat_assignments("yuanzi", 4, ["a", "b"]) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    assert seat_assignments("team_swap", 4, ["a", "b"]) == [
+        ("a", "b", "a", "b"),
+        ("b", "a", "b", "a"),
+    ]
     # three strategies: every ordered pair of teams
-    assert len(seat_assignments("yuanzi", 4, ["a", "b", "c"])) == 6
+    assert len(seat_assignments("team_swap", 4, ["a", "b", "c"])) == 6
 
 
 def test_atlas_assignments_rotate_every_seat():
-    rot = seat_assignments("atlas", 4, ["a", "b"])
+    rot = seat_assignments("rotation", 4, ["a", "b"])
     assert rot == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
-    rot3 = seat_assignments("atlas", 3, ["x", "y", "z"])
+    rot3 = seat_assignments("rotation", 3, ["x", "y", "z"])
     assert len(rot3) == 3
     for seat in range(3):  # each strategy sits in each seat exactly once
         assert sorted(a[seat] for a in rot3) == ["x", "y", "z"]
     with pytest.raises(CardsimError, match="do not fit"):
-        seat_assignments("atlas", 2, ["a", "b", "c"])
+        seat_assignments("rotation", 2, ["a", "b", "c"])
     with pytest.raises(CardsimError, match="at least two"):
-        seat_assignments("atlas", 2, ["a"])
+        seat_assignments("rotation", 2, ["a"])
 
 
 def compare_run(tmp_path, strategies, games=2000, name="cmp", **kw):

@@ -1,6 +1,7 @@
 """The documentation covers what users see: every command, option, rule option, strategy and
 output column is named in README.md or docs/."""
 
+import importlib
 import re
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 from sim.cli import cli
 from sim.config import build_config
 from sim.games import GAMES, get_engine
+from sim.schema import check_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,6 +60,11 @@ def test_every_output_column_is_documented(game):
     cmp_games, cmp_seats = DuplicateEngine(engine).play_chunk(cmp, 0, 3)
     assert "assignment" in cmp_games.columns and "assignment" in cmp_seats.columns
     doc = text(f"docs/{game}-columns.md")
+    tables = importlib.import_module(f"sim.games.{game}_tables")
+    for schema in (tables.GAMES, tables.SEATS):  # the generated tables match the declarations
+        assert check_doc(doc, schema) is None, (
+            f"docs/{game}-columns.md {schema.name}: run python -m sim.schema"
+        )
     documented = set(re.findall(r"`([A-Za-z0-9_]+)`", doc))
     for col in {*games.columns, *seats.columns, *cmp_games.columns, *cmp_seats.columns}:
         generic = re.sub(r"\d+", "N", col)  # e.g. points_0_s2 documented as points_N_sN

@@ -43,7 +43,7 @@ def test_manifest_records_configuration_and_chunks(tmp_path):
     out = tmp_path / "run"
     runner.run(cfg, out, chunk_size=100, progress=False, engine=FakeEngine())
     m = json.loads((out / "manifest.json").read_text())
-    assert m["game"] == "yuanzi" and m["games"] == 250 and m["seed"] == 3
+    assert m["game"] == "fake" and m["games"] == 250 and m["seed"] == 3
     assert m["rules"] == {"cap": 5, "flavour": "plain"}  # defaults resolved
     assert m["seats"] == ["greedy"] * 4 and m["chunk_size"] == 100
     assert m["status"] == "complete" and m["games_done"] == 250

@@ -1,6 +1,7 @@
 """ATLAS rules in the kernel: rule array layout, meld options, applying melds, claim keys, scoring.
 
-Rule options travel as a small ``int64`` array (STYLE), offsets ``R_*``:
+Rule options travel as a small ``int64`` array (STYLE), offsets ``R_*`` taken from the one
+option table ``kernels/atlas/options.py``:
 
 ================  ======================================================  ==============
 offset            option (ruling)                                         values
@@ -21,6 +22,7 @@ R_ROUNDS          ``rounds`` (AT-25)                                      int, d
 import numpy as np
 
 from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_TYPES, PAIR, QUAD, TRIPLE
+from kernels.atlas.options import OPTIONS
 from kernels.atlas.state import (
     CELL_OF,
     CELLS,
@@ -40,20 +42,21 @@ from kernels.atlas.state import (
     remove_card,
 )
 
-R_SELF_MELDS = 0
-R_ALL_WILD = 1
-R_FORCED = 2
-R_CLAIM_TURN = 3
-R_REVERSE_2P = 4
-R_TRADE_PICK = 5
-R_LAST_DISCARD = 6
-R_EXHAUSTED = 7
-R_TURN_CAP = 8
-R_ROUNDS = 9
-N_RULES = 10
+# Rule-array offsets, from the one option table (kernels/atlas/options.py).
+R_SELF_MELDS = OPTIONS.offset("self_melds")
+R_ALL_WILD = OPTIONS.offset("all_wild_melds")
+R_FORCED = OPTIONS.offset("forced_claims")
+R_CLAIM_TURN = OPTIONS.offset("claim_turn")
+R_REVERSE_2P = OPTIONS.offset("reverse_two_players")
+R_TRADE_PICK = OPTIONS.offset("trade_pick")
+R_LAST_DISCARD = OPTIONS.offset("last_discard_wins")
+R_EXHAUSTED = OPTIONS.offset("exhausted")
+R_TURN_CAP = OPTIONS.offset("turn_cap")
+R_ROUNDS = OPTIONS.offset("rounds")
+N_RULES = len(OPTIONS)
 
-#: Defaults in array form (see ``sim.games.atlas`` for the names).
-DEFAULT_RULES = np.array([0, 0, 0, 0, 0, 0, 0, 0, 2000, 1], dtype=np.int64)
+#: Defaults in array form.
+DEFAULT_RULES = OPTIONS.array()
 
 POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 _HAND_VALUE = HAND_VALUE.astype(np.int32)

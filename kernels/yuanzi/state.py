@@ -15,41 +15,23 @@ import numpy as np
 from numba import njit
 
 from kernels.jit import JIT
+from kernels.yuanzi.options import OPTIONS
 
-# --- rule array (YZ rulings) -------------------------------------------------------------
-R_JOKER_INDICATOR = 0  # YZ-06: 0 three, 1 redraw
-R_DAO_BOMB_BEATS_DAO_BASIC = 1  # YZ-14: 1 true, 0 false
-R_DAO_BOMB = 2  # YZ-15: 0 over_all, 1 same_count_only
-R_PASS_ONLY_IF_UNABLE = 3  # YZ-18: 0 false, 1 true
-R_PASS_IS_FINAL = 4  # YZ-18: 0 false, 1 true
-R_LEAD_AFTER_OUT = 5  # YZ-19: 0 next, 1 partner
-R_ONE_TWO_SETTLEMENT = 6  # YZ-23: 0 all, 1 hand_only
-R_SHUANGJIA = 7  # YZ-25: 0 both_out_team, 1 upstream_team
-N_RULES = 8
-
-#: (option name, ruling, default, allowed values in array order) — the array encodes the index.
-RULE_LAYOUT = (
-    ("joker_indicator", "YZ-06", "three", ("three", "redraw")),
-    ("dao_bomb_beats_dao_basic", "YZ-14", True, (False, True)),
-    ("dao_bomb", "YZ-15", "over_all", ("over_all", "same_count_only")),
-    ("pass_only_if_unable", "YZ-18", False, (False, True)),
-    ("pass_is_final", "YZ-18", False, (False, True)),
-    ("lead_after_out", "YZ-19", "next", ("next", "partner")),
-    ("one_two_settlement", "YZ-23", "all", ("all", "hand_only")),
-    ("shuangjia", "YZ-25", "both_out_team", ("both_out_team", "upstream_team")),
-)
+# --- rule array (YZ rulings): offsets from the one option table kernels/yuanzi/options.py ----
+R_JOKER_INDICATOR = OPTIONS.offset("joker_indicator")  # YZ-06: 0 three, 1 redraw
+R_DAO_BOMB_BEATS_DAO_BASIC = OPTIONS.offset("dao_bomb_beats_dao_basic")  # YZ-14: 0/1
+R_DAO_BOMB = OPTIONS.offset("dao_bomb")  # YZ-15: 0 over_all, 1 same_count_only
+R_PASS_ONLY_IF_UNABLE = OPTIONS.offset("pass_only_if_unable")  # YZ-18: 0/1
+R_PASS_IS_FINAL = OPTIONS.offset("pass_is_final")  # YZ-18: 0/1
+R_LEAD_AFTER_OUT = OPTIONS.offset("lead_after_out")  # YZ-19: 0 next, 1 partner
+R_ONE_TWO_SETTLEMENT = OPTIONS.offset("one_two_settlement")  # YZ-23: 0 all, 1 hand_only
+R_SHUANGJIA = OPTIONS.offset("shuangjia")  # YZ-25: 0 both_out_team, 1 upstream_team
+N_RULES = len(OPTIONS)
 
 
 def rules_array(rules: dict | None = None) -> np.ndarray:
     """The int64 rule array for a dict of option values (missing options take their default)."""
-    rules = rules or {}
-    arr = np.zeros(N_RULES, np.int64)
-    for i, (name, _ruling, default, values) in enumerate(RULE_LAYOUT):
-        value = rules.get(name, default)
-        if value not in values:
-            raise ValueError(f"rule {name}: {value!r} not in {values}")
-        arr[i] = values.index(value)
-    return arr
+    return OPTIONS.array(rules)
 
 
 # --- public state row st[] ----------------------------------------------------------------

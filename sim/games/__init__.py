@@ -1,4 +1,9 @@
-"""Registry of game engines; each module defines ``ENGINE`` (a :class:`sim.game.GameEngine`)."""
+"""Registry of game engines; each module defines ``ENGINE`` (a :class:`sim.game.GameEngine`).
+
+The built-in games are imported on first use; :func:`register_engine` adds another engine (a
+plug-in, or the tests' fake game) under its ``name``. Shared code finds a game only here and
+learns about it only from its engine (``engine.facts``), never from its name.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,27 @@ import importlib
 from sim.errors import CardsimError
 from sim.game import GameEngine
 
+#: The built-in games (modules ``sim.games.<name>``).
 GAMES = ("yuanzi", "atlas")
+_REGISTERED: dict[str, GameEngine] = {}
+
+
+def register_engine(engine: GameEngine) -> None:
+    """Make ``engine`` available as ``get_engine(engine.name)`` in this process."""
+    if engine.name in GAMES:
+        raise CardsimError(f"game {engine.name!r} is built in")
+    _REGISTERED[engine.name] = engine
+
+
+def game_names() -> tuple[str, ...]:
+    """Every game this process knows: the built-ins, then registered ones."""
+    return (*GAMES, *_REGISTERED)
 
 
 def get_engine(name: str) -> GameEngine:
     """Return the engine of game ``name``; raises :class:`CardsimError` for an unknown game."""
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     if name not in GAMES:
-        raise CardsimError(f"unknown game {name!r} (allowed: {', '.join(GAMES)})")
+        raise CardsimError(f"unknown game {name!r} (allowed: {', '.join(game_names())})")
     return importlib.import_module(f"sim.games.{name}").ENGINE

@@ -33,74 +33,25 @@ from numba.core.registry import CPUDispatcher
 from kernels.atlas import driver as _driver
 from kernels.atlas import pimc as _pimc
 from kernels.atlas import rules as _rules
-from kernels.atlas.encoding import END_NAMES
+from kernels.atlas.options import OPTIONS
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
 from sim.errors import CardsimError
-from sim.game import RuleOption, RunConfig, StrategyInfo
+from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from sim.games import atlas_tables as tables
+from sim.schema import build_frame, context_for
 from sim.strategy_params import Param, parse_params
 
-_RULE_OPTIONS = (
-    RuleOption("self_melds", "any", "AT-07", "who may self-meld after drawing: any player, or only "
-               "the next player in the turn after their claim", ("any", "after_claim_only")),
-    RuleOption("all_wild_melds", False, "AT-11", "allow melds made of ATLAS cards only"),
-    RuleOption("forced_claims", False, "AT-12", "a player must claim whenever able"),
-    RuleOption("claim_turn", "stay", "AT-15", "after a claim: turn order unchanged (stay) or the "
-               "claimant discards at once and play continues from them (jump)", ("stay", "jump")),
-    RuleOption("reverse_two_players", "skip", "AT-18", "REVERSE with 2 players acts as SKIP, or "
-               "has no effect", ("skip", "none")),
-    RuleOption("trade_pick", "blind", "AT-19", "TRADE takes a random card (blind) or a card chosen "
-               "from the target's hand (seen)", ("blind", "seen")),
-    RuleOption("last_discard_wins", False, "AT-22", "discarding the last card wins (rummy style)"),
-    RuleOption("exhausted", "reshuffle", "AT-23", "empty draw pile: reshuffle the discards, or end "
-               "the round with no winner", ("reshuffle", "no_winner")),
-    RuleOption("turn_cap", 2000, "AT-23", "turns after which a round ends with no winner",
-               min=10, max=1_000_000),
-    RuleOption("rounds", 1, "AT-25", "rounds in a match", min=1, max=100),
-)  # fmt: skip
-
-_RULE_INDEX = {
-    "self_melds": (_rules.R_SELF_MELDS, ("any", "after_claim_only")),
-    "all_wild_melds": (_rules.R_ALL_WILD, None),
-    "forced_claims": (_rules.R_FORCED, None),
-    "claim_turn": (_rules.R_CLAIM_TURN, ("stay", "jump")),
-    "reverse_two_players": (_rules.R_REVERSE_2P, ("skip", "none")),
-    "trade_pick": (_rules.R_TRADE_PICK, ("blind", "seen")),
-    "last_discard_wins": (_rules.R_LAST_DISCARD, None),
-    "exhausted": (_rules.R_EXHAUSTED, ("reshuffle", "no_winner")),
-    "turn_cap": (_rules.R_TURN_CAP, None),
-    "rounds": (_rules.R_ROUNDS, None),
-}
-
-_END_DTYPE = pl.Enum(list(END_NAMES))
 _USER_DRIVERS: dict[tuple, object] = {}
 
 
 def resolve_rules(rules: dict | None) -> dict:
     """Every rule option with its value (defaults filled in, text parsed); raises on bad input."""
-    opts = {o.name: o for o in _RULE_OPTIONS}
-    out = {o.name: o.default for o in _RULE_OPTIONS}
-    for key, value in (rules or {}).items():
-        if key not in opts:
-            raise CardsimError(f"unknown ATLAS rule option {key!r} (allowed: {', '.join(opts)})")
-        o = opts[key]
-        ok = (
-            (o.kind == "bool" and isinstance(value, bool))
-            or (o.kind == "int" and isinstance(value, int) and not isinstance(value, bool)
-                and o.min <= value <= o.max)
-            or (o.kind == "choice" and value in o.choices)
-        )  # fmt: skip
-        out[key] = value if ok else o.parse(str(value))
-    return out
+    return OPTIONS.resolve(rules)
 
 
 def rules_array(rules: dict | None) -> np.ndarray:
-    """The kernel's rule array (``kernels.atlas.rules`` R_* layout) of a rules dict."""
-    res = resolve_rules(rules)
-    arr = _rules.DEFAULT_RULES.copy()
-    for key, (idx, choices) in _RULE_INDEX.items():
-        v = res[key]
-        arr[idx] = choices.index(v) if choices else int(v)
-    return arr
+    """The kernel's rule array (offsets ``kernels.atlas.rules.R_*``) of a rules dict."""
+    return OPTIONS.array(rules)
 
 
 def _load_user(spec: str):
@@ -159,13 +110,36 @@ def pimc_id(name: str) -> int:
     return _pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
+FACTS = GameFacts(
+    title="ATLAS",
+    row_unit="round",
+    seat_row_unit="seat-round",
+    side="seat",
+    side_column="seat",
+    sides_of=lambda players: players,
+    first_player_label="first player",
+    first_side=lambda: pl.col("first_player"),
+    winner_side=lambda: pl.col("winner"),
+    deal_columns_games=("players",),
+    deal_columns_seats=("atlas_dealt", "skip_dealt", "reverse_dealt", "trade_dealt"),
+    comparison_layout="rotation",
+    headline=(
+        Measure("first_side_wins", "first player wins the round", "round"),
+        Measure("no_winner", "round ends without a winner", "round"),
+        Measure("turns", "turns per round", "round"),
+        Measure("winner_points", "winner's points", "round"),
+    ),
+)
+
+
 class AtlasEngine:
     """The ATLAS :class:`sim.game.GameEngine` (2–10 players, AT-03)."""
 
     name = "atlas"
+    facts = FACTS
     player_counts = tuple(range(2, 11))
     default_players = 4
-    rule_options = _RULE_OPTIONS
+    rule_options = OPTIONS
     strategies = (*(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS), PIMC_INFO)
 
     def parse_strategy(self, name: str) -> str:
@@ -227,7 +201,7 @@ class AtlasEngine:
         return games, seats
 
     def play_chunk(self, config: RunConfig, first: int, count: int):
-        """Play games ``first .. first+count-1``: (games table, seats table), see docs/atlas-columns.md."""
+        """Play games ``first .. first+count-1``: (games, seats) tables, docs/atlas-columns.md."""
         games, seats = self.play_arrays(config, first, count)
         return self.frames(games, seats, config.seats)
 
@@ -235,24 +209,12 @@ class AtlasEngine:
     def frames(
         games: np.ndarray, seats: np.ndarray, seat_names
     ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """Polars tables of the kernel's records."""
-        g = pl.from_numpy(games)
-        g = g.with_columns(
-            pl.Series("end", np.asarray(END_NAMES)[games["end"]], dtype=pl.String).cast(_END_DTYPE)
+        """The published tables of the kernel's records."""
+        ctx = context_for(len(seat_names), seat_names)
+        return (
+            build_frame(games, tables.GAMES, ctx),
+            build_frame(seats, tables.SEATS, ctx),
         )
-        names = pl.Enum(sorted(set(seat_names)))
-        g = g.with_columns(
-            [pl.lit(name, dtype=names).alias(f"strategy_{i}") for i, name in enumerate(seat_names)]
-        )
-        s = pl.from_numpy(seats)
-        strat = np.asarray(seat_names, dtype=object)[seats["seat"].astype(np.int64)]
-        s = s.with_columns(pl.Series("strategy", strat, dtype=pl.String).cast(names)).drop(
-            "strategy_id"
-        )
-        cols = s.columns
-        cols.remove("strategy")
-        cols.insert(cols.index("position") + 1, "strategy")
-        return g, s.select(cols)
 
     # -- replay ------------------------------------------------------------------------------
     def trace(self, config: RunConfig, game_index: int, level: int = 1):

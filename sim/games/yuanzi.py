@@ -25,93 +25,13 @@ import polars as pl
 
 from kernels.yuanzi import driver as drv
 from kernels.yuanzi import pimc
-from kernels.yuanzi.state import RULE_LAYOUT, rules_array
+from kernels.yuanzi.options import OPTIONS
 from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
 from sim.errors import CardsimError
-from sim.game import RuleOption, RunConfig, StrategyInfo
+from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from sim.games import yuanzi_tables as tables
+from sim.schema import build_frame, context_for
 from sim.strategy_params import Param, parse_params
-
-_HELP = {
-    "joker_indicator": "a joker turned up as 刀 indicator makes 3 the 刀 (three) or is redrawn (redraw)",
-    "dao_bomb_beats_dao_basic": "a 刀 bomb beats 刀 singles/pairs/triples",
-    "dao_bomb": "a 刀 bomb beats every ordinary bomb (over_all) or only those of its size",
-    "pass_only_if_unable": "a seat may pass only when it cannot beat the top play",
-    "pass_is_final": "a seat that passed stays out of the trick",
-    "lead_after_out": "when the trick winner is out, the next seat (next) or the partner leads",
-    "one_two_settlement": "1-2 finish: losers give captured and hand points (all) or hand points only",
-    "shuangjia": "双夹 is judged on the team with both out (both_out_team) or without the 上游",
-}
-
-
-def _option(name, ruling, default, values) -> RuleOption:
-    if isinstance(default, bool):
-        return RuleOption(name, default, ruling, _HELP[name])
-    return RuleOption(name, default, ruling, _HELP[name], choices=tuple(values))
-
-
-GAME_FIELDS: list[tuple[str, str]] = [("game", "i8")]
-for _h in (0, 1):
-    GAME_FIELDS += [
-        (f"dao_{_h}", "i1"),
-        (f"indicator_{_h}", "i2"),
-        (f"dao_fallback_{_h}", "i1"),
-        (f"first_receiver_{_h}", "i1"),
-        (f"first_leader_{_h}", "i1"),
-    ]
-    GAME_FIELDS += [(f"finish_{_h}_s{s}", "i1") for s in range(4)]
-    GAME_FIELDS += [(f"points_{_h}_s{s}", "i2") for s in range(4)]
-    GAME_FIELDS += [(f"team_points_{_h}_t{t}", "i2") for t in range(2)]
-    GAME_FIELDS += [
-        (f"{k}_{_h}", "i2")
-        for k in ("tricks", "plays", "bombs", "dao_bombs", "atoms", "hydrogens", "decisions")
-    ]
-GAME_FIELDS += [("second_half", "?"), ("shuangjia", "?"), ("winner_team", "i1")]
-GAME_FIELDS += [(f"delta_{s}", "i1") for s in range(4)]
-#: matrix column of each game field (after ``game``), in GAME_FIELDS order
-_GAME_COLS = [drv.G_HALF * h + c for h in (0, 1) for c in range(drv.G_HALF)]
-_GAME_COLS += [drv.G_SECOND, drv.G_SHUANGJIA, drv.G_WINNER] + [drv.G_DELTA + s for s in range(4)]
-
-SEAT_FIELDS: list[tuple[str, str]] = [("game", "i8"), ("seat", "i1"), ("team", "i1")]
-for _h in (0, 1):
-    SEAT_FIELDS += [
-        (f"cards_{_h}", "i1"),
-        (f"long_hand_{_h}", "?"),
-        (f"dao_cards_{_h}", "i1"),
-        (f"jokers_{_h}", "i1"),
-        (f"finish_{_h}", "i1"),
-        (f"points_{_h}", "i2"),
-    ]
-SEAT_FIELDS += [("delta", "i1"), ("won", "?")]
-
-
-def games_table(mat: np.ndarray, first: int) -> np.ndarray:
-    """Structured games array from the kernel's games matrix."""
-    out = np.empty(len(mat), dtype=GAME_FIELDS)
-    out["game"] = first + np.arange(len(mat), dtype=np.int64)
-    for (name, typ), col in zip(GAME_FIELDS[1:], _GAME_COLS, strict=True):
-        out[name] = mat[:, col] if typ != "?" else mat[:, col] == 1
-    return out
-
-
-def seats_table(mat: np.ndarray, first: int) -> np.ndarray:
-    """Structured seats array from the kernel's seats matrix (4 rows per match)."""
-    n = len(mat)
-    out = np.empty(n, dtype=SEAT_FIELDS)
-    out["game"] = first + np.arange(n, dtype=np.int64) // 4
-    out["seat"] = np.arange(n) % 4
-    out["team"] = mat[:, drv.S_TEAM]
-    for h in (0, 1):
-        b = drv.S_HALF0 + drv.S_HALF * h
-        out[f"cards_{h}"] = mat[:, b + drv.SH_CARDS]
-        out[f"long_hand_{h}"] = mat[:, b + drv.SH_CARDS] == 41
-        out[f"dao_cards_{h}"] = mat[:, b + drv.SH_DAO_CARDS]
-        out[f"jokers_{h}"] = mat[:, b + drv.SH_JOKERS]
-        out[f"finish_{h}"] = mat[:, b + drv.SH_FINISH]
-        out[f"points_{h}"] = mat[:, b + drv.SH_POINTS]
-    out["delta"] = mat[:, drv.S_DELTA]
-    out["won"] = mat[:, drv.S_WON] == 1
-    return out
-
 
 # --- user strategies -------------------------------------------------------------------------
 _USER_CACHE: dict = {}
@@ -179,13 +99,47 @@ def pimc_id(name: str) -> int:
     return pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
+def _first_leader_team() -> pl.Expr:
+    return (
+        (pl.col("h1_first_leader") % 2)
+        .replace_strict(dict(enumerate(tables.TEAMS)), return_dtype=pl.String)
+        .cast(pl.Enum(list(tables.TEAMS)))
+    )
+
+
+FACTS = GameFacts(
+    title="原子 (yuanzi)",
+    row_unit="match",
+    seat_row_unit="seat-match",
+    side="team",
+    side_column="team",
+    sides_of=lambda players: 2,
+    first_player_label="first leader's team",
+    first_side=_first_leader_team,
+    winner_side=lambda: pl.col("winner_team"),
+    deal_columns_games=(
+        "h1_dao", "h1_indicator", "h1_dao_fallback", "h1_first_receiver", "h1_first_leader",
+    ),
+    deal_columns_seats=("h1_cards", "h1_long_hand", "h1_dao_cards", "h1_jokers"),
+    comparison_layout="team_swap",
+    headline=(
+        Measure("first_side_wins", "first leader's team wins the match", "match"),
+        Measure("shuangjia", "match ends in 双夹", "match"),
+        Measure("dao_rank", "刀 rank of the first half", "deal"),
+        Measure("bombs", "bombs per half", "half"),
+        Measure("tricks", "tricks per match", "match"),
+    ),
+)  # fmt: skip
+
+
 class YuanziEngine:
     """The 原子 :class:`sim.game.GameEngine` (kernel: kernels/yuanzi)."""
 
     name = "yuanzi"
+    facts = FACTS
     player_counts = (4,)
     default_players = 4
-    rule_options = tuple(_option(*row) for row in RULE_LAYOUT)
+    rule_options = OPTIONS
     strategies = (*(StrategyInfo(n, i, d) for n, i, d in BUILTIN), PIMC_INFO)
 
     def __init__(self):
@@ -199,19 +153,7 @@ class YuanziEngine:
 
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""
-        known = {o.name: o for o in self.rule_options}
-        unknown = sorted(set(rules) - set(known))
-        if unknown:
-            raise CardsimError(
-                f"unknown rule option {unknown[0]!r} for yuanzi (allowed: {', '.join(known)})"
-            )
-        values = {}
-        for name, value in rules.items():
-            opt = known[name]
-            if isinstance(value, str) or (opt.kind == "bool") != isinstance(value, bool):
-                value = opt.parse(str(value))
-            values[name] = value
-        return rules_array(values)
+        return OPTIONS.array(rules)
 
     def strategy_ids(self, seats) -> tuple[np.ndarray, tuple[str, ...]]:
         """Kernel ids per seat and the user strategy specs (ids N_BUILTIN + k)."""
@@ -265,19 +207,13 @@ class YuanziEngine:
 
     # -- GameEngine ---------------------------------------------------------------------
     def play_chunk(self, config: RunConfig, first: int, count: int):
-        """Play matches ``first .. first+count-1``; returns (games, seats) polars tables."""
+        """Play matches ``first .. first+count-1``: (games, seats) tables, docs/yuanzi-columns.md."""
         g, s = self._run(config, first, count)
-        games = pl.from_numpy(games_table(g, first))
-        seats = pl.from_numpy(seats_table(s, first))
-        strat = [pl.lit(config.seats[i], pl.String).alias(f"strategy_{i}") for i in range(4)]
-        games = games.with_columns(strat).select(
-            "game", *[f"strategy_{i}" for i in range(4)], *games.columns[1:]
+        ctx = context_for(4, config.seats)
+        return (
+            build_frame(tables.raw_games(g, first), tables.GAMES, ctx),
+            build_frame(tables.raw_seats(s, first), tables.SEATS, ctx),
         )
-        seat_names = pl.Series("strategy", [config.seats[i] for i in range(4)] * count, pl.String)
-        seats = seats.with_columns(seat_names).select(
-            "game", "seat", "team", "strategy", *seats.columns[3:]
-        )
-        return games, seats
 
     def trace(self, config: RunConfig, first: int, count: int, keep_legal: bool = False):
         """Trace mode: (games matrix, seats matrix, trace rows, hashes, legal codes)."""

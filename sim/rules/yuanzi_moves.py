@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kernels.yuanzi import encoding as enc
+from kernels.yuanzi.options import OPTIONS
 
 N_TYPES = enc.N_TYPES
 SJ = enc.SMALL_JOKER
@@ -39,47 +40,22 @@ RANK_VALUE = tuple(int(v) for v in enc.RANK_VALUE)
 # Rule options (RULINGS.md): name -> default, and the allowed values.
 # ---------------------------------------------------------------------------------------------
 
+# The one option table (kernels/yuanzi/options.py) is the source; these are its views.
 #: Every 原子 rule option and its default (YZ-06, YZ-14, YZ-15, YZ-18, YZ-19, YZ-23, YZ-25).
-RULE_DEFAULTS: dict[str, str | bool] = {
-    "joker_indicator": "three",  # YZ-06
-    "dao_bomb_beats_dao_basic": True,  # YZ-14
-    "dao_bomb": "over_all",  # YZ-15
-    "pass_only_if_unable": False,  # YZ-18
-    "pass_is_final": False,  # YZ-18
-    "lead_after_out": "next",  # YZ-19
-    "one_two_settlement": "all",  # YZ-23
-    "shuangjia": "both_out_team",  # YZ-25
-}
-
+RULE_DEFAULTS: dict[str, str | bool] = OPTIONS.defaults()
 #: Allowed values per option (bool options: ``True`` / ``False``).
 RULE_CHOICES: dict[str, tuple[str | bool, ...]] = {
-    "joker_indicator": ("three", "redraw"),
-    "dao_bomb_beats_dao_basic": (True, False),
-    "dao_bomb": ("over_all", "same_count_only"),
-    "pass_only_if_unable": (False, True),
-    "pass_is_final": (False, True),
-    "lead_after_out": ("next", "partner"),
-    "one_two_settlement": ("all", "hand_only"),
-    "shuangjia": ("both_out_team", "upstream_team"),
+    o.name: (o.choices if o.kind == "choice" else (False, True)) for o in OPTIONS
 }
-
 #: The ruling that defines each option.
-RULE_RULINGS: dict[str, str] = {
-    "joker_indicator": "YZ-06",
-    "dao_bomb_beats_dao_basic": "YZ-14",
-    "dao_bomb": "YZ-15",
-    "pass_only_if_unable": "YZ-18",
-    "pass_is_final": "YZ-18",
-    "lead_after_out": "YZ-19",
-    "one_two_settlement": "YZ-23",
-    "shuangjia": "YZ-25",
-}
+RULE_RULINGS: dict[str, str] = {o.name: o.ruling for o in OPTIONS}
 
 
 def resolve_rules(rules: Mapping[str, str | bool] | None = None, **rule_options) -> dict:
     """Every rule option resolved: defaults, overridden by ``rules``, then by ``rule_options``.
 
-    Raises ``ValueError`` for an unknown option name or a value outside its choices.
+    Raises ``ValueError`` (:class:`kernels.options.RuleOptionError`) for an unknown option name
+    or a value outside its choices.
 
     Examples
     --------
@@ -88,21 +64,7 @@ def resolve_rules(rules: Mapping[str, str | bool] | None = None, **rule_options)
     >>> resolve_rules({"dao_bomb": "same_count_only"})["dao_bomb"]
     'same_count_only'
     """
-    merged = dict(RULE_DEFAULTS)
-    for source in (rules or {}), rule_options:
-        for name, value in source.items():
-            if name not in RULE_DEFAULTS:
-                known = ", ".join(RULE_DEFAULTS)
-                raise ValueError(f"unknown 原子 rule option {name!r} (known: {known})")
-            choices = RULE_CHOICES[name]
-            # bools must be real bools: 1 == True in Python, so compare the types too
-            if not any(value == c and type(value) is type(c) for c in choices):
-                allowed = ", ".join(str(c) for c in choices)
-                raise ValueError(
-                    f"rule option {name}: invalid value {value!r} (allowed: {allowed})"
-                )
-            merged[name] = value
-    return merged
+    return OPTIONS.resolve({**(rules or {}), **rule_options})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,132 @@
+"""cardsim's Python API: a thin facade over ``sim`` (simulation) and ``analysis`` (answers).
+
+>>> import cardsim
+>>> games, seats = cardsim.simulate("atlas", games=20, seed=1)
+>>> games.height, seats.height
+(20, 80)
+
+Every function takes the same configuration words as the CLI (``docs/cli.md``): the game,
+``games``, ``seed``, ``players``, ``strategy`` (all seats) or ``seats`` ({seat: strategy}),
+``rules`` ({option: value}, see ``cardsim rules GAME``). Results depend only on those and the
+seed. docs/python-api.md walks through each function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from sim import __version__
+from sim.errors import CardsimError
+
+__all__ = [
+    "CardsimError",
+    "__version__",
+    "compare",
+    "config",
+    "open_run",
+    "report",
+    "run",
+    "simulate",
+    "study",
+]
+
+
+def config(
+    game: str,
+    *,
+    games: int,
+    seed: int = 0,
+    players: int | None = None,
+    strategy: str | None = None,
+    seats: Mapping[int, str] | None = None,
+    rules: Mapping[str, object] | None = None,
+):
+    """A validated :class:`sim.game.RunConfig` (raises :class:`CardsimError` on bad input)."""
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    return build_config(
+        get_engine(game),
+        games=games,
+        seed=seed,
+        players=players,
+        strategy=strategy,
+        seat_strategies=dict(seats or {}),
+        rules={k: v if isinstance(v, str) else _text(v) for k, v in (rules or {}).items()},
+    )
+
+
+def _text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Play ``games`` games in memory: (games table, seats table) as Polars frames.
+
+    For large runs use :func:`run`, which streams chunks to a run directory.
+    """
+    from sim.games import get_engine
+
+    cfg = config(game, games=games, seed=seed, **kw)
+    return get_engine(game).play_chunk(cfg, 0, cfg.games)
+
+
+def run(game: str, out: Path | str, *, games: int, seed: int = 0, threads: int | None = None,
+        chunk_size: int | None = None, resume: bool = False, force: bool = False,
+        progress: bool = False, **kw):  # fmt: skip
+    """Play into the run directory ``out`` (resumable); returns :class:`sim.runner.RunResult`."""
+    from sim import runner
+
+    cfg = config(game, games=games, seed=seed, **kw)
+    return runner.run(cfg, out, chunk_size=chunk_size, threads=threads, resume=resume,
+                      force=force, progress=progress)  # fmt: skip
+
+
+def open_run(path: Path | str):
+    """A run directory as an :class:`analysis.io.Run`: ``.games`` / ``.seats`` LazyFrames."""
+    from analysis.io import open_run as _open
+
+    return _open(path)
+
+
+def compare(game: str, strategies: Sequence[str], out: Path | str, *, games: int, seed: int = 0,
+            players: int | None = None, rules: Mapping[str, object] | None = None,
+            threads: int | None = None, progress: bool = False) -> pl.DataFrame:  # fmt: skip
+    """Duplicate-deal comparison of ``strategies`` into ``out``; returns the pairwise table
+    (one row per pair: win-rate difference, paired 95 % interval, deals)."""
+    from analysis.compare import pairwise
+    from sim import runner
+    from sim.compare import DuplicateEngine, build_compare_config
+    from sim.games import get_engine
+
+    engine = get_engine(game)
+    rule_items = {k: v if isinstance(v, str) else _text(v) for k, v in (rules or {}).items()}
+    cfg = build_compare_config(engine, list(strategies), games=games, seed=seed,
+                               players=players, rules=rule_items)  # fmt: skip
+    runner.run(cfg, out, threads=threads, progress=progress, engine=DuplicateEngine(engine))
+    return pairwise(open_run(out).seats).table
+
+
+def report(run_dirs: Path | str | Sequence[Path | str], out: Path | str,
+           json_out: Path | str | None = None):  # fmt: skip
+    """Write the balance report of one or more run directories to ``out`` (Markdown for a
+    ``.md`` suffix, else HTML), and its numbers as JSON to ``json_out`` if given.
+    Returns :class:`analysis.report.ReportResult`."""
+    from analysis.report import write_report
+
+    dirs = [run_dirs] if isinstance(run_dirs, str | Path) else list(run_dirs)
+    fmt = "md" if Path(out).suffix.lower() == ".md" else "html"
+    return write_report([Path(d) for d in dirs], Path(out), fmt=fmt,
+                        json_out=None if json_out is None else Path(json_out))  # fmt: skip
+
+
+def study(study_file: Path | str | None, out: Path | str, *, threads: int | None = None,
+          force: bool = False, progress: bool = False):  # fmt: skip
+    """Run a study file (None: the built-in default study) into ``out`` with its report."""
+    from sim.study import default_study, load_study, run_study
+
+    s = default_study() if study_file is None else load_study(study_file)
+    return run_study(s, out, threads=threads, progress=progress, force=force)

@@ -1,0 +1,27 @@
+"""原子 rule options: the one table (docs/RULES-yuanzi.md). Row order = kernel rule-array offset.
+
+Bools are 0/1 in the array, choices their index.
+"""
+
+from kernels.options import OptionTable, RuleOption
+
+OPTIONS = OptionTable(
+    "yuanzi",
+    (
+        RuleOption("joker_indicator", "YZ-06", "three", "a joker turned up as 刀 indicator makes "
+                   "3 the 刀 (three) or is redrawn (redraw)", ("three", "redraw")),
+        RuleOption("dao_bomb_beats_dao_basic", "YZ-14", True, "a 刀 bomb beats 刀 "
+                   "singles/pairs/triples"),
+        RuleOption("dao_bomb", "YZ-15", "over_all", "a 刀 bomb beats every ordinary bomb "
+                   "(over_all) or only those of its size", ("over_all", "same_count_only")),
+        RuleOption("pass_only_if_unable", "YZ-18", False, "a seat may pass only when it cannot "
+                   "beat the top play"),
+        RuleOption("pass_is_final", "YZ-18", False, "a seat that passed stays out of the trick"),
+        RuleOption("lead_after_out", "YZ-19", "next", "when the trick winner is out, the next "
+                   "seat (next) or the partner leads", ("next", "partner")),
+        RuleOption("one_two_settlement", "YZ-23", "all", "1-2 finish: losers give captured and "
+                   "hand points (all) or hand points only", ("all", "hand_only")),
+        RuleOption("shuangjia", "YZ-25", "both_out_team", "双夹 is judged on the team with both "
+                   "out (both_out_team) or without the 上游", ("both_out_team", "upstream_team")),
+    ),
+)  # fmt: skip
