@@ -386,6 +386,7 @@ def compare_cmd(
     from analysis.stopping import first_of
     from sim.compare import DuplicateEngine, build_compare_config
     from sim.runner import run
+    from sim.strategy_params import split_strategies
 
     given = [
         n for n, v in (("--delta", delta), ("--alpha", alpha), ("--beta", beta)) if v is not None
@@ -397,7 +398,7 @@ def compare_cmd(
     beta = 0.05 if beta is None else beta
     engine = get_engine(game)
     config = build_compare_config(
-        engine, strategies.split(","), games=games, seed=seed, players=players, rules=rules
+        engine, split_strategies(strategies), games=games, seed=seed, players=players, rules=rules
     )
     result = run(
         config,

@@ -43,6 +43,9 @@ def check_strategy(engine: GameEngine, name: str) -> str:
         )
     if name in builtins:
         return name
+    parse = getattr(engine, "parse_strategy", None)  # a built-in with parameters: pimc:samples=16
+    if parse is not None and name.partition(":")[0] in builtins:
+        return parse(name)
     if is_user_strategy(name):
         path, func = name.rsplit(":", 1)
         if not Path(path).is_file():

@@ -43,6 +43,8 @@ from kernels.atlas.encoding import (
     TRADE,
     option_set_hash,
 )
+from kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from kernels.atlas.pimc import PIMC_BASE, choose_pimc
 from kernels.atlas.rules import (
     R_ALL_WILD,
     R_CLAIM_PRIORITY,
@@ -267,6 +269,8 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     h0 = HANDS + p * N_TYPES
     if n == 1:
         idx = 0
+    elif sid >= PIMC_BASE:  # the search strategy (kernels/atlas/pimc.py) reads S as AT-26 allows
+        idx = choose_pimc(S, p, sid, dtype, opts, n, rng)
     elif sid < USER_BASE:
         idx = choose_in_state(S, p, sid, dtype, opts, n, rng)
     else:
@@ -640,7 +644,7 @@ def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_
     for i in prange(count):
         S = np.zeros(S_LEN, np.int32)
         rngs = np.empty((3, 4), np.uint64)
-        opts = np.empty(MAX_OPTIONS, np.int32)
+        opts = np.empty(PIMC_BUF_SIZE, np.int32)  # options, then pimc's scratch
         tc = np.zeros(TC_LEN, np.int64)
         tc[T_SNAP_AT] = -1
         tdec = np.empty((0, 7), np.int64)
@@ -661,7 +665,7 @@ def trace_match(root_seed, game_index, n_players, seat_strategy_ids, rules_arr, 
     """Play one game with tracing into the given buffers (see module doc); returns errors."""
     S = np.zeros(S_LEN, np.int32)
     rngs = np.empty((3, 4), np.uint64)
-    opts = np.empty(MAX_OPTIONS, np.int32)
+    opts = np.empty(PIMC_BUF_SIZE, np.int32)  # options, then pimc's scratch
     return play_match(
         root_seed, game_index, n_players, seat_strategy_ids, rules_arr,
         out_games, 0, out_seats, 0, S, rngs, opts, tc, tdec, thash, twin, topt, snap,

@@ -17,7 +17,9 @@ from numba.core import types as nt
 
 from kernels.jit import kernel, parallel_kernel
 from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
+from kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
+from kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from kernels.yuanzi.pimc import PIMC_BASE, choose_pimc
 from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
 from kernels.yuanzi.state import (
     INFO_DAO_CARDS,
@@ -226,7 +228,10 @@ def decide(hands, played, st, rules, sids, buf, rng):
     if n == 1:
         return n, 0, 0
     seat = st[ST_ACTOR]
-    idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
+    if sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
+        idx = choose_pimc(sids[seat], hands[seat], played, st, rules, buf, n, rng)
+    else:
+        idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
     if idx < 0 or idx >= n:
         return n, n - 1 if buf[n - 1] == PASS else 0, 1
     return n, idx, 0
@@ -400,7 +405,7 @@ def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, 
     played = np.empty((4, N_TYPES), np.uint8)
     st = np.empty(N_ST, np.int64)
     info = np.empty((4, N_INFO), np.int64)
-    buf = np.empty(MAX_MOVES, np.int32)
+    buf = np.empty(PIMC_BUF_SIZE, np.int32)  # legal moves, then pimc's scratch
     rng_deal = np.empty(4, np.uint64)
     rng_strat = np.empty(4, np.uint64)
     for i in range(lo, hi):

@@ -26,6 +26,7 @@ import numpy as np
 import polars as pl
 
 from kernels.atlas import driver as _driver
+from kernels.atlas import pimc as _pimc
 from kernels.atlas import rules as _rules
 from kernels.atlas.options import OPTIONS
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
@@ -34,6 +35,7 @@ from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import atlas_tables as tables
 from sim.schema import build_frame, context_for
+from sim.strategy_params import Param, parse_params
 
 
 def resolve_rules(rules: dict | None) -> dict:
@@ -44,6 +46,41 @@ def resolve_rules(rules: dict | None) -> dict:
 def rules_array(rules: dict | None) -> np.ndarray:
     """The kernel's rule array (offsets ``kernels.atlas.rules.R_*``) of a rules dict."""
     return OPTIONS.array(rules)
+
+
+#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
+#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
+PIMC_DEFAULT = (24, 6, 0, 2.0)
+#: parameters of ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
+PIMC_PARAMS = (
+    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),
+    Param("cap", PIMC_DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP),
+    Param("rollout", _pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
+    Param(
+        "z",
+        PIMC_DEFAULT[3],
+        "standard errors a gain over greedy's pick must pass",
+        0,
+        6,
+        decimals=1,
+    ),
+)
+PIMC_INFO = StrategyInfo(
+    "pimc",
+    _pimc.encode(*PIMC_DEFAULT),
+    "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
+    "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
+    "round with greedy rollouts, leaves greedy's pick only for a discard whose mean gain (result "
+    "and score) passes z standard errors; greedy elsewhere; "
+    "pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
+)
+
+
+def pimc_id(name: str) -> int:
+    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
+    v = parse_params(name, "pimc", PIMC_PARAMS)
+    rollout = _pimc.ROLLOUTS.index(str(v["rollout"]))
+    return _pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
 FACTS = GameFacts(
@@ -76,7 +113,12 @@ class AtlasEngine:
     player_counts = tuple(range(2, 11))
     default_players = 4
     rule_options = OPTIONS
-    strategies = tuple(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS)
+    strategies = (*(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS), PIMC_INFO)
+
+    def parse_strategy(self, name: str) -> str:
+        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
+        pimc_id(name)
+        return name.replace(" ", "")
 
     # -- seats -------------------------------------------------------------------------------
     def seat_ids(self, config: RunConfig, entry: str = "simulate"):
@@ -92,6 +134,8 @@ class AtlasEngine:
         for name in config.seats:
             if name in builtin:
                 ids.append(builtin[name])
+            elif name.startswith("pimc:"):
+                ids.append(pimc_id(name))
             elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
@@ -101,6 +145,7 @@ class AtlasEngine:
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
                     "or path/to/file.py:function)"
                 )
+        ids = _pimc.bind_rules(np.array(ids, np.int64), rules_array(config.rules))
         if not users:
             return np.array(ids, np.int64), _driver
         mod = user_strategies.driver_for(
@@ -127,7 +172,7 @@ class AtlasEngine:
         """A user strategy raised or answered out of range: find the first such game (one
         thread, raise mode) and say what happened there."""
         _ids, mod = self.seat_ids(config, "trace_match")
-        user = ids >= USER_BASE
+        user = (ids >= USER_BASE) & (ids < _pimc.PIMC_BASE)  # pimc ids are not user slots
         n = config.players
 
         def play(game, sids):

@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from kernels.yuanzi import driver as drv
+from kernels.yuanzi import pimc
 from kernels.yuanzi.options import OPTIONS
 from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
 from sim import user_strategies
@@ -29,6 +30,42 @@ from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import yuanzi_tables as tables
 from sim.schema import build_frame, context_for
+from sim.strategy_params import Param, parse_params
+
+#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
+#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
+PIMC_DEFAULT = (24, 4, 0, 2.0)
+#: parameters of ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
+PIMC_PARAMS = (
+    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, pimc.MAX_SAMPLES),
+    Param(
+        "cap", PIMC_DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
+    ),
+    Param("rollout", pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
+    Param(
+        "z",
+        PIMC_DEFAULT[3],
+        "standard errors a gain over greedy's pick must pass",
+        0,
+        6,
+        decimals=1,
+    ),
+)
+PIMC_INFO = StrategyInfo(
+    "pimc",
+    pimc.encode(*PIMC_DEFAULT),
+    "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
+    "(YZ-28), plays each candidate to the end of the half with greedy rollouts, leaves greedy's "
+    "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
+    "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
+)
+
+
+def pimc_id(name: str) -> int:
+    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
+    v = parse_params(name, "pimc", PIMC_PARAMS)
+    rollout = pimc.ROLLOUTS.index(str(v["rollout"]))
+    return pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
 def _first_leader_team() -> pl.Expr:
@@ -72,9 +109,14 @@ class YuanziEngine:
     player_counts = (4,)
     default_players = 4
     rule_options = OPTIONS
-    strategies = tuple(StrategyInfo(n, i, d) for n, i, d in BUILTIN)
+    strategies = (*(StrategyInfo(n, i, d) for n, i, d in BUILTIN), PIMC_INFO)
 
     # -- configuration ------------------------------------------------------------------
+    def parse_strategy(self, name: str) -> str:
+        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
+        pimc_id(name)
+        return name.replace(" ", "")
+
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""
         return OPTIONS.array(rules)
@@ -89,6 +131,8 @@ class YuanziEngine:
         for seat in seats:
             if seat in names:
                 ids.append(names[seat])
+            elif seat.startswith("pimc:"):
+                ids.append(pimc_id(seat))
             elif user_strategies.is_user_strategy(seat):
                 if seat not in users:
                     users.append(seat)
@@ -118,7 +162,7 @@ class YuanziEngine:
             game = first + int(np.argmax(bad > 0))
 
             def rerun(slot):
-                raising = sids + drv.MAX_USER * (sids >= N_BUILTIN)
+                raising = sids + drv.MAX_USER * ((sids >= N_BUILTIN) & (sids < pimc.PIMC_BASE))
                 if slot is not None:
                     raising = np.where(sids == N_BUILTIN + slot, raising, sids)
                 again = self._driver(users, "simulate_trace")

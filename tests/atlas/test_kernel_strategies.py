@@ -7,6 +7,7 @@ from kernels.atlas import driver as D
 from kernels.atlas import state as ST
 from kernels.atlas import strategies as SG
 from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, NONE, QUAD, SKIP, TARGET, TRIPLE, pack_meld
+from kernels.atlas.pimc import PIMC_BASE
 from kernels.rng import new_stream
 from sim.games.atlas import ENGINE, rules_array
 from tests.atlas.test_kernel_rules import make_state, sp
@@ -76,8 +77,10 @@ def test_at26_hidden_cards_never_change_a_choice(sid, n, rule):
 
 
 def test_strategy_ids_and_descriptions():
-    names = [(s.name, s.id) for s in ENGINE.strategies]
+    names = [(s.name, s.id) for s in ENGINE.strategies[:3]]
     assert names == [("random", 0), ("greedy", 1), ("careful", 2)]
+    assert [s.name for s in ENGINE.strategies[3:]] == ["pimc"]  # search: kernels/atlas/pimc.py
+    assert ENGINE.strategies[3].id >= PIMC_BASE
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
 
 

@@ -9,6 +9,7 @@ from polars.testing import assert_frame_equal
 
 from kernels.rng import bounded, new_stream, shuffle
 from kernels.yuanzi import driver as drv
+from kernels.yuanzi import pimc
 from kernels.yuanzi.encoding import RANK_VALUE, canonical_deck, move_set_hash
 from sim.errors import CardsimError
 from sim.game import RunConfig
@@ -216,8 +217,10 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "points",
         "bomber",
         "planner",
+        "pimc",
     ]
-    assert [s.id for s in ENGINE.strategies] == list(range(5))
+    assert [s.id for s in ENGINE.strategies[:5]] == list(range(5))
+    assert ENGINE.strategies[5].id >= pimc.PIMC_BASE  # the search strategy: parameters in its id
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
     names = {o.name for o in ENGINE.rule_options}
     assert names == {

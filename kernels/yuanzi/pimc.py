@@ -1,0 +1,289 @@
+"""原子 search strategy ``pimc``: perfect-information Monte Carlo over determinizations.
+
+At a decision with a choice the strategy
+
+1. keeps a few *candidate* moves: greedy's own pick first, then PASS (when legal), then the
+   cheapest others by greedy's ``move_cost`` — at most ``cap`` in all;
+2. draws ``samples`` *determinizations*: the unseen cards (162 minus its own hand minus every
+   card played this half) shuffled and dealt to the other three seats with their public card
+   counts — exactly what the player may know (YZ-28), nothing else;
+3. plays every candidate on every determinization (the same ones for every candidate: common
+   random numbers) and the rest of the half by the rollout policy (``greedy`` for all four
+   seats, or ``random``);
+4. keeps greedy's pick unless another candidate beats it on the same samples by a paired mean
+   gain of more than ``z`` standard errors (few samples are noisy: without this test a search
+   of 8 samples chose worse than greedy); among those, the largest mean gain.
+
+Objective of the deciding team (YZ-25, YZ-26), ``1000 * result + team points`` of the half
+(points break ties between equal results): ``result`` is +2 / −2 for a first-half 双夹 won /
+lost, otherwise +1 / −1 / 0 for the half won / lost / drawn on points (more than 150 of 300).
+The mean of ``result`` over the samples is the expected match score when the halves are even;
+the first half's score is not in the public state (YZ-28 as revised will show it).
+
+Its randomness is the strategy stream it is given (stream 2 of (root seed, game index)), so a
+run stays reproducible and independent of threads and chunks.
+
+Scratch memory: the driver's per-decision loop runs without NRT and may not allocate, so the
+search works in the tail of the legal-move buffer, which the driver allocates ``BUF_SIZE``
+long (``MAX_MOVES`` for the legal set plus ``SCRATCH`` int32 words). Given a shorter buffer,
+``choose_pimc`` falls back to greedy's pick.
+
+The strategy id carries the parameters: ``PIMC_BASE + samples + 1024 * cap + 262144 * rollout
++ 524288 * round(10 z)`` (``encode`` / ``decode``).
+"""
+
+import numpy as np
+
+from kernels.rng import bounded
+from kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
+from kernels.yuanzi.rules import apply_move, legal_moves
+from kernels.yuanzi.state import (
+    N_ST,
+    R_SHUANGJIA,
+    ST_ACTOR,
+    ST_COUNT,
+    ST_DAO,
+    ST_FINISH,
+    ST_HALF,
+    ST_ONE_TWO,
+    ST_OUT,
+    ST_TEAM_PTS,
+    hot_kernel,
+    inline_kernel,
+)
+from kernels.yuanzi.strategies import (
+    NO_SHORTCUT,
+    choose_greedy,
+    choose_random,
+    goes_out,
+    greedy_follow_code,
+    move_cost,
+)
+
+#: Strategy ids at and above this are ``pimc`` with parameters (far above every other id).
+PIMC_BASE = 1 << 30
+ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
+ROLLOUTS = ("greedy", "random")
+MAX_SAMPLES = 1023
+MAX_CAP = 64
+
+# scratch layout in int32 words after MAX_MOVES (multiples of 16: int64 views stay aligned)
+_SC_CAND = 0  # int32[MAX_CAP] candidate indices into legal
+_SC_SCORE = _SC_CAND + MAX_CAP  # int64[MAX_CAP] summed objective (2 words each)
+_SC_SQ = _SC_SCORE + 2 * MAX_CAP  # int64[MAX_CAP] summed squares
+_SC_COST = _SC_SQ + 2 * MAX_CAP  # int64[MAX_MOVES] move costs (2 words each)
+_SC_UNSEEN = _SC_COST + 2 * MAX_MOVES  # uint8[N_TYPES * COPIES] unseen cards
+_SC_DET = _SC_UNSEEN + 48  # uint8[4, N_TYPES] a determinization
+_SC_WH = _SC_DET + 64  # uint8[4, N_TYPES] rollout hands
+_SC_WP = _SC_WH + 64  # uint8[4, N_TYPES] rollout played cards
+_SC_WST = _SC_WP + 64  # int64[N_ST] rollout state
+_SC_RBUF = _SC_WST + 2 * N_ST + 16  # int32[MAX_MOVES] rollout legal moves
+SCRATCH = _SC_RBUF + MAX_MOVES
+#: length the driver gives the legal-move buffer so that ``pimc`` can run
+BUF_SIZE = MAX_MOVES + SCRATCH
+
+MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
+
+
+def encode(samples: int, cap: int, rollout: int, z: float) -> int:
+    """The strategy id of ``pimc`` with these parameters."""
+    z10 = round(z * 10)
+    if not (
+        1 <= samples <= MAX_SAMPLES
+        and 2 <= cap <= MAX_CAP
+        and 0 <= rollout < len(ROLLOUTS)
+        and 0 <= z10 <= MAX_Z10
+    ):
+        raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}, {z}")
+    return PIMC_BASE + samples + 1024 * cap + 262144 * rollout + 524288 * z10
+
+
+@inline_kernel
+def decode(sid):
+    """(samples, cap, rollout, 10 z) of a pimc strategy id."""
+    p = sid - PIMC_BASE
+    return p % 1024, (p // 1024) % 256, (p // 262144) % 2, p // 524288
+
+
+@inline_kernel
+def select(gain, sq, k, samples, z10):
+    """Candidate to play: 0 (greedy's pick) unless another one's mean paired gain over it is
+    positive and more than ``z`` standard errors (``gain``/``sq``: sums of the per-sample
+    differences and their squares); among those, the largest mean gain."""
+    best = 0
+    bmean = 0.0
+    z2 = (z10 / 10.0) ** 2
+    for c in range(1, k):
+        m = gain[c] / samples
+        if m <= 0.0:
+            continue
+        if samples > 1:
+            var = (sq[c] - gain[c] * m) / (samples - 1)
+            if m * m * samples <= z2 * var:
+                continue
+        if m > bmean:
+            bmean = m
+            best = c
+    return best
+
+
+@inline_kernel
+def rollout(wh, wp, wst, rules, rbuf, rng, policy):
+    """Play the half on to its end from ``wst`` (in place), every seat by ``policy``."""
+    while True:
+        code = NO_SHORTCUT
+        if policy == ROLLOUT_GREEDY:
+            code = greedy_follow_code(wh, wst, rules)
+        if code == NO_SHORTCUT:
+            n = legal_moves(wh, wst, rules, rbuf)
+            idx = 0
+            if n > 1:
+                q = wst[ST_ACTOR]
+                if policy == ROLLOUT_GREEDY:
+                    idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
+                else:
+                    idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
+            code = rbuf[idx]
+        if apply_move(code, wh, wp, wst, rules) == 1:
+            return
+
+
+@inline_kernel
+def objective(st, team, rules):
+    """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
+    pts = st[ST_TEAM_PTS + team]
+    won = 1 if pts > 150 else (-1 if pts < 150 else 0)  # the half won / lost on points
+    if st[ST_HALF] == 1:
+        return 1000 * won + pts
+    # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
+    up_team = st[ST_OUT] % 2
+    if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
+        x = up_team
+        for i in range(3):
+            s = st[ST_OUT + i]
+            if st[ST_FINISH + (s + 2) % 4] < 4:
+                x = s % 2
+        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - x] < 60
+        winner = x
+    else:  # upstream_team
+        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < 60
+        winner = up_team
+    if not sj:
+        return 1000 * won + pts
+    return 2000 + pts if winner == team else -2000 + pts
+
+
+@inline_kernel
+def _candidates(own, played, pub, legal, n, rng, cap, cand, cost):
+    """Fill ``cand`` with up to ``cap`` indices: greedy's pick, PASS, then cheapest first."""
+    g = choose_greedy(own, played, pub, legal, n, rng)
+    dao = pub[ST_DAO]
+    k = 0
+    cand[k] = g
+    k += 1
+    for i in range(n):
+        if legal[i] == PASS and i != g and k < cap:
+            cand[k] = i
+            k += 1
+        cost[i] = move_cost(own, legal[i], dao) if legal[i] != PASS else -1
+    cost[g] = -1
+    for i in range(n):
+        if legal[i] == PASS:
+            cost[i] = -1
+    while k < cap:  # selection of the next cheapest (n is small, cap smaller)
+        best = -1
+        bc = np.int64(1) << 50
+        for i in range(n):
+            if cost[i] >= 0 and cost[i] < bc:
+                bc = cost[i]
+                best = i
+        if best < 0:
+            break
+        cand[k] = best
+        k += 1
+        cost[best] = -1
+    return k
+
+
+@inline_kernel
+def _deal_unseen(own, played, pub, unseen, det, rng):
+    """One determinization into ``det``: the unseen cards shuffled over the other seats."""
+    seat = pub[ST_ACTOR]
+    m = 0
+    for t in range(N_TYPES):
+        u = COPIES - np.int64(own[t]) - played[0, t] - played[1, t] - played[2, t] - played[3, t]
+        for _ in range(u):
+            unseen[m] = t
+            m += 1
+    for i in range(m - 1, 0, -1):  # Fisher-Yates on the strategy stream
+        j = bounded(rng, i + 1)
+        c = unseen[i]
+        unseen[i] = unseen[j]
+        unseen[j] = c
+    at = 0
+    for s in range(4):
+        for t in range(N_TYPES):
+            det[s, t] = own[t] if s == seat else 0
+        if s == seat:
+            continue
+        if at + pub[ST_COUNT + s] > m:
+            return False
+        for _ in range(pub[ST_COUNT + s]):
+            det[s, unseen[at]] += 1
+            at += 1
+    return at == m  # the counts account for every unseen card
+
+
+@hot_kernel
+def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
+    """pimc: the candidate with the best mean objective over sampled determinizations.
+
+    Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
+    array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
+    """
+    samples, cap, policy, z10 = decode(sid)
+    seat = pub[ST_ACTOR]
+    total = pub[ST_COUNT + seat]
+    for i in range(n):
+        if goes_out(total, legal[i]):
+            return i  # going out ends the search: 上游 (or the team's finish) at once
+    if legal.shape[0] < BUF_SIZE:
+        return choose_greedy(own, played, pub, legal, n, rng)
+    sc = legal[MAX_MOVES:]
+    cand = sc[_SC_CAND : _SC_CAND + MAX_CAP]
+    score = sc[_SC_SCORE : _SC_SCORE + 2 * MAX_CAP].view(np.int64)
+    sq = sc[_SC_SQ : _SC_SQ + 2 * MAX_CAP].view(np.int64)
+    cost = sc[_SC_COST : _SC_COST + 2 * MAX_MOVES].view(np.int64)
+    unseen = sc[_SC_UNSEEN : _SC_UNSEEN + 48].view(np.uint8)
+    det = sc[_SC_DET : _SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
+    wh = sc[_SC_WH : _SC_WH + 54].view(np.uint8).reshape((4, N_TYPES))
+    wp = sc[_SC_WP : _SC_WP + 54].view(np.uint8).reshape((4, N_TYPES))
+    wst = sc[_SC_WST : _SC_WST + 2 * N_ST].view(np.int64)
+    rbuf = sc[_SC_RBUF : _SC_RBUF + MAX_MOVES]
+    k = _candidates(own, played, pub, legal, n, rng, min(cap, MAX_CAP), cand, cost)
+    if k == 1:
+        return cand[0]
+    team = seat % 2
+    for c in range(k):
+        score[c] = 0
+        sq[c] = 0
+    for _ in range(samples):
+        if not _deal_unseen(own, played, pub, unseen, det, rng):
+            return cand[0]  # the public counts do not add up (never seen): no search
+        v0 = 0
+        for c in range(k):
+            for s in range(4):
+                for t in range(N_TYPES):
+                    wh[s, t] = det[s, t]
+                    wp[s, t] = played[s, t]
+            for j in range(N_ST):
+                wst[j] = pub[j]
+            if apply_move(legal[cand[c]], wh, wp, wst, rules) == 0:
+                rollout(wh, wp, wst, rules, rbuf, rng, policy)
+            v = objective(wst, team, rules)
+            if c == 0:
+                v0 = v
+            else:  # paired with greedy's pick on the same sample
+                score[c] += v - v0
+                sq[c] += (v - v0) * (v - v0)
+    return cand[select(score, sq, k, samples, z10)]

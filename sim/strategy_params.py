@@ -1,0 +1,111 @@
+"""Built-in strategies with parameters in their name: ``NAME:key=value,key=value``.
+
+``pimc``, ``pimc:samples=32`` and ``pimc:samples=16,rollout=greedy`` name the same strategy with
+other settings (docs/strategies.md). :func:`parse_params` checks a name against the parameters a
+strategy takes; :func:`split_strategies` splits a comma-separated list of strategies (as
+``cardsim compare --strategies`` takes it) without cutting a parameter list apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sim.errors import CardsimError
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a strategy: an integer range or a set of words."""
+
+    name: str
+    default: int | float | str
+    help: str
+    lo: int = 0
+    hi: int = 0
+    choices: tuple[str, ...] = ()
+    decimals: int = 0  # > 0: a decimal number with at most this many digits after the point
+
+    def parse(self, strategy: str, text: str) -> int | float | str:
+        if self.choices:
+            if text not in self.choices:
+                raise CardsimError(
+                    f"strategy {strategy!r}: {self.name}={text!r} is not one of "
+                    f"{', '.join(self.choices)}"
+                )
+            return text
+        if self.decimals:
+            try:
+                num = float(text)
+            except ValueError:
+                raise CardsimError(
+                    f"strategy {strategy!r}: {self.name}={text!r} is not a number"
+                ) from None
+            if not self.lo <= num <= self.hi or round(num, self.decimals) != num:
+                raise CardsimError(
+                    f"strategy {strategy!r}: {self.name}={text} is outside {self.lo}..{self.hi} "
+                    f"or has more than {self.decimals} decimal(s)"
+                )
+            return num
+        try:
+            value = int(text)
+        except ValueError:
+            raise CardsimError(
+                f"strategy {strategy!r}: {self.name}={text!r} is not an integer"
+            ) from None
+        if not self.lo <= value <= self.hi:
+            raise CardsimError(
+                f"strategy {strategy!r}: {self.name}={value} is outside {self.lo}..{self.hi}"
+            )
+        return value
+
+    def allowed(self) -> str:
+        return "|".join(self.choices) if self.choices else f"{self.lo}..{self.hi}"
+
+
+def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | float | str]:
+    """The parameter values of ``name`` (``base`` or ``base:k=v,...``), defaults filled in.
+
+    >>> from sim.strategy_params import Param, parse_params
+    >>> ps = (Param("samples", 8, "", 1, 99), Param("rollout", "greedy", "", choices=("greedy",)))
+    >>> parse_params("pimc:samples=16", "pimc", ps)
+    {'samples': 16, 'rollout': 'greedy'}
+    """
+    head, sep, tail = name.partition(":")
+    if head != base:
+        raise CardsimError(f"strategy {name!r} is not {base!r}")
+    known = {p.name: p for p in params}
+    values: dict[str, int | float | str] = {p.name: p.default for p in params}
+    if not sep:
+        return values
+    if not tail:
+        raise CardsimError(f"strategy {name!r}: no parameters after ':' (e.g. {base}:samples=16)")
+    seen: set[str] = set()
+    for item in tail.split(","):
+        key, eq, text = item.strip().partition("=")
+        if not eq or not key or not text:
+            raise CardsimError(f"strategy {name!r}: {item!r} is not key=value")
+        if key not in known:
+            allowed = ", ".join(f"{p.name}={p.allowed()}" for p in params)
+            raise CardsimError(f"strategy {name!r}: unknown parameter {key!r} (allowed: {allowed})")
+        if key in seen:
+            raise CardsimError(f"strategy {name!r}: parameter {key!r} is given twice")
+        seen.add(key)
+        values[key] = known[key].parse(name, text.strip())
+    return values
+
+
+def split_strategies(text: str) -> list[str]:
+    """Split ``a,b,pimc:samples=16,rollout=greedy`` into strategies: a piece ``key=value``
+    (no ':' and no '.py') continues the parameter list of the strategy before it.
+
+    >>> split_strategies("pimc:samples=16,rollout=greedy,greedy")
+    ['pimc:samples=16,rollout=greedy', 'greedy']
+    """
+    out: list[str] = []
+    for piece in text.split(","):
+        part = piece.strip()
+        if out and "=" in part and ":" not in part and ":" in out[-1] and ".py:" not in out[-1]:
+            out[-1] = f"{out[-1]},{part}"
+        else:
+            out.append(part)
+    return out
