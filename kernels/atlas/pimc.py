@@ -51,12 +51,14 @@ from kernels.atlas.encoding import (
 )
 from kernels.atlas.rules import (
     R_ALL_WILD,
+    R_CLAIM_PRIORITY,
     R_CLAIM_TURN,
     R_EXHAUSTED,
     R_FORCED,
     R_LAST_DISCARD,
     R_REVERSE_2P,
     R_SELF_MELDS,
+    R_SELF_MELDS_SHOWN,
     R_TRADE_PICK,
     R_TURN_CAP,
     apply_meld,
@@ -65,6 +67,7 @@ from kernels.atlas.rules import (
     claim_wins,
     hand_value,
     pairs,
+    same_species_claim,
     self_meld_options,
 )
 from kernels.atlas.state import (
@@ -128,6 +131,9 @@ MAX_TURN_CAP = (1 << 20) - 1
 _RULE_SHIFT = 17
 _CAP_SHIFT = _RULE_SHIFT + N_FLAGS
 _Z_SHIFT = _CAP_SHIFT + 20
+#: rule options after the 10 first (AT-14 claim_priority, AT-26 self_melds_shown), each 0 / 1
+_EXTRA_FLAGS = (R_CLAIM_PRIORITY, R_SELF_MELDS_SHOWN)
+_X_SHIFT = _Z_SHIFT + 6
 MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
 
@@ -166,17 +172,19 @@ def bind_rules(sids: np.ndarray, rules_arr: np.ndarray) -> np.ndarray:
     """``sids`` with the rule options the rollouts need written into every pimc id."""
     out = np.asarray(sids, np.int64).copy()
     flags = sum(int(rules_arr[i] != 0) << i for i in range(N_FLAGS))
+    extra = sum(int(rules_arr[r] != 0) << i for i, r in enumerate(_EXTRA_FLAGS))
     tcap = min(int(rules_arr[R_TURN_CAP]), MAX_TURN_CAP)
     low = (1 << _RULE_SHIFT) - 1
     for i, sid in enumerate(out):
         if sid >= PIMC_BASE:
-            z = (int(sid) - PIMC_BASE) >> _Z_SHIFT
+            z = ((int(sid) - PIMC_BASE) >> _Z_SHIFT) & 63
             out[i] = (
                 PIMC_BASE
                 + (int(sid) & low)
                 + (flags << _RULE_SHIFT)
                 + (tcap << _CAP_SHIFT)
                 + (z << _Z_SHIFT)
+                + (extra << _X_SHIFT)
             )
     return out
 
@@ -188,6 +196,8 @@ def decode(sid, R):
     for i in range(N_FLAGS):
         R[i] = (p >> (_RULE_SHIFT + i)) & 1
     R[R_TURN_CAP] = (p >> _CAP_SHIFT) & MAX_TURN_CAP
+    R[R_CLAIM_PRIORITY] = (p >> _X_SHIFT) & 1
+    R[R_SELF_MELDS_SHOWN] = (p >> (_X_SHIFT + 1)) & 1
     return p & 1023, (p >> 10) & 63, (p >> 16) & 1, (p >> _Z_SHIFT) & 63
 
 
@@ -247,7 +257,7 @@ def _self_melds(W, p, R, sid, rng, opts):
         code = _pick(W, p, DT_SELF, opts, k, sid, rng)
         if code == NONE:
             return False
-        apply_meld(W, p, code, -1)
+        apply_meld(W, p, code, -1, R[R_SELF_MELDS_SHOWN], False)  # AT-26 as in the driver
         if W[P_SIZES + p] == 0:
             W[ST_WINNER] = p
             return True
@@ -278,7 +288,7 @@ def _claims(W, d, x, R, sid, rng, opts):
                 k -= 1
             code = _pick(W, q, DT_CLAIM, opts, k, sid, rng)
             if code != NONE:
-                key = claim_key(W, q, d, x, claim_wins(W, q, code))
+                key = claim_key(W, q, d, x, code, claim_wins(W, q, code), R[R_CLAIM_PRIORITY])
                 if key < bkey:
                     bkey = key
                     bq = q
@@ -374,7 +384,7 @@ def _discard_on(W, p, x, R, sid, rng, ev, opts):
             remove_card(W, q, only_card(W, q))
             W[ST_WINNER] = q
             return -1
-        apply_meld(W, q, code, x)
+        apply_meld(W, q, code, x, 1, same_species_claim(W, q, x, code, R[R_CLAIM_PRIORITY]))
         if W[P_SIZES + q] == 0:
             W[ST_WINNER] = q
             return -1
