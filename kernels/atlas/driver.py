@@ -143,7 +143,7 @@ from kernels.atlas.strategies import (
     user_placeholder,
 )
 from kernels.jit import kernel, parallel_kernel
-from kernels.rng import bounded, seed_stream
+from kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, bounded, seed_stream
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
 TC_LEN = 8
@@ -618,9 +618,9 @@ def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
 @_jit
 def play_match(root, gi, n, sids, R, out_games, grow, out_seats, srow, S, rngs, opts, tc, tdec, thash, twin, topt, snap):  # fmt: skip
     """AT-25: ``R[R_ROUNDS]`` rounds of game ``gi``; rows from ``grow`` / ``srow``; returns errors."""
-    seed_stream(rngs[0], root, gi, 0)
-    seed_stream(rngs[1], root, gi, 1)
-    seed_stream(rngs[2], root, gi, 2)
+    seed_stream(rngs[0], root, gi, STREAM_DEAL)
+    seed_stream(rngs[1], root, gi, STREAM_EVENTS)
+    seed_stream(rngs[2], root, gi, STREAM_STRATEGY)
     S[ST_DEC] = 0
     first = 0
     err = 0

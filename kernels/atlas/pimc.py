@@ -39,6 +39,7 @@ from kernels.atlas.encoding import (
     DISCARD,
     GIVE,
     MAX_OPTIONS,
+    N_CELLS,
     N_SPECIES,
     N_TYPES,
     NONE,
@@ -472,7 +473,7 @@ def determinize(S, me, pool, D, rng):
         mine = S[h + t]
         D[h + t] = mine
         if t < N_SPECIES and mine > 0:
-            D[CELLS + me * 20 + CELL_OF[t]] += mine
+            D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
         u = _COPIES[t] - mine - S[P_MELDED + t] - S[P_DISCC + t]
         for _ in range(u):
             pool[m] = t
@@ -493,7 +494,7 @@ def determinize(S, me, pool, D, rng):
             at += 1
             D[HANDS + s * N_TYPES + t] += 1
             if t < N_SPECIES:
-                D[CELLS + s * 20 + CELL_OF[t]] += 1
+                D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
     nd = S[P_DRAW]
     if at + nd > m:
         return False

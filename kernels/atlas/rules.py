@@ -23,7 +23,7 @@ R_SELF_MELDS_SHOWN  ``self_melds_shown`` (AT-26)          0 / 1
 
 import numpy as np
 
-from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_TYPES, PAIR, QUAD, TRIPLE
+from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_CELLS, N_TYPES, PAIR, QUAD, TRIPLE
 from kernels.atlas.options import OPTIONS
 from kernels.atlas.state import (
     CELL_OF,
@@ -109,7 +109,7 @@ def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
 @hot_kernel
 def self_meld_options(S, p, all_wild, opts, k):
     """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
-    c0 = CELLS + p * 20
+    c0 = CELLS + p * N_CELLS
     W = S[HANDS + p * N_TYPES + ATLAS]
     # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. Branch-free like
     # driver.held_options (this loop's data-dependent branches topped the profile): every code is
@@ -148,7 +148,7 @@ def self_meld_options(S, p, all_wild, opts, k):
 @hot_kernel
 def claim_meld_options(S, q, x, all_wild, opts, k):
     """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
-    c0 = CELLS + q * 20
+    c0 = CELLS + q * N_CELLS
     W = S[HANDS + q * N_TYPES + ATLAS]
     if x < ATLAS:
         cell = CELL_OF[x]

@@ -49,6 +49,7 @@ from kernels.atlas.encoding import (
     ATLAS,
     HAND_SIZE,
     N_CARDS,
+    N_CELLS,
     N_SPECIES,
     N_TYPES,
 )
@@ -132,7 +133,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("SEAT_MELDED", MAX_PLAYERS),  # cards given up from the hand into melds and pairs
     ("SEAT_TRADE_NET", MAX_PLAYERS),  # cards received minus cards handed over in TRADEs
     ("HANDS", MAX_PLAYERS * N_TYPES),
-    ("CELLS", MAX_PLAYERS * 20),
+    ("CELLS", MAX_PLAYERS * N_CELLS),
     ("PILE", N_CARDS),
     # scratch of the built-in strategies: their per-decision summary of the viewer's hand and
     # the public block (written before it is read in every decision, so it carries nothing)
@@ -223,7 +224,7 @@ def add_card(S, p, t):
     """Put one card of type ``t`` into seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] += 1
     if t < N_SPECIES:
-        S[CELLS + p * 20 + CELL_OF[t]] += 1
+        S[CELLS + p * N_CELLS + CELL_OF[t]] += 1
     S[P_SIZES + p] += 1
 
 
@@ -232,7 +233,7 @@ def remove_card(S, p, t):
     """Take one card of type ``t`` out of seat ``p``'s hand."""
     S[HANDS + p * N_TYPES + t] -= 1
     if t < N_SPECIES:
-        S[CELLS + p * 20 + CELL_OF[t]] -= 1
+        S[CELLS + p * N_CELLS + CELL_OF[t]] -= 1
     S[P_SIZES + p] -= 1
 
 

@@ -56,6 +56,12 @@ USER_BASE = 100
 MAX_USER = 4
 
 DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE = 0, 1, 2, 3, 4, 5
+# Hand summary layout (``hand_summary`` fills it once per decision):
+SM_CELL = 0  # [20] cards held per (continent, class) cell
+SM_UNSEEN = 20  # [20] unseen naturals per cell (careful only)
+SM_CONT_CLASSES = 40  # [5] bitmask of the classes held, per continent
+SM_CLASS_CONTS = 45  # [4] bitmask of the continents held, per class
+SM_SMALLEST = 49  # the smallest opponent hand
 SUMMARY_LEN = 50
 POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
 
@@ -71,35 +77,34 @@ def _unseen_cell(hand, pub, cell):
 
 @hot_kernel
 def hand_summary(hand, pub, careful, out):
-    """Per decision, once: ``out[:20]`` cell counts, ``out[20:40]`` unseen naturals per cell
-    (careful only), ``out[40:45]`` class bitmask per continent, ``out[45:49]`` continent
-    bitmask per class, ``out[49]`` the smallest opponent hand."""
+    """Per decision, once, the ``SM_*`` layout above (cell counts, unseen naturals, class and
+    continent bitmasks, the smallest opponent hand)."""
     for k in range(5):
-        out[40 + k] = 0
+        out[SM_CONT_CLASSES + k] = 0
     for c in range(4):
-        out[45 + c] = 0
+        out[SM_CLASS_CONTS + c] = 0
     for cell in range(20):
         cc = hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
-        out[cell] = cc
+        out[SM_CELL + cell] = cc
         if cc > 0:
-            out[40 + cell // 4] |= 1 << (cell % 4)
-            out[45 + cell % 4] |= 1 << (cell // 4)
+            out[SM_CONT_CLASSES + cell // 4] |= 1 << (cell % 4)
+            out[SM_CLASS_CONTS + cell % 4] |= 1 << (cell // 4)
         if careful:
-            out[20 + cell] = _unseen_cell(hand, pub, cell)
+            out[SM_UNSEEN + cell] = _unseen_cell(hand, pub, cell)
     n = pub[P_N]
     me = pub[P_SEAT]
     ms = 1 << 20
     for s in range(n):
         if s != me and pub[P_SIZES + s] < ms:
             ms = pub[P_SIZES + s]
-    out[49] = ms
+    out[SM_SMALLEST] = ms
 
 
 @hot_kernel
 def _best_card(hand, pub, options, n, base, careful, mode, sm):
     """Index of the card option to play: mode 0 discard / 1 give: the lowest keep value; mode 2
-    take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (a
-    call boundary costs an NRT incref/decref per array argument, which dominated the profile).
+    take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (kept
+    flat: it is the hottest loop of the ATLAS turn).
 
     Keep value of a card: ATLAS 100; an action card -2 when it hits the opponent closest to
     winning (SKIP: the next seat; REVERSE: the next seat and not the previous one), else 2.5,
@@ -115,7 +120,7 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
     d = pub[P_DIR]
     nxt = (me + d + nn) % nn
     prv = (me - d + nn) % nn
-    ms = sm[49]
+    ms = sm[SM_SMALLEST]
     atl = hand[ATLAS]
     extra = 1 if mode == 2 else 0
     best = 0
@@ -139,27 +144,27 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
             cell = CELL_OF[t]
             cont = CONT_OF[t]
             cl = CLASS_OF[t]
-            tri = sm[cell] + extra - 1
-            cm = sm[40 + cont] & ~(1 << cl)
-            km = sm[45 + cl] & ~(1 << cont)
+            tri = sm[SM_CELL + cell] + extra - 1
+            cm = sm[SM_CONT_CLASSES + cont] & ~(1 << cl)
+            km = sm[SM_CLASS_CONTS + cl] & ~(1 << cont)
             quad = POPC[cm]
             five = POPC[km]
             if careful:
-                if tri + sm[20 + cell] + atl < 2:
+                if tri + sm[SM_UNSEEN + cell] + atl < 2:
                     tri = 0
                 if atl == 0:
                     for c in range(4):
-                        if c != cl and (cm >> c) & 1 == 0 and sm[20 + cont * 4 + c] == 0:
+                        if c != cl and (cm >> c) & 1 == 0 and sm[SM_UNSEEN + cont * 4 + c] == 0:
                             quad = 0
                     for k in range(5):
-                        if k != cont and (km >> k) & 1 == 0 and sm[20 + k * 4 + cl] == 0:
+                        if k != cont and (km >> k) & 1 == 0 and sm[SM_UNSEEN + k * 4 + cl] == 0:
                             five = 0
             v = 3.0 * tri + quad + 0.8 * five
             if hand[t] + extra >= 2:
                 v += 1.0
             if careful and mode < 2:  # danger of feeding a claim (discard and give alike)
                 sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-                dg = 0.6 * sp + 0.25 * sm[20 + cell]
+                dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + cell]
                 if ms == 1:
                     dg += 2.0 * sp
                 v += dg  # summed apart first: float rounding decides near-ties

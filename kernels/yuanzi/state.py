@@ -87,10 +87,10 @@ N_INFO = 3
 def inline_kernel(fn):
     """A small hot helper, inlined into its callers at Numba IR level (cached like ``kernel``).
 
-    Separately compiled Numba functions are called through pointers and never inlined by
-    LLVM; for the few-instruction helpers of the legal-move generator that call costs more
-    than the work. Note: a caller's disk cache does not notice edits to an inlined helper in
-    another file — clear ``kernels/yuanzi/__pycache__`` after editing one.
+    Inlining at Numba IR level lets the few-instruction helpers of the legal-move generator
+    fold into their callers' loops (their arguments then need no call boundary). The disk cache
+    stays right after edits: its folder is named after a fingerprint of every kernel source
+    (kernels/jit.py).
     """
     return njit(**JIT, inline="always")(fn)
 
