@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from scipy import optimize, stats
-from statsmodels.stats.multitest import multipletests
+
+from analysis.stats import holm
 
 
 def per_game_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
@@ -112,11 +113,7 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
     table = pl.DataFrame(rows)
     if rows:
         pv = table["p"].to_numpy()
-        holm = np.full(len(pv), np.nan)
-        ok = np.isfinite(pv)
-        if ok.any():
-            holm[ok] = multipletests(pv[ok], method="holm")[1]
-        table = table.with_columns(pl.Series("p_holm", holm))
+        table = table.with_columns(pl.Series("p_holm", holm(pv)))
     return PairwiseResult(table, w["game"].n_unique())
 
 

@@ -315,7 +315,7 @@ def _side_labels(run_dirs: list[Path], engine: GameEngine, players: int) -> list
 
 
 def _holm(p: list[float]) -> list[float]:
-    from analysis.factorial import holm
+    from analysis.stats import holm
 
     return list(holm(p)) if p else []
 

@@ -22,10 +22,10 @@ def text(*names):
 def test_readme_has_exactly_the_two_setup_commands_ci_uses():
     readme = text("README.md")
     assert ".venv/bin/pip install -e . && .venv/bin/cardsim study" in readme
-    test_cmd = '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q'
+    test_cmd = '.venv/bin/pip install -e ".[test]" && .venv/bin/python -m pytest -q -n auto'
     assert test_cmd in readme
     ci = text(".ci/run")
-    assert 'pip install -q -e ".[test]"' in ci and "-m pytest -q" in ci
+    assert 'pip install -q -e ".[test]"' in ci and "-m pytest -q -n auto" in ci
 
 
 def test_every_command_and_option_is_documented():

@@ -1,0 +1,40 @@
+"""Session set-up: compile both games' built-in kernels into the cache once, in parallel.
+
+Numba compiles each game's kernels on first use (about a minute of one core per game). Left to
+the tests, the first test of each game compiles them in its own process, one after the other —
+and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
+process compiles them first, one process per game (``python -m sim.warmup GAME PURPOSE``), and
+every test process then loads them from the on-disk cache (``kernels/jit.py``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _warm_kernels() -> None:
+    from sim import warmup
+
+    jobs = {
+        game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)]
+        for game in warmup.ENTRY_POINTS
+    }
+    script = "import sys; from sim import warmup; [warmup.compile_here(sys.argv[1], p) for p in sys.argv[2:]]"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, game, *purposes], cwd=ROOT)
+        for game, purposes in jobs.items()
+        if purposes
+    ]
+    for proc in procs:
+        if proc.wait() != 0:  # the tests themselves then compile and report the error
+            print(f"conftest: kernel warm-up exited {proc.returncode}", file=sys.stderr)
+
+
+def pytest_sessionstart(session) -> None:
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did it
+        return
+    _warm_kernels()
