@@ -589,6 +589,7 @@ def rules_cmd(game, as_json) -> None:
                     "choices": list(o.choices),
                     "min": o.min,
                     "max": o.max,
+                    "step": o.step,
                     "ruling": o.ruling,
                     "help": o.help,
                 }

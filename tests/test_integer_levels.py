@@ -166,3 +166,31 @@ def test_factorial_recovers_a_planted_integer_effect(tmp_path):
         assert e["verdict"] == factorial.CLEAR
         w = by["first_side_wins"][f"gap={level}"]  # the share moves by WIN * (level − 40)
         assert np.sign(w["effect"]) == np.sign(level - 40) and w["verdict"] == factorial.CLEAR
+
+
+def test_cardsim_rules_shows_range_and_step(capsys):
+    from sim.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["rules", "yuanzi", "--json"])
+    assert e.value.code == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    t = rows["shuangjia_threshold"]
+    assert (t["default"], t["min"], t["max"], t["step"], t["ruling"]) == (60, 0, 300, 5, "YZ-D1")
+    assert rows["match_points_win"]["step"] is None
+    with pytest.raises(SystemExit):
+        main(["rules", "yuanzi"])
+    assert "[integer 0..300 in steps of 5]  YZ-D1" in capsys.readouterr().out
+
+
+def test_off_step_rule_on_the_command_line_is_one_line(tmp_path, capsys):
+    from sim.cli import main
+
+    out = tmp_path / "r"
+    with pytest.raises(SystemExit) as e:
+        main(["run", "yuanzi", "--games", "10", "--rule", "shuangjia_threshold=62", "--out",
+              str(out), "--quiet"])  # fmt: skip
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid value '62' (allowed: integer 0..300 in steps of 5)" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out.exists()
