@@ -194,3 +194,36 @@ def test_off_step_rule_on_the_command_line_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "invalid value '62' (allowed: integer 0..300 in steps of 5)" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_real_integer_winner_confirmed_on_fresh_seeds(tmp_path):
+    """原子: a higher 双夹 threshold (YZ-D1) ends more matches after the first half, so matches
+    are shorter; racing shuangjia_threshold = 60, 180, 300 for a short length picks 300, and its
+    advantage over the default holds on the fresh deals of verify.toml."""
+    from sim.tune import compare_runs
+
+    out = tmp_path / "t"
+    result = tune(
+        "yuanzi", "length=5", out=out, options="shuangjia_threshold=60..300/120", budget=2400,
+        seed=21, progress=False, threads=1,
+    )  # fmt: skip
+    assert result.configurations == 3 and result.best.rules == {"shuangjia_threshold": "300"}
+    text = (out / "verify.toml").read_text().replace("games = 2000", "games = 800")
+    study = parse_study(text, "verify.toml")
+    assert {s.seed for s in study.scenarios} == {1021}  # fresh: the race used seeds 21, 22
+    done = run_study(study, tmp_path / "v", progress=False, report=False, threads=1)
+    diff, se, p, deals = compare_runs("length=5", done.runs["winner"], done.runs["default"])
+    assert deals == 800 and diff < 0 and p < 0.001  # clearly shorter on the fresh deals
+
+
+def test_design_doc_example_with_design_parameters_parses():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "design.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"^```toml\n(.*?)^```", doc, re.S | re.M) if "yz-sj" in b]
+    (d,) = parse_study(block, "design.md").designs
+    assert len(d.scenarios) == 8 and d.scenarios[0].rules["shuangjia_threshold"] == "60"
+    alt = block.replace("[60, 40, 80, 120]", '"40..120/40"')
+    (d,) = parse_study(alt, "design.md").designs
+    assert sorted({s.rules["shuangjia_threshold"] for s in d.scenarios}) == ["120", "40", "80"]

@@ -82,10 +82,9 @@ GAMES = TableSchema(
                "threshold `shuangjia_threshold`, YZ-D1)"),
         Column("winner_team", None, "winning team: `南北` (seats 0, 2) or `东西` (seats 1, 3)",
                labels=TEAMS),
-        Column("delta_s{s}", pl.Int8, "match score of seat N: +2 / −2 after 双夹, else +1 / −1 "
-               "(YZ-25, YZ-26; by default: the rule options `match_points_shuangjia` and "
-               "`match_points_win` set them, YZ-D3 / YZ-D2); the four sum to 0",
-               raw="delta_{s}"),
+        Column("delta_s{s}", pl.Int8, "match score of seat N: ± `match_points_shuangjia` after "
+               "双夹, else ± `match_points_win` — by default +2 / −2 and +1 / −1 (YZ-25, YZ-26, "
+               "YZ-D2, YZ-D3); the four sum to 0", raw="delta_{s}"),
     ),
 )  # fmt: skip
 

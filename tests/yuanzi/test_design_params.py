@@ -216,3 +216,19 @@ def test_kernel_agrees_with_reference_on_sampled_design_values(variant):
         changed += int((a["shuangjia"] != b["shuangjia"]).sum())
     assert total > 60 * 50
     assert changed > 0  # the sampled threshold changes outcomes: the agreement checks it
+
+
+def test_report_of_a_run_without_second_halves(tmp_path):
+    """shuangjia_threshold=300 ends (nearly) every match in 双夹: the report says so instead of
+    checking the 刀 of a half that was never dealt, and its 双夹 share and score come from the
+    shuangjia column and the run's rules (not from |delta| == 2)."""
+    from analysis.report import build_report
+    from sim import runner
+    from sim.config import build_config
+
+    cfg = build_config(ENGINE, games=120, seed=3, rules={"shuangjia_threshold": "300",
+                       "match_points_shuangjia": "3"})  # fmt: skip
+    runner.run(cfg, tmp_path / "r", chunk_size=120, threads=1, progress=False)
+    text = [f.clear for s in build_report([tmp_path / "r"]).sections for f in s.findings]
+    assert any("Half 2: no match reached it" in t for t in text)
+    assert any("100.0 % of matches end in 双夹 (±3)" in t for t in text)
