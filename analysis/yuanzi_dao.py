@@ -26,6 +26,7 @@ from analysis.exprs import (
 )
 from analysis.model import (
     CHECK,
+    FACT,
     Figure,
     Finding,
     RunData,
@@ -379,6 +380,17 @@ def section(items: list[RunData]) -> Section:
         pre = prefix(items, it)
         dao = it.get(f"{KEY}.dao")
         for h in (1, 2):
+            if dao.filter(pl.col("half") == h).height == 0:
+                # no second half at all: every match ended in 双夹 (e.g. shuangjia_threshold=300,
+                # design parameter YZ-D1), so there is nothing to check
+                sec.findings.append(
+                    Finding(
+                        f"{pre}Half {h}: no match reached it (every match ended in 双夹).",
+                        kind=FACT,
+                        unit="deal",
+                    )
+                )
+                continue
             chi = gof(dao, h)
             three = dao.filter((pl.col("half") == h) & (pl.col("dao") == 3)).row(0, named=True)
             inside = int(dao.filter(pl.col("half") == h)["within_ci"].sum())

@@ -232,7 +232,9 @@ def score_values(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def delta_table(games: pl.LazyFrame) -> pl.LazyFrame:
-    """Distribution of team 0's match delta (+2 双夹 win, +1, −1, −2), with Wilson intervals."""
+    """Distribution of team 0's match delta (by default +2 双夹 win, +1, −1, −2; the rule options
+    ``match_points_shuangjia`` / ``match_points_win`` set the scores, YZ-D3 / YZ-D2), with
+    Wilson intervals."""
     counts = games.group_by(pl.col("delta_s0").cast(pl.Int64).alias("delta")).agg(
         matches=pl.len().cast(pl.Int64)
     )
@@ -242,7 +244,8 @@ def delta_table(games: pl.LazyFrame) -> pl.LazyFrame:
 
 SCORE_INTRO = (
     "Team half-scores (300 points per half, YZ-24), points per seat and the match delta "
-    "(+2/−2 for 双夹, +1/−1 otherwise, YZ-25/26), from team 0 (南北)'s side."
+    "(+2/−2 for 双夹, +1/−1 otherwise, YZ-25/26, unless the match-score rule options YZ-D2/D3 "
+    "say otherwise), from team 0 (南北)'s side."
 )
 
 
@@ -250,8 +253,20 @@ SCORE_INTRO = (
 SCORE_FIXED_MEANS = {"seat points, half 1": 75, "seat points, half 2": 75}
 
 
+def _shuangjia_stake(item: RunData) -> int:
+    """The run's 双夹 match score (YZ-D3), from its manifest's rules (default when absent)."""
+    from kernels.yuanzi.options import OPTIONS
+
+    rules = getattr(getattr(item, "run", None), "manifest", {}).get("rules", {})
+    known = {k: v for k, v in rules.items() if k == "match_points_shuangjia"}
+    return int(OPTIONS.resolve(known)["match_points_shuangjia"])
+
+
 def score_queries(run) -> dict[str, pl.LazyFrame]:
-    return {"delta": delta_table(run.games)}
+    sj = run.games.select(
+        matches=pl.len().cast(pl.Int64), shuangjia=pl.col("shuangjia").sum().cast(pl.Int64)
+    )
+    return {"delta": delta_table(run.games), "shuangjia": sj}
 
 
 def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> None:
@@ -287,18 +302,20 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
         )
     )
     for it in items:
-        d = it.get(f"{KEY}.delta")
         s = (
             it.get(f"{KEY}.summary")
             .filter(pl.col("measure") == "team 0 points, half 1")
             .row(0, named=True)
         )
-        big = d.filter(pl.col("delta").abs() == 2)
-        share = float(big["share"].sum()) if big.height else 0.0
+        # the 双夹 share from the shuangjia column: the match scores are rule options (YZ-D2,
+        # YZ-D3), so |delta| == 2 need not mean 双夹
+        sj = it.get(f"{KEY}.shuangjia").row(0, named=True)
+        share = sj["shuangjia"] / sj["matches"] if sj["matches"] else 0.0
+        stake = _shuangjia_stake(it)
         sec.findings.append(
             Finding(
                 f"{prefix(items, it)}Team 0 scores {fmt_num(s['mean'], 1)} of 300 points in the "
                 f"first half on average (median {fmt_num(s['median'], 0)}); "
-                f"{100 * share:.1f} % of matches end ±2 (双夹)."
+                f"{100 * share:.1f} % of matches end in 双夹 (±{stake})."
             )
         )

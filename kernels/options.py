@@ -36,6 +36,21 @@ class RuleOption:
     choices: tuple[str, ...] = ()  # for choice options, in kernel-array order
     min: int | None = None  # for int options
     max: int | None = None
+    step: int | None = None  # for int options: allowed values are min, min + step, … (None: 1)
+
+    def __post_init__(self) -> None:
+        # a malformed table row is a programming error, said in one line at import time
+        if self.step is not None and (
+            self.kind != "int" or self.min is None or self.max is None or self.step < 1
+        ):
+            raise ValueError(
+                f"rule option {self.name}: step needs an int option with min and max and a "
+                f"step >= 1 (got step={self.step!r})"
+            )
+        if self.kind == "int" and not self._in_range(int(self.default)):
+            raise ValueError(
+                f"rule option {self.name}: default {self.default} is not {self.allowed()}"
+            )
 
     @property
     def kind(self) -> str:
@@ -50,8 +65,19 @@ class RuleOption:
         if self.kind == "bool":
             return "true, false"
         if self.kind == "int":
-            return f"integer {self.min}..{self.max}"
+            step = f" in steps of {self.step}" if self.step not in (None, 1) else ""
+            return f"integer {self.min}..{self.max}{step}"
         return ", ".join(self.choices)
+
+    def values(self) -> tuple[Value, ...]:
+        """Every allowed value in order (an int option needs a ``min`` and a ``max``)."""
+        if self.kind == "bool":
+            return (False, True)
+        if self.kind == "choice":
+            return self.choices
+        if self.min is None or self.max is None:
+            raise ValueError(f"rule option {self.name}: an unbounded integer range")
+        return tuple(range(self.min, self.max + 1, self.step or 1))
 
     def check(self, value: object) -> Value:
         """``value`` as this option's type, parsed if it is text; raises :class:`RuleOptionError`."""
@@ -87,6 +113,9 @@ class RuleOption:
         return text if text in self.choices else None
 
     def _in_range(self, v: int) -> bool:
+        """Within min..max and, with a step, on the lattice min, min + step, …"""
+        if self.step is not None and (v - self.min) % self.step != 0:
+            return False
         return (self.min is None or v >= self.min) and (self.max is None or v <= self.max)
 
     def encode(self, value: Value) -> int:

@@ -530,7 +530,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
 @click.option(
     "--options",
     default=None,
-    help="Options to search: a,b=x|y,n=lo..hi[/step] (default: every choice/bool option).",
+    help="Options to search: a,b=x|y,n=lo..hi[/step]; an integer option alone: its range by "
+    "its step (default: every choice/bool option).",
 )
 @click.option("--budget", type=int, default=200_000, show_default=True, help="Games in all.")
 @click.option("--seed", type=Seed(), default=1, show_default=True, help="Root seed of the race.")
@@ -588,6 +589,7 @@ def rules_cmd(game, as_json) -> None:
                     "choices": list(o.choices),
                     "min": o.min,
                     "max": o.max,
+                    "step": o.step,
                     "ruling": o.ruling,
                     "help": o.help,
                 }

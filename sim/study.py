@@ -309,9 +309,21 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
         o = table[opt]
         if given == "all":
             if o.kind == "int":
-                raise CardsimError(f"{label}: {opt} is an integer option; list its levels")
+                raise CardsimError(
+                    f"{label}: {opt} is an integer option ({o.allowed()}); list its levels "
+                    f'like [40, 60, 80] or give a range like "40..80/20"'
+                )
             values = [False, True] if o.kind == "bool" else list(o.choices)
             values.sort(key=lambda v: v != o.default)  # the default is the baseline
+        elif isinstance(given, str) and ".." in given and o.kind == "int":
+            from sim.tune import integer_range  # "lo..hi[/step]", on the option's step
+
+            try:
+                values = integer_range(o, given)
+            except CardsimError as e:
+                raise CardsimError(f"{label}: {e}") from None
+            if len(values) < 2:
+                raise CardsimError(f"{label}: {opt} = {given!r} gives fewer than two levels")
         elif isinstance(given, list) and len(given) >= 2:
             try:
                 values = [o.check(str(v).lower() if isinstance(v, bool) else v) for v in given]

@@ -1,7 +1,8 @@
 """Balance search (``cardsim tune``): the rule set that best meets an objective, by racing.
 
 The search space is a set of rule options with their levels (``--options``: every value of a
-choice or bool option, or listed / ranged integer levels). Every configuration of the space is
+choice or bool option; an integer option's range by its step, at most 21 levels, or listed /
+ranged integer levels). Every configuration of the space is
 a candidate (a random sample of them when there are more than the budget can race). The race
 is **successive halving on common random numbers**:
 
@@ -43,6 +44,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
+from kernels.options import RuleOption
 from sim.errors import CardsimError
 from sim.game import GameEngine
 
@@ -162,11 +164,65 @@ def _se(x: np.ndarray) -> float:
 # --- the search space -----------------------------------------------------------------------------
 
 
+#: a bare integer option (``--options shuangjia_threshold``) searches at most this many levels
+MAX_GRID_LEVELS = 21
+
+
+def integer_grid(o: RuleOption) -> list[int]:
+    """The levels a bare integer option searches: every value of its range ``min..max`` by its
+    step when there are at most :data:`MAX_GRID_LEVELS`, else that many evenly spaced values of
+    the range (both ends included, all on the step); the default is added and comes first.
+
+    >>> from kernels.yuanzi.options import OPTIONS
+    >>> integer_grid(OPTIONS["shuangjia_threshold"])[:5]
+    [60, 0, 15, 30, 45]
+    >>> len(integer_grid(OPTIONS["shuangjia_threshold"])), integer_grid(OPTIONS["match_points_win"])
+    (21, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    """
+    if o.min is None or o.max is None:
+        raise CardsimError(f"{o.name} has no bounded range; give its levels")
+    lattice = list(o.values())
+    if len(lattice) > MAX_GRID_LEVELS:
+        last = len(lattice) - 1
+        picks = {lattice[round(i * last / (MAX_GRID_LEVELS - 1))] for i in range(MAX_GRID_LEVELS)}
+    else:
+        picks = set(lattice)
+    rest = sorted(picks - {o.default})
+    return [int(o.default), *rest]
+
+
+def integer_range(o: RuleOption, text: str) -> list[int]:
+    """The levels ``lo..hi[/step]`` of an integer option: ``lo, lo + step, … <= hi``; the step
+    defaults to the option's own (1 if it has none) and must be a multiple of it; every level is
+    checked against the option's range and step (:class:`CardsimError` otherwise).
+
+    >>> from kernels.yuanzi.options import OPTIONS
+    >>> integer_range(OPTIONS["shuangjia_threshold"], "40..80"), integer_range(
+    ...     OPTIONS["shuangjia_threshold"], "0..300/100")
+    ([40, 45, 50, 55, 60, 65, 70, 75, 80], [0, 100, 200, 300])
+    """
+    lo_text, _, rest = str(text).partition("..")
+    hi_text, _, step_text = rest.partition("/")
+    own = o.step or 1
+    try:
+        lo, hi, step = int(lo_text), int(hi_text), int(step_text or own)
+    except ValueError:
+        raise CardsimError(f"{o.name}={text}: expected lo..hi[/step] (integers)") from None
+    if step <= 0 or hi < lo:
+        raise CardsimError(f"{o.name}={text}: need lo <= hi and step >= 1")
+    if step % own:
+        raise CardsimError(
+            f"{o.name}={text}: step {step} is not a multiple of {o.name}'s step {own}"
+        )
+    return [o.check(v) for v in range(lo, hi + 1, step)]
+
+
 def parse_space(engine: GameEngine, options: str | None) -> dict[str, list]:
     """``a,b=x|y,n=lo..hi[/step]`` -> {option: levels}; default: every choice and bool option.
 
-    A choice or bool option alone means all its values; an integer option needs levels
-    (``turn_cap=500|2000`` or ``rounds=1..3``). The default value comes first.
+    A choice or bool option alone means all its values; an integer option alone its range by
+    its step (:func:`integer_grid`: at most 21 levels), the default first; ``n=a|b|c`` lists
+    levels, ``n=lo..hi[/step]`` is a range (:func:`integer_range`).
     """
     table = engine.rule_options
     if not options:
@@ -184,21 +240,21 @@ def parse_space(engine: GameEngine, options: str | None) -> dict[str, list]:
         o = table[name]
         if not levels:
             if o.kind == "int":
-                raise CardsimError(
-                    f"--options: {name} is an integer option ({o.allowed()}); give levels "
-                    f"like {name}=a|b|c or {name}=lo..hi"
-                )
-            values = _all_values(o)
+                try:
+                    values = integer_grid(o)
+                except CardsimError as e:
+                    raise CardsimError(
+                        f"--options: {e} ({o.allowed()}), like {name}=a|b|c or {name}=lo..hi"
+                    ) from None
+            else:
+                values = _all_values(o)
         elif ".." in levels:
-            lo_text, _, rest = levels.partition("..")
-            hi_text, _, step_text = rest.partition("/")
+            if o.kind != "int":
+                raise CardsimError(f"--options: {part!r}: a range needs an integer option")
             try:
-                lo, hi, step = int(lo_text), int(hi_text), int(step_text or 1)
-            except ValueError:
-                raise CardsimError(f"--options: {part!r}: expected {name}=lo..hi[/step]") from None
-            if step <= 0 or hi < lo:
-                raise CardsimError(f"--options: {part!r}: need lo <= hi and step >= 1")
-            values = [o.check(v) for v in range(lo, hi + 1, step)]
+                values = integer_range(o, levels)
+            except CardsimError as e:
+                raise CardsimError(f"--options: {e}") from None
         else:
             values = [o.check(v.strip()) for v in levels.split("|")]
         if len(set(values)) < 2:

@@ -158,8 +158,8 @@ def test_bad_objectives(objective, message):
 
 def test_bad_spaces():
     engine = get_engine("tunable")
-    with pytest.raises(CardsimError, match="integer option"):
-        parse_space(engine, "cap")
+    # a bare integer option: its range by its step, the default first (tests/test_integer_levels)
+    assert parse_space(engine, "cap") == {"cap": [9, *range(1, 9), *range(10, 21)]}
     with pytest.raises(CardsimError, match="unknown tunable rule option"):
         parse_space(engine, "colour")
     with pytest.raises(CardsimError, match="invalid value"):

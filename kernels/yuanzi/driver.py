@@ -29,7 +29,10 @@ from kernels.yuanzi.state import (
     N_RULES,
     N_ST,
     R_JOKER_INDICATOR,
+    R_MATCH_POINTS_SHUANGJIA,
+    R_MATCH_POINTS_WIN,
     R_SHUANGJIA,
+    R_SHUANGJIA_THRESHOLD,
     ST_ACTOR,
     ST_ATOMS,
     ST_BOMBS,
@@ -280,10 +283,11 @@ def play_half(
 
 @kernel
 def _match_result(st0, rules):
-    """After half 0: is it 双夹 (YZ-25)? Returns (shuangjia, winning team)."""
+    """After half 0: is it 双夹 (YZ-25, threshold YZ-D1)? Returns (shuangjia, winning team)."""
     out0 = st0[ST_OUT]
     up_team = out0 % 2
     one_two = st0[ST_ONE_TWO] == 1
+    threshold = rules[R_SHUANGJIA_THRESHOLD]  # YZ-D1: "scored under 60" in the text
     if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
         x = up_team
         for i in range(3):
@@ -291,8 +295,8 @@ def _match_result(st0, rules):
             if st0[ST_FINISH + (s + 2) % 4] < 4:
                 x = s % 2
         y = 1 - x
-        return one_two or st0[ST_TEAM_PTS + y] < 60, x
-    return one_two or st0[ST_TEAM_PTS + 1 - up_team] < 60, up_team
+        return one_two or st0[ST_TEAM_PTS + y] < threshold, x
+    return one_two or st0[ST_TEAM_PTS + 1 - up_team] < threshold, up_team
 
 
 @kernel
@@ -387,7 +391,8 @@ def play_game(
     grow[G_SECOND] = 0 if sj else 1
     grow[G_SHUANGJIA] = 1 if sj else 0
     grow[G_WINNER] = winner
-    unit = 2 if sj else 1
+    # YZ-25 / YZ-26 match scores (YZ-D3 / YZ-D2: by default 2 and 1)
+    unit = rules[R_MATCH_POINTS_SHUANGJIA] if sj else rules[R_MATCH_POINTS_WIN]
     for s in range(4):
         d = unit if s % 2 == winner else -unit
         grow[G_DELTA + s] = d

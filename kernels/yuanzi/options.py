@@ -1,6 +1,8 @@
 """原子 rule options: the one table (docs/RULES-yuanzi.md). Row order = kernel rule-array offset.
 
-Bools are 0/1 in the array, choices their index.
+Bools are 0/1 in the array, choices their index, integers themselves. The readings of the text
+(YZ-nn) come first; the design parameters (YZ-Dn: numbers a designer may turn, not readings)
+follow, appended so that no earlier offset moves.
 """
 
 from kernels.options import OptionTable, RuleOption
@@ -23,5 +25,13 @@ OPTIONS = OptionTable(
                    "hand points (all) or hand points only", ("all", "hand_only")),
         RuleOption("shuangjia", "YZ-25", "both_out_team", "双夹 is judged on the team with both "
                    "out (both_out_team) or without the 上游", ("both_out_team", "upstream_team")),
+        # design parameters (docs/RULES-yuanzi.md "Design parameters"); defaults = the text
+        RuleOption("shuangjia_threshold", "YZ-D1", 60, "双夹 when the tested team (YZ-25) "
+                   "scored under this many points in the first half (a 1-2 finish is 双夹 "
+                   "whatever the threshold)", min=0, max=300, step=5),
+        RuleOption("match_points_win", "YZ-D2", 1, "match score of a match won on points "
+                   "after two halves: +N for each winner, -N for each loser", min=1, max=10),
+        RuleOption("match_points_shuangjia", "YZ-D3", 2, "match score of a 双夹: +N for each "
+                   "winner, -N for each loser", min=1, max=10),
     ),
 )  # fmt: skip

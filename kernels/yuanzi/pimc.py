@@ -15,8 +15,10 @@ At a decision with a choice the strategy
    of 8 samples chose worse than greedy); among those, the largest mean gain.
 
 Objective of the deciding team (YZ-25, YZ-26), ``1000 * result + team points`` of the half
-(points break ties between equal results): ``result`` is +2 / −2 for a first-half 双夹 won /
-lost, otherwise +1 / −1 / 0 for the half won / lost / drawn on points (more than 150 of 300).
+(points break ties between equal results): ``result`` is +S / −S for a first-half 双夹 won /
+lost, otherwise +W / −W / 0 for the half won / lost / drawn on points (more than 150 of 300);
+S and W are the match scores in force (YZ-D3, YZ-D2: by default 2 and 1), and the 双夹 test
+uses the threshold in force (YZ-D1, by default 60).
 The mean of ``result`` over the samples is the expected match score when the halves are even;
 the first half's score is not in the public state (YZ-28 as revised will show it).
 
@@ -39,7 +41,10 @@ from kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
 from kernels.yuanzi.rules import apply_move, legal_moves
 from kernels.yuanzi.state import (
     N_ST,
+    R_MATCH_POINTS_SHUANGJIA,
+    R_MATCH_POINTS_WIN,
     R_SHUANGJIA,
+    R_SHUANGJIA_THRESHOLD,
     ST_ACTOR,
     ST_COUNT,
     ST_DAO,
@@ -152,7 +157,8 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy):
 def objective(st, team, rules):
     """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
     pts = st[ST_TEAM_PTS + team]
-    won = 1 if pts > 150 else (-1 if pts < 150 else 0)  # the half won / lost on points
+    win = rules[R_MATCH_POINTS_WIN]  # YZ-D2
+    won = win if pts > 150 else (-win if pts < 150 else 0)  # the half won / lost on points
     if st[ST_HALF] == 1:
         return 1000 * won + pts
     # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
@@ -163,14 +169,15 @@ def objective(st, team, rules):
             s = st[ST_OUT + i]
             if st[ST_FINISH + (s + 2) % 4] < 4:
                 x = s % 2
-        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - x] < 60
+        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - x] < rules[R_SHUANGJIA_THRESHOLD]
         winner = x
     else:  # upstream_team
-        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < 60
+        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < rules[R_SHUANGJIA_THRESHOLD]
         winner = up_team
     if not sj:
         return 1000 * won + pts
-    return 2000 + pts if winner == team else -2000 + pts
+    stake = 1000 * rules[R_MATCH_POINTS_SHUANGJIA]  # YZ-D3
+    return stake + pts if winner == team else -stake + pts
 
 
 @inline_kernel

@@ -28,6 +28,9 @@ R_PASS_IS_FINAL = OPTIONS.offset("pass_is_final")  # YZ-18: 0/1
 R_LEAD_AFTER_OUT = OPTIONS.offset("lead_after_out")  # YZ-19: 0 next, 1 partner
 R_ONE_TWO_SETTLEMENT = OPTIONS.offset("one_two_settlement")  # YZ-23: 0 all, 1 hand_only
 R_SHUANGJIA = OPTIONS.offset("shuangjia")  # YZ-25: 0 both_out_team, 1 upstream_team
+R_SHUANGJIA_THRESHOLD = OPTIONS.offset("shuangjia_threshold")  # YZ-D1: points (default 60)
+R_MATCH_POINTS_WIN = OPTIONS.offset("match_points_win")  # YZ-D2: match score (default 1)
+R_MATCH_POINTS_SHUANGJIA = OPTIONS.offset("match_points_shuangjia")  # YZ-D3: (default 2)
 N_RULES = len(OPTIONS)
 
 

@@ -78,11 +78,13 @@ GAMES = TableSchema(
         _half("h{h}_decisions", pl.Int16, "decisions: plays + passes (forced passes included)",
               "decisions_{h0}"),
         Column("second_half", pl.Boolean, "the second half was played (no 双夹)"),
-        Column("shuangjia", pl.Boolean, "the match ended in 双夹 after the first half (YZ-25)"),
+        Column("shuangjia", pl.Boolean, "the match ended in 双夹 after the first half (YZ-25; "
+               "threshold `shuangjia_threshold`, YZ-D1)"),
         Column("winner_team", None, "winning team: `南北` (seats 0, 2) or `东西` (seats 1, 3)",
                labels=TEAMS),
-        Column("delta_s{s}", pl.Int8, "match score of seat N: +2 / −2 after 双夹, else +1 / −1 "
-               "(YZ-25, YZ-26); the four sum to 0", raw="delta_{s}"),
+        Column("delta_s{s}", pl.Int8, "match score of seat N: ± `match_points_shuangjia` after "
+               "双夹, else ± `match_points_win` — by default +2 / −2 and +1 / −1 (YZ-25, YZ-26, "
+               "YZ-D2, YZ-D3); the four sum to 0", raw="delta_{s}"),
     ),
 )  # fmt: skip
 
@@ -103,7 +105,7 @@ SEATS = TableSchema(
         _half("h{h}_finish", pl.Int8, "finish position in the half (as `hN_finish_sN`)",
               "finish_{h0}"),
         _half("h{h}_points", pl.Int16, "points in the half after settlement", "points_{h0}"),
-        Column("delta", pl.Int8, "the seat's match score"),
+        Column("delta", pl.Int8, "the seat's match score (as `delta_sN`)"),
         Column("won", pl.Boolean, "the seat's team won the match"),
     ),
 )  # fmt: skip

@@ -1,4 +1,4 @@
-"""原子 (yuanzi) reference rules: the readable implementation of RULINGS.md YZ-01 … YZ-28.
+"""原子 (yuanzi) reference rules: the readable implementation of YZ-01 … YZ-28 and YZ-D1 … D3.
 
 Written from ``RULINGS.md`` and ``docs/yuanzi-protocol.md`` alone, independently of the Numba
 kernel in ``kernels/yuanzi/``; it imports only the shared encoding and the RNG. The kernel's
@@ -6,7 +6,8 @@ traces are replayed through :func:`replay_trace` to compare every legal-move set
 
 Combinations, legal moves and beats live in :mod:`sim.rules.yuanzi_moves`, one half (tricks,
 its end, settlement, the strategy's :class:`View`) in :mod:`sim.rules.yuanzi_half`; both are
-re-exported here. This module adds the deal (YZ-05 … YZ-08) and the match (YZ-25, YZ-26).
+re-exported here. This module adds the deal (YZ-05 … YZ-08) and the match (YZ-25, YZ-26, with
+the design parameters YZ-D1 … YZ-D3 of docs/RULES-yuanzi.md).
 
 Examples
 --------
@@ -217,19 +218,26 @@ class MatchResult:
 def shuangjia(half0: HalfResult, rules: Mapping | None = None) -> tuple[bool, int]:
     """YZ-25: ``(is 双夹, team that wins if so)`` after the first half.
 
+    双夹 when the tested team Y still has both players in (a 1-2 finish) or scored under
+    ``shuangjia_threshold`` points (YZ-D1; the text's 60).
+
     Examples
     --------
     >>> h = HalfResult(0, [0, 2], True, [1, 4, 2, 4], [], [], [300, 0, 0, 0], [300, 0])
     >>> shuangjia(h)
     (True, 0)
+    >>> h = HalfResult(0, [0, 1, 2], False, [1, 2, 3, 4], [], [], [100, 140, 50, 10], [150, 150])
+    >>> shuangjia(h), shuangjia(h, {"shuangjia_threshold": 155})
+    ((False, 0), (True, 0))
     """
     resolved = resolve_rules(rules)
+    threshold = resolved["shuangjia_threshold"]  # YZ-D1
     if resolved["shuangjia"] == "both_out_team":  # X = both out, Y = the other
         x = next(t for t in (0, 1) if all(s in half0.out for s in TEAMS[t]))
         y = 1 - x
-        return (half0.one_two or half0.team_points[y] < 60), x
+        return (half0.one_two or half0.team_points[y] < threshold), x
     up_team = team_of(half0.out[0])  # variant upstream_team
-    return (half0.one_two or half0.team_points[1 - up_team] < 60), up_team
+    return (half0.one_two or half0.team_points[1 - up_team] < threshold), up_team
 
 
 def match_winner(team_points_0: Sequence[int], team_points_1: Sequence[int], upstream0: int) -> int:
@@ -313,7 +321,8 @@ def play_match(deal: Deal, choose: Chooser, rules: Mapping | None = None) -> Mat
         winner = match_winner(h0.team_points, h1.team_points, upstream0)
         totals = [h0.team_points[t] + h1.team_points[t] for t in (0, 1)]
         log.append(f"totals 南北 {totals[0]} : 东西 {totals[1]}; team {winner} wins (YZ-26)")
-    stake = 2 if is_sj else 1  # YZ-25 / YZ-26
+    # YZ-25 / YZ-26: the match scores of YZ-D3 / YZ-D2 (the text's 2 and 1)
+    stake = resolved["match_points_shuangjia"] if is_sj else resolved["match_points_win"]
     delta = [stake if team_of(s) == winner else -stake for s in range(4)]
     log.append(f"delta per seat {delta}")
     outcome = {**_half_fields(0, s0, h0), **_half_fields(1, s1, h1)}

@@ -41,12 +41,11 @@ RANK_VALUE = tuple(int(v) for v in enc.RANK_VALUE)
 # ---------------------------------------------------------------------------------------------
 
 # The one option table (kernels/yuanzi/options.py) is the source; these are its views.
-#: Every 原子 rule option and its default (YZ-06, YZ-14, YZ-15, YZ-18, YZ-19, YZ-23, YZ-25).
-RULE_DEFAULTS: dict[str, str | bool] = OPTIONS.defaults()
-#: Allowed values per option (bool options: ``True`` / ``False``).
-RULE_CHOICES: dict[str, tuple[str | bool, ...]] = {
-    o.name: (o.choices if o.kind == "choice" else (False, True)) for o in OPTIONS
-}
+#: Every 原子 rule option and its default (YZ-06, YZ-14, YZ-15, YZ-18, YZ-19, YZ-23, YZ-25;
+#: the design parameters YZ-D1 … YZ-D3).
+RULE_DEFAULTS: dict[str, str | bool | int] = OPTIONS.defaults()
+#: Allowed values per option (bool options: ``True`` / ``False``; integers: min..max by step).
+RULE_CHOICES: dict[str, tuple[str | bool | int, ...]] = {o.name: o.values() for o in OPTIONS}
 #: The ruling that defines each option.
 RULE_RULINGS: dict[str, str] = {o.name: o.ruling for o in OPTIONS}
 

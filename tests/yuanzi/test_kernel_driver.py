@@ -232,6 +232,9 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "lead_after_out",
         "one_two_settlement",
         "shuangjia",
+        "shuangjia_threshold",  # design parameters YZ-D1 … YZ-D3
+        "match_points_win",
+        "match_points_shuangjia",
     }
 
 

@@ -63,7 +63,8 @@ def names(codes, hand, dao):
 
 
 def test_rule_defaults_are_the_rulings_defaults():
-    # YZ-06, YZ-14, YZ-15, YZ-18, YZ-19, YZ-23, YZ-25: the default of each option
+    # YZ-06, YZ-14, YZ-15, YZ-18, YZ-19, YZ-23, YZ-25: the default of each option; the design
+    # parameters YZ-D1 … YZ-D3 default to the text's 60 points and ±1 / ±2
     assert RULE_DEFAULTS == {
         "joker_indicator": "three",
         "dao_bomb_beats_dao_basic": True,
@@ -73,6 +74,9 @@ def test_rule_defaults_are_the_rulings_defaults():
         "lead_after_out": "next",
         "one_two_settlement": "all",
         "shuangjia": "both_out_team",
+        "shuangjia_threshold": 60,
+        "match_points_win": 1,
+        "match_points_shuangjia": 2,
     }
 
 
