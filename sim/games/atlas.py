@@ -136,6 +136,8 @@ class AtlasEngine:
                 ids.append(builtin[name])
             elif name.startswith("pimc:"):
                 ids.append(pimc_id(name))
+            elif user_strategies.is_python_strategy(name):
+                raise CardsimError(f"{name}: plain-Python (py:) strategies are 原子 only so far")
             elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
