@@ -101,7 +101,7 @@ def test_yuanzi_accessors_agree_with_the_rules():
     cfg = yz_config(
         [checker, "greedy", checker, "greedy"],
         rules={"pass_is_final": True, "lead_after_out": "partner"},
-        games=10,
+        games=30,
     )
     bad = []
     g, _s = ps.play_yuanzi(cfg, 0, cfg.games, on_bad=bad.append)

@@ -1,6 +1,6 @@
 """A 原子 strategy that checks the SDK's accessors against each other (tests/test_sdk.py).
 
-It plays the lowest code and answers -1 (an illegal answer, counted and located) the moment an
+It plays greedy's choice and answers -1 (an illegal answer, counted and located) the moment an
 accessor disagrees with what the rules say the public state holds (YZ-28).
 """
 
@@ -11,7 +11,7 @@ from kernels.yuanzi import sdk
 
 @njit
 def choose(own, played, pub, legal, n, rng):
-    """The lowest code; -1 when an accessor looks wrong."""
+    """Greedy's choice; -1 when an accessor looks wrong."""
     me = sdk.my_seat(pub)
     if sdk.cards_held(pub, me) != sdk.hand_size(own) or sdk.is_out(pub, me):
         return -1
@@ -50,20 +50,12 @@ def choose(own, played, pub, legal, n, rng):
             return -1
         if sdk.goes_out(sdk.cards_held(pub, me), c) != (sdk.move_size(c) == sdk.hand_size(own)):
             return -1
-    best = 0
-    for i in range(n):
-        if legal[i] < legal[best]:
-            best = i
-    return best
+    return sdk.greedy(own, played, pub, legal, n, rng)
 
 
 @njit
 def illegal(own, played, pub, legal, n, rng):
-    """The lowest code, but an out-of-range index whenever it leads a trick in the second half."""
+    """Greedy, but an out-of-range index whenever it leads a trick in the second half."""
     if sdk.half(pub) == 1 and sdk.leading(pub):
         return n + 5
-    best = 0
-    for i in range(n):
-        if legal[i] < legal[best]:
-            best = i
-    return best
+    return sdk.greedy(own, played, pub, legal, n, rng)
