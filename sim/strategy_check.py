@@ -3,7 +3,7 @@
 What it does, in order (docs/strategies.md, "Checking a strategy"):
 
 1. loads the file and compiles the function alone with the exact argument types the driver
-   passes (a ``py:`` strategy is imported only) — a missing file or function, an exception on
+   passes (a ``py:`` strategy is imported only, and plays on the reference engine) — a missing file or function, an exception on
    import or a function that does not compile is one line and exit code 2;
 2. self-play: every seat plays the strategy for ``games`` games (the compiled driver; a ``py:``
    strategy the reference engine) and is timed (games/s, decisions/s);
@@ -49,9 +49,9 @@ def _compile(engine, name: str) -> tuple[str, float]:
     """Load and compile the function alone; (how, seconds). One-line CardsimError if it fails."""
     t = time.perf_counter()
     if ps.is_python_strategy(name):
-        if engine.name != "yuanzi":
-            raise CardsimError(f"{name}: plain-Python (py:) strategies are 原子 only so far")
-        ps.load(name)
+        ps.load(
+            name, ("view", "legal") if engine.name == "yuanzi" else ("view", "dtype", "options")
+        )
         return "imported (plain Python, runs on the reference engine)", time.perf_counter() - t
     strategy = us.parse(name)
     fn = us.load(strategy)
@@ -111,6 +111,12 @@ def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadA
     from kernels.atlas.rules import R_ROUNDS
 
     engine = get_engine("atlas")
+    if ps.is_python_strategy(name):
+        found: list[BadAnswer] = []
+        t = time.perf_counter()
+        games, _s = ps.play_atlas(config, 0, config.games, on_bad=found.append)
+        seconds = time.perf_counter() - t
+        return seconds, int(games["turns"].sum()), found, len({b.game for b in found})
     ids, mod = engine.seat_ids(config)
     arr = engine.rule_options.array(config.rules)
     n, count = config.players, config.games
@@ -122,7 +128,7 @@ def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadA
     err = mod.simulate(np.uint64(config.seed), 0, count, n, ids, arr, games, seats)
     seconds = time.perf_counter() - t
     turns = int(games["turns"].sum())
-    found: list[BadAnswer] = []
+    found = []
     bad_games = 0
     if err:
         _ids, tmod = engine.seat_ids(config, "trace_match")

@@ -6,15 +6,14 @@
   the rule options (``P_RULES``). The worked examples are written on the SDK and still give the
   pinned tables (tests/test_user_strategies.py).
 - ``py:`` strategies (``sim/python_strategies.py``): the worked example ported line by line to
-  plain Python gives *identical* tables to the Numba version, with every built-in as opponent
-  (random draws from stream 2 included) and under rule variants. 原子 only (ATLAS ``py:`` seats
-  are refused in one line).
+  plain Python gives *identical* tables to the Numba version, in both games, with the built-ins
+  as opponents (random draws from stream 2 included) and under rule variants.
 - ``cardsim strategy check``: illegal answers with their position, speed and the comparison
   with greedy; one-line errors and exit code 2 for bad input.
 
-CI time: one user-strategy driver is compiled here, the worked example's — the same file and
-so the same cache entry as the pinned test's (module fixture ``numba_example``); the other
-Numba functions are compiled alone (seconds) and run through the Python engine.
+CI time: the user-strategy drivers used here are the worked examples' — the same files and so
+the same cache entries as the pinned test's (tests/test_user_strategies.py); the other Numba
+functions are compiled alone (seconds) and run through the Python engine.
 """
 
 from __future__ import annotations
@@ -144,6 +143,40 @@ def test_the_python_port_gives_identical_tables(numba_example, others, rules, se
     assert kernel[0]["second_half"].sum() > 0
 
 
+AT_NUMBA = f"{ROOT / 'examples' / 'atlas_strategy.py'}:choose"
+AT_PY = f"py:{ROOT / 'examples' / 'atlas_strategy_py.py'}:choose"
+AT_PORTS = [
+    (("random", "greedy", "careful"), {}, 21),
+    (("careful", "random"), {"trade_pick": "seen", "self_melds_shown": True}, 22),
+    (("random", "greedy", "random", "careful"), {"forced_claims": False, "claim_turn": "jump"}, 23),
+]
+
+
+@pytest.mark.parametrize(("others", "rules", "seed"), AT_PORTS, ids=["4p", "3p-seen", "5p-jump"])
+def test_the_atlas_python_port_gives_identical_tables(others, rules, seed):
+    """ATLAS: the worked example in both forms (the Numba one through the pinned test's cached
+    driver), random draws and TRADE included, several player counts and rule variants."""
+    engine = get_engine("atlas")
+
+    def cfg(me):
+        seats = (me, *others)
+        return RunConfig(
+            game="atlas", players=len(seats), seats=seats, seed=seed,
+            rules=engine.rule_options.resolve(rules),
+        )  # fmt: skip
+
+    kernel = engine.play_chunk(cfg(AT_NUMBA), 0, 12)
+    python = engine.play_chunk(cfg(AT_PY), 0, 12)
+    labels = {"atlas_strategy_py:choose": "atlas_strategy:choose"}
+    for k, p in zip(kernel, python, strict=True):
+        strat = [c for c in p.columns if c.startswith("strategy")]
+        p = p.with_columns(
+            pl.col(c).cast(pl.String).replace(labels).cast(k.schema[c]) for c in strat
+        )
+        assert_frame_equal(k, p)
+    assert kernel[0]["trades"].sum() > 0
+
+
 def test_python_strategy_errors_are_one_line():
     lowest = f"py:{PY_FILE}:lowest"
     g, _ = ps.play_yuanzi(yz_config([lowest, "greedy", lowest, "greedy"], games=2), 0, 2)
@@ -156,9 +189,9 @@ def test_python_strategy_errors_are_one_line():
         ps.load(f"py:{PY_FILE}:wrong_signature")
     with pytest.raises(CardsimError, match="is a Numba function: drop the 'py:' prefix"):
         ps.load(f"py:{ROOT / 'examples' / 'yuanzi_strategy.py'}:choose")
-    with pytest.raises(CardsimError, match="原子 only"):
+    with pytest.raises(CardsimError, match="can play ATLAS with a py: seat"):
         get_engine("atlas").play_chunk(
-            RunConfig(game="atlas", players=4, seats=(f"py:{PY_FILE}:lowest",) * 4), 0, 1
+            RunConfig(game="atlas", players=2, seats=(AT_PY, "pimc")), 0, 1
         )
 
 
@@ -188,6 +221,13 @@ def test_strategy_check_of_the_compiled_example(capsys, numba_example):
     assert "decisions/s" in out and "matches/s" in out
     assert "vs greedy on 200 duplicate deals" in out and "paired 95 %" in out
     assert "clear difference" in out and "greedy is better" in out
+
+
+def test_strategy_check_of_a_python_atlas_strategy(capsys):
+    code, out, err = cardsim(capsys, "strategy", "check", "atlas", AT_PY, "--games", "10")
+    assert code == 0, err
+    assert "illegal answers: none" in out and "turns/s" in out
+    assert "vs greedy on 10 duplicate deals (4 seat assignments" in out
 
 
 def test_strategy_check_locates_illegal_answers(capsys):
