@@ -19,6 +19,7 @@ functions are compiled alone (seconds) and run through the Python engine.
 from __future__ import annotations
 
 import inspect
+import json
 from pathlib import Path
 
 import numpy as np
@@ -203,6 +204,9 @@ def test_python_strategies_run_through_run_and_replay(capsys, tmp_path):
     assert code == 0, err
     seats = pl.read_parquet(tmp_path / "r" / "seats" / "*.parquet")
     assert "yuanzi_strategy_py:choose" in seats["strategy"].cast(pl.String).to_list()
+    files = json.loads((tmp_path / "r" / "manifest.json").read_text())["strategy_files"]
+    assert [Path(f).name for f in files] == ["yuanzi_strategy_py.py"]  # hashed: edits are seen
+    assert "missing" not in files.values()
     code, out, err = cardsim(
         capsys, "replay", "yuanzi", "--game", "2", "--seat", f"0={PY_EXAMPLE}", "--seat",
         f"2={PY_EXAMPLE}",
