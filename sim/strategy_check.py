@@ -9,9 +9,10 @@ What it does, in order (docs/strategies.md, "Checking a strategy"):
    strategy the reference engine) and is timed (games/s, decisions/s);
 3. illegal answers (an index outside ``0..n-1``, a code not in ``legal``, an exception): each
    is reported with its position — game, decision index in the game (trace order), seat, what
-   the seat could see, what the function returned and what was legal. The kernel counts them
-   per game; the first games that have one are replayed decision by decision, calling the
-   compiled function from Python on the same inputs and the same random stream, to find them.
+   the seat could see, what the function returned and what was legal. The kernel finds the
+   games that have one; the first of them are replayed on the Python engine
+   (``sim/python_strategies.py``), which calls the compiled function from Python on the same
+   inputs with the same random stream (its tables are the kernel's, tests/test_sdk.py).
    Exit code 1 when there is any;
 4. a duplicate comparison against ``against`` (default ``greedy``) on ``games`` deals: the
    paired difference of win rates with its 95 % interval and the verdict of the compare
@@ -128,62 +129,17 @@ def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadA
     err = mod.simulate(np.uint64(config.seed), 0, count, n, ids, arr, games, seats)
     seconds = time.perf_counter() - t
     turns = int(games["turns"].sum())
-    found = []
+    found: list[BadAnswer] = []
     bad_games = 0
-    if err:
-        _ids, tmod = engine.seat_ids(config, "trace_match")
-        fn = us.load(us.parse(name))
+    if err:  # which games: one kernel call per game; where: the Python engine (same choices)
+        one_g = np.zeros(rounds, drv.GAMES_DTYPE)
+        one_s = np.zeros(rounds * n, drv.SEATS_DTYPE)
         for game in range(count):
-            if len(found) >= MAX_LISTED or bad_games >= MAX_REPLAYED:
-                break
-            tr = drv.run_trace(config.seed, game, n, ids, arr, 2, -2, sim=tmod)
-            if tr.errors:
+            if mod.simulate(np.uint64(config.seed), game, 1, n, ids, arr, one_g, one_s):
                 bad_games += 1
-                found += _atlas_positions(config, game, tr, fn, us.label(name))
+                if bad_games <= MAX_REPLAYED:
+                    ps.play_atlas(config, game, 1, on_bad=found.append)
     return seconds, turns, found, bad_games
-
-
-def _atlas_positions(config: RunConfig, game: int, tr, fn, label: str) -> list[BadAnswer]:
-    """Replay the decisions of one self-play trace through ``fn`` (called from Python on the
-    recorded inputs, with the strategy stream advanced as in the kernel)."""
-    from kernels import rng as krng
-    from kernels.atlas.encoding import CARD_NAMES, N_TYPES
-    from kernels.atlas.state import HANDS, P_ROUND, PUB_LEN, S_LEN
-    from sim.rules.atlas import DECISION_NAMES, describe
-
-    rng2 = krng.new_stream(np.uint64(config.seed), np.uint64(game), krng.STREAM_STRATEGY)
-    out = []
-    for k in range(len(tr.decisions)):
-        row = tr.snapshot[k]
-        seat, dtype, n = int(row[S_LEN]), int(row[S_LEN + 1]), int(row[S_LEN + 2])
-        if n <= 1:
-            continue  # the driver does not ask
-        S = row[:S_LEN]
-        hand = S[HANDS + seat * N_TYPES : HANDS + (seat + 1) * N_TYPES].copy()
-        opts = row[S_LEN + 4 : S_LEN + 4 + n].copy()
-        pub = S[:PUB_LEN].copy()
-        try:
-            got = fn(np.int64(dtype), hand.copy(), pub, opts.copy(), np.int64(n), rng2)
-            returned = None if 0 <= got < n else f"index {got!r} (legal 0..{n - 1})"
-        except Exception as exc:
-            returned = f"an exception: {us.describe(exc)}"
-        if returned is None:
-            continue
-        held = [CARD_NAMES[t] for t in range(N_TYPES) for _ in range(int(hand[t]))]
-        position = (
-            f"round {int(S[P_ROUND])}, {DECISION_NAMES[dtype]} decision, "
-            f"hand {', '.join(held) or '-'}"
-        )
-        legal = []
-        for c in opts:
-            try:
-                legal.append(describe(int(c)))
-            except (ValueError, KeyError):
-                legal.append(str(int(c)))
-        out.append(BadAnswer(label, game, int(tr.decisions[k, 6]), seat, position, returned, legal))
-        if len(out) >= MAX_LISTED:
-            break
-    return out
 
 
 # --- the comparison ---------------------------------------------------------------------------------
@@ -279,7 +235,7 @@ def check(
         sec, turns, found, counted = _selfplay_atlas(config, name)
         what = f"{turns:,} turns"
         speed = f"{turns / sec:,.0f} turns/s" if sec > 0 else ""
-        counted_text = f"illegal answers in {counted}+ game(s)"
+        counted_text = f"illegal answers in {counted} game(s)"
     rate = f"{games / sec:,.0f} {unit}/s, {speed}" if sec > 0 else "too fast to time"
     echo(f"self-play (every seat {label}): {games:,} {unit}, {what} in {sec:.2f} s = {rate}")
     if found or counted:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +110,24 @@ def test_yuanzi_accessors_agree_with_the_rules():
     from kernels.yuanzi import driver as drv
 
     assert g[:, drv.G_SECOND].sum() >= 3  # second halves were played (and checked)
+
+
+def test_atlas_accessors_agree_with_the_rules():
+    """The ATLAS checker, compiled alone, through the Python engine (TRADE seen, face down)."""
+    checker = f"{FILES / 'atlas_sdk_checker.py'}:choose"
+    engine = get_engine("atlas")
+    rules = engine.rule_options.resolve({"trade_pick": "seen", "turn_cap": 1500})
+    cfg = RunConfig(game="atlas", players=4, seats=(checker, "greedy", checker, "careful"),
+                    rules=rules, seed=4)  # fmt: skip
+    bad = []
+    games, _ = ps.play_atlas(cfg, 0, 12, on_bad=bad.append)
+    assert not bad, bad[0].text()
+    assert games["trades"].sum() > 0 and games["self_melds"].sum() > 0
+    illegal = f"{FILES / 'atlas_sdk_checker.py'}:illegal"
+    bad = []
+    ps.play_atlas(replace(cfg, seats=(illegal, "greedy", "greedy", "greedy")), 0, 2, bad.append)
+    assert bad and all(b.seat == 0 and "discard decision" in b.position for b in bad)
+    assert "returned index" in bad[0].text() and "legal: discard" in bad[0].text()
 
 
 # --- plain-Python strategies ----------------------------------------------------------------------
@@ -231,7 +250,7 @@ def test_strategy_check_of_a_python_atlas_strategy(capsys):
     code, out, err = cardsim(capsys, "strategy", "check", "atlas", AT_PY, "--games", "10")
     assert code == 0, err
     assert "illegal answers: none" in out and "turns/s" in out
-    assert "vs greedy on 10 duplicate deals (4 seat assignments" in out
+    assert "vs greedy on 10 duplicate deals (2 seat assignments" in out
 
 
 def test_strategy_check_locates_illegal_answers(capsys):
