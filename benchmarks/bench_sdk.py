@@ -1,4 +1,4 @@
-"""Strategy SDK benchmark (not a test): the worked 原子 example compiled vs plain Python (py:).
+"""Strategy SDK benchmark (not a test): the worked examples compiled vs plain Python (py:).
 
     .venv/bin/python benchmarks/bench_sdk.py [--matches N] [--py-matches M] [--repeats R]
 
@@ -9,7 +9,8 @@ load — is not timed):
   user-strategy driver: matches/s and decisions/s;
 - its plain-Python twin (``py:examples/yuanzi_strategy_py.py``) in every seat, on the reference
   engine with the kernel mirror (``sim/python_strategies.py``): matches/s and decisions/s;
-- the ratio, and the wall time of a whole ``cardsim strategy check`` of each (300 / 100 games).
+- the ratio, and the wall time of a whole ``cardsim strategy check`` of each (300 / 100 games);
+- the same for ATLAS (``examples/atlas_strategy.py`` and its twin, 4 players): rounds/s, turns/s.
 """
 
 import argparse
@@ -35,6 +36,8 @@ from sim.strategy_check import check  # noqa: E402
 
 NUMBA = f"{ROOT / 'examples' / 'yuanzi_strategy.py'}:choose"
 PY = f"py:{ROOT / 'examples' / 'yuanzi_strategy_py.py'}:choose"
+AT_NUMBA = f"{ROOT / 'examples' / 'atlas_strategy.py'}:choose"
+AT_PY = f"py:{ROOT / 'examples' / 'atlas_strategy_py.py'}:choose"
 
 
 def decisions(g):
@@ -86,6 +89,39 @@ def main() -> None:
         label = "py:" if spec.startswith("py:") else "compiled"
         print(f"cardsim strategy check ({label}, {games} games, driver cached): "
               f"{time.perf_counter() - t:.1f} s wall")  # fmt: skip
+    bench_atlas(args)
+
+
+def bench_atlas(args) -> None:
+    import numpy as np
+
+    from kernels.atlas import driver as adrv
+
+    engine = get_engine("atlas")
+    rules = engine.rule_options.resolve({})
+
+    def cfg(spec):
+        return RunConfig(game="atlas", players=4, seats=(spec,) * 4, rules=rules, seed=1)
+
+    ids, mod = engine.seat_ids(cfg(AT_NUMBA))
+    arr = engine.rule_options.array(rules)
+
+    def kernel(count):
+        g = np.zeros(count, adrv.GAMES_DTYPE)
+        s = np.zeros(count * 4, adrv.SEATS_DTYPE)
+        mod.simulate(np.uint64(1), 0, count, 4, ids, arr, g, s)
+        return g
+
+    kernel(10)
+    t_k, g_k = median_time(lambda: kernel(args.matches), args.repeats)
+    ps.play_atlas(cfg(AT_PY), 0, 2)
+    t_p, (g_p, _) = median_time(lambda: ps.play_atlas(cfg(AT_PY), 0, args.py_matches), args.repeats)
+    k_rate, p_rate = args.matches / t_k, args.py_matches / t_p
+    print(f"ATLAS compiled example, every seat, 1 thread: {args.matches:,} rounds in {t_k:.3f} s "
+          f"= {k_rate:,.0f} rounds/s, {int(g_k['turns'].sum()) / t_k:,.0f} turns/s")  # fmt: skip
+    print(f"ATLAS py: twin, 1 thread: {args.py_matches:,} rounds in {t_p:.3f} s = "
+          f"{p_rate:,.1f} rounds/s, {int(g_p['turns'].sum()) / t_p:,.0f} turns/s")  # fmt: skip
+    print(f"ATLAS ratio compiled / py: {k_rate / p_rate:,.0f}x")
 
 
 if __name__ == "__main__":
