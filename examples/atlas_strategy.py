@@ -1,49 +1,58 @@
-"""An example user strategy for ATLAS: ``cardsim run atlas --seat examples/atlas_strategy.py:choose``.
+"""An example user strategy for ATLAS: ``cardsim run atlas --seat 0=examples/atlas_strategy.py:choose``.
 
-The function has the signature of the built-in strategies (see ``sim/games/atlas.py``) and must
-be Numba-compilable: plain loops over the integer arrays it is given, no Python objects.
+The function has the built-in strategies' signature and is compiled with Numba (plain loops
+over the integer arrays it is given, no Python objects)::
 
-This one always claims and melds (preferring the first meld offered), discards action cards
+    choose(dtype, hand, pub, options, n, rng) -> int   # an index into options[:n]
+
+dtype    the decision: sdk.DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE
+hand     int32[64] your cards, count per type (0..59 species, sdk.ATLAS, SKIP, REVERSE, TRADE)
+pub      int32[:]  the public block: read it with ``kernels.atlas.sdk`` (sdk.my_seat(pub),
+                   sdk.hand_size(pub, seat), sdk.unseen(hand, pub, t), sdk.claim_card(pub),
+                   sdk.rule(pub, sdk.R_TRADE_PICK) …)
+options  int32[:]  the legal codes: sdk.card_of(code) for a discard / give / take,
+                   sdk.target_of(code) for a TRADE target, sdk.meld_kind_of(code) for a meld
+rng      uint64[4] your random stream: sdk.bounded(rng, n) is uniform in [0, n)
+
+This one always claims and melds (the last option offered, never NONE), discards action cards
 first, then the matching card with the fewest companions in its (continent, class) cell, never
-an ATLAS, and trades with the opponent holding the fewest cards.
+an ATLAS, and trades with the opponent holding the fewest cards. Check it with
+``cardsim strategy check atlas examples/atlas_strategy.py:choose``.
 """
 
 from numba import njit
 
-# Offsets into ``pub`` (kernels.atlas.state) and decision codes (kernels.atlas.encoding),
-# written out here so that the example has no import beyond numba.
-P_N, P_SEAT, P_SIZES = 0, 4, 12
-DISCARD, TARGET, GIVE = 8192, 16384, 32768
-ATLAS = 60
+from kernels.atlas import sdk
 
 
 @njit
 def _keep(hand, t):
-    if t == ATLAS:
+    """How much a card is worth keeping: ATLAS most, action cards least, else its cell mates."""
+    if t == sdk.ATLAS:
         return 1000
-    if t > ATLAS:
+    if t > sdk.ATLAS:
         return -1  # action cards go first
-    cell = t // 3
-    return hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
+    return sdk.cell_count(hand, sdk.cell_of(t))
 
 
 @njit
 def choose(dtype, hand, pub, options, n, rng):
-    if dtype == 0 or dtype == 1:  # claim / self-meld: the last option is never NONE
+    """Claim and meld always; discard / give the least useful card; trade with the smallest hand."""
+    if dtype == sdk.DT_CLAIM or dtype == sdk.DT_SELF:  # the last option is never NONE
         return n - 1
-    if dtype == 2 or dtype == 5:  # discard / give: the least useful card
-        base = DISCARD if dtype == 2 else GIVE
+    if dtype == sdk.DT_DISCARD or dtype == sdk.DT_GIVE:  # the least useful card
         best, bv = 0, 1 << 30
         for i in range(n):
-            v = _keep(hand, options[i] - base)
+            v = _keep(hand, sdk.card_of(options[i]))
             if v < bv:
                 best, bv = i, v
         return best
-    if dtype == 3:  # trade target: fewest cards
+    if dtype == sdk.DT_TARGET:  # trade target: fewest cards
         best, bv = 0, 1 << 30
         for i in range(n):
-            if options[i] >= TARGET:
-                v = pub[P_SIZES + options[i] - TARGET]
+            seat = sdk.target_of(options[i])
+            if seat >= 0:
+                v = sdk.hand_size(pub, seat)
                 if v < bv:
                     best, bv = i, v
         return best

@@ -1,46 +1,45 @@
-"""A user-written 原子 strategy: ``cardsim run yuanzi --seat examples/yuanzi_strategy.py:choose``.
+"""A user-written 原子 strategy: ``cardsim run yuanzi --seat 0=examples/yuanzi_strategy.py:choose``.
 
-The function is compiled with Numba (plain Python is jitted for you) and must have the
-built-in strategies' signature::
+The function is compiled with Numba (plain Python is jitted for you) and has the built-in
+strategies' signature::
 
     choose(own, played, pub, legal, n_legal, rng) -> int   # an index into legal[:n_legal]
 
 own      uint8[54]    your hand: count per card type (type = rank idx * 4 + suit, 52 SJ, 53 BJ)
 played   uint8[4, 54] cards played this half, per seat
-pub      int64[:]     public state (offsets in kernels/yuanzi/state.py: ST_ACTOR your seat,
-                      ST_DAO the 刀 rank idx, ST_TOP the code on top (0 = you lead), ST_TOP_SEAT,
-                      ST_COUNT + s cards held by seat s, ST_CAPT + s points taken, ST_TRICK_PTS …)
-legal    int32[:]     legal move codes (kernels/yuanzi/encoding.py: kind = code & 7,
-                      size = (code >> 7) & 31, …); 0 is PASS when passing is allowed
-rng      uint64[4]    your random stream: kernels.rng.bounded(rng, n) is uniform in [0, n)
+pub      int64[:]     the public state: read it with ``kernels.yuanzi.sdk`` (sdk.my_seat(pub),
+                      sdk.leading(pub), sdk.partner_on_top(pub), sdk.cards_held(pub, seat),
+                      sdk.first_half_margin(pub, team), sdk.rule(pub, sdk.R_PASS_IS_FINAL) …)
+legal    int32[:]     legal move codes: decode them with sdk.move_kind / move_size / …;
+                      sdk.PASS (0) is there when passing is allowed
+rng      uint64[4]    your random stream: sdk.bounded(rng, n) is uniform in [0, n)
 
-It is only called when there are at least two legal moves. Module-level constants are frozen
-when the function is compiled.
+It is only called when there are at least two legal moves. Its plain-Python twin, written
+against the reference's View, is examples/yuanzi_strategy_py.py (same choices, same tables).
+Check it with ``cardsim strategy check yuanzi examples/yuanzi_strategy.py:choose``.
 """
 
 from numba import njit
 
-from kernels.rng import bounded
-
-ST_ACTOR, ST_TOP, ST_TOP_SEAT = 2, 3, 4  # = kernels.yuanzi.state offsets
+from kernels.yuanzi import sdk
 
 
 @njit
 def choose(own, played, pub, legal, n_legal, rng):
     """Lead the largest combination; follow by passing to the partner, else the smallest beat."""
-    seat = pub[ST_ACTOR]
-    if pub[ST_TOP] != 0 and pub[ST_TOP_SEAT] == (seat + 2) % 4:
-        for i in range(n_legal):
-            if legal[i] == 0:
-                return i
+    if sdk.partner_on_top(pub):
+        ip = sdk.find_pass(legal, n_legal)
+        if ip >= 0:
+            return ip
+    leading = sdk.leading(pub)
     best = -1
     best_size = -1
     for i in range(n_legal):
         c = legal[i]
-        if c == 0:
+        if c == sdk.PASS:
             continue
-        size = (c >> 7) & 31
-        if pub[ST_TOP] == 0:
+        size = sdk.move_size(c)
+        if leading:
             better = size > best_size  # lead: shed as many cards as possible
         else:
             better = best < 0 or size < best_size  # follow: the smallest beat
@@ -48,5 +47,5 @@ def choose(own, played, pub, legal, n_legal, rng):
             best = i
             best_size = size
     if best < 0:
-        return bounded(rng, n_legal)
+        return sdk.bounded(rng, n_legal)
     return best

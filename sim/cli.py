@@ -623,6 +623,34 @@ def strategies_cmd(game, as_json) -> None:
     click.echo("path/to/file.py:function  a user-written strategy (see docs/strategies.md)")
 
 
+@cli.group("strategy")
+def strategy_group() -> None:
+    """Work on a user strategy (docs/strategies.md): `cardsim strategy check`."""
+
+
+@strategy_group.command("check")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.argument("function", metavar="FILE.py:FUNC")
+@click.option("--games", type=INT, default=None, help="Games (deals) to play (300; py: 100).")
+@click.option("--against", default="greedy", show_default=True, help="Strategy to compare with.")
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
+@setup_options
+def strategy_check_cmd(game, function, games, against, threads, seed, players, rules) -> None:
+    """Compile FILE.py:FUNC (or py:FILE.py:FUNC), play it, report illegal answers, speed and
+    its result against greedy. Exit code 1 when it answers illegally.
+
+    Example: cardsim strategy check yuanzi examples/yuanzi_strategy.py:choose
+    """
+    from sim.strategy_check import check
+
+    code = check(
+        game, function, games=games, seed=seed, players=players, rules=rules,
+        against=against, threads=threads, echo=click.echo,
+    )  # fmt: skip
+    if code:
+        sys.exit(code)
+
+
 @cli.command("replay")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--game", "game_index", type=INT, required=True, help="Game index to replay.")

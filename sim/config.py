@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sim.errors import CardsimError
 from sim.game import GameEngine, RunConfig
-from sim.user_strategies import is_user_strategy
+from sim.user_strategies import PY_PREFIX, is_python_strategy, is_user_strategy
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
@@ -47,12 +47,13 @@ def check_strategy(engine: GameEngine, name: str) -> str:
     if parse is not None and name.partition(":")[0] in builtins:
         return parse(name)
     if is_user_strategy(name):
-        path, func = name.rsplit(":", 1)
+        prefix = PY_PREFIX if is_python_strategy(name) else ""  # py: plain Python (reference)
+        path, func = name[len(prefix) :].rsplit(":", 1)
         if not Path(path).is_file():
             raise CardsimError(f"strategy file not found: {path}")
         if not func.isidentifier():
             raise CardsimError(f"strategy {name!r}: {func!r} is not a function name")
-        return str(Path(path).resolve()) + ":" + func
+        return prefix + str(Path(path).resolve()) + ":" + func
     raise CardsimError(
         f"unknown {engine.name} strategy {name!r} "
         f"(allowed: {', '.join(builtins)}, or path/to/file.py:function)"

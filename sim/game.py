@@ -107,13 +107,13 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
     """sha256 of every user-written strategy file a configuration uses, by path."""
     import hashlib
 
-    from sim.user_strategies import is_user_strategy
+    from sim.user_strategies import file_of, is_user_strategy
 
     out = {}
     for seats in (config.seats, *config.assignments):
         for name in seats:
             base = name.rsplit("@", 1)[0]
-            path = base.rsplit(":", 1)[0] if is_user_strategy(base) else None
+            path = file_of(base) if is_user_strategy(base) else None
             if path and path not in out:
                 try:
                     out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -54,9 +54,31 @@ MAX_USER = 4
 _TEMPLATE_VERSION = "1"
 
 
+#: Prefix of a plain-Python strategy written against the reference's View
+#: (``py:path/to/file.py:function``, ``sim/python_strategies.py``).
+PY_PREFIX = "py:"
+
+
 def is_user_strategy(name: object) -> bool:
-    """True for a user-written strategy reference ``path/to/file.py:function``."""
+    """True for a user-written strategy reference ``path/to/file.py:function`` (Numba) or
+    ``py:path/to/file.py:function`` (plain Python, :func:`is_python_strategy`)."""
     return isinstance(name, str) and ":" in name and name.rsplit(":", 1)[0].endswith(".py")
+
+
+def is_python_strategy(name: object) -> bool:
+    """True for a plain-Python strategy ``py:path/to/file.py:function`` (a comparison copy
+    suffix ``@2`` allowed); it plays on the reference engine (``sim/python_strategies.py``)."""
+    if not isinstance(name, str) or not name.startswith(PY_PREFIX):
+        return False
+    return is_user_strategy(_split_suffix(name)[0][len(PY_PREFIX) :])
+
+
+def file_of(name: str) -> str:
+    """The file part of a user strategy reference (``py:`` and ``:function`` removed)."""
+    base = _split_suffix(name)[0]
+    if base.startswith(PY_PREFIX):
+        base = base[len(PY_PREFIX) :]
+    return base.rsplit(":", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,7 @@ class UserStrategy:
     path: Path  # resolved
     function: str
     sha256: str  # of the file's bytes when parsed
+    python: bool = False  # ``py:``: plain Python on the reference engine, never compiled
 
     @property
     def label(self) -> str:
@@ -78,7 +101,8 @@ def parse(spec: str) -> UserStrategy:
     """Check ``path/to/file.py:function`` (form, file, function name) and hash the file."""
     if not is_user_strategy(spec):
         raise CardsimError(f"bad user strategy {spec!r}: use {HINT}")
-    path_text, function = spec.rsplit(":", 1)
+    python = spec.startswith(PY_PREFIX)
+    path_text, function = spec[len(PY_PREFIX) if python else 0 :].rsplit(":", 1)
     path = Path(path_text)
     if not function.isidentifier():
         raise CardsimError(f"user strategy {spec!r}: {function!r} is not a function name")
@@ -88,7 +112,8 @@ def parse(spec: str) -> UserStrategy:
         raise CardsimError(f"user strategy file not found: {path_text}") from None
     except OSError as exc:
         raise CardsimError(f"user strategy file {path_text}: {exc.strerror or exc}") from None
-    return UserStrategy(spec, path.resolve(), function, hashlib.sha256(data).hexdigest())
+    sha = hashlib.sha256(data).hexdigest()
+    return UserStrategy(spec, path.resolve(), function, sha, python)
 
 
 def label(name: str) -> str:
@@ -109,7 +134,7 @@ def labels(seats: Sequence[str]) -> list[str]:
     for name in seats:
         base, _ = _split_suffix(name)
         if is_user_strategy(base):
-            path = Path(base.rsplit(":", 1)[0]).resolve()
+            path = Path(file_of(base)).resolve()
             other = seen.setdefault(label(base), path)
             if other != path:
                 raise CardsimError(
@@ -144,6 +169,12 @@ def _place_in(exc: BaseException, path: Path) -> str:
         if Path(frame.filename).resolve() == path:
             line = frame.lineno
     return f" (at {path.name} line {line})" if line else ""
+
+
+def import_file(strategy: UserStrategy) -> ModuleType:
+    """Import the strategy's file once per content (errors there are one line, never a
+    traceback or a silent exit)."""
+    return _import(strategy)
 
 
 def _import(strategy: UserStrategy) -> ModuleType:

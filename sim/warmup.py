@@ -115,6 +115,10 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
 
     A configuration with user strategies compiles an uncached driver in every process.
     """
+    from sim.user_strategies import is_python_strategy
+
+    if any(is_python_strategy(s) for a in (config.seats, *config.assignments) for s in a):
+        return None  # py: seats play on the reference engine; no driver is compiled
     users = sorted(user_strategy_files(config))
     if users and config.game in COMPILE_SECONDS:
         names = ", ".join(Path(u).name for u in users)

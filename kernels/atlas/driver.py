@@ -86,6 +86,7 @@ from kernels.atlas.state import (  # noqa: I001
     P_N,
     P_NDISC,
     P_ROUND,
+    P_RULES,
     P_SEAT,
     P_SIZES,
     P_TAKEN,
@@ -516,6 +517,8 @@ def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
 def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
     """One round (§3) from a fresh deal; the outcome is left in the ``ST_*`` counters."""
     reset_round(S, n, r)
+    for i in range(R.shape[0]):  # the rule options in force are public (P_RULES, issue 12)
+        S[P_RULES + i] = R[i]
     S[H_FIRST] = first
     deal(S, rngs[0], n)
     play_from(S, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)

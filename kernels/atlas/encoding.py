@@ -114,31 +114,37 @@ def pack_meld(kind, loc, wild):
 
 @kernel
 def meld_kind_of(code):
+    """Kind of a meld code: 1 triple, 2 quad, 3 five."""
     return code & 3
 
 
 @kernel
 def meld_loc(code):
+    """Where a meld lies: its cell (triple), continent (quad) or class (five)."""
     return (code >> 2) & 31
 
 
 @kernel
 def meld_wild(code):
+    """ATLAS cards of a triple; the bitmask of the ATLAS-filled slots of a quad / five."""
     return (code >> 7) & 31
 
 
 @kernel
 def continent_of(species):
+    """Continent 0..4 of a species id (AT-02)."""
     return species // 12
 
 
 @kernel
 def class_of(species):
+    """Class 0..3 of a species id (Land, Water, Bird, Plant)."""
     return (species % 12) // 3
 
 
 @kernel
 def cell_of(species):
+    """(continent, class) cell of a species id: continent * 4 + class."""
     return species // 3
 
 

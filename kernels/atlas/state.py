@@ -28,6 +28,8 @@ P_MELDED         64    per card type: cards shown in melds this round: claims (t
 P_DISCC          64    per card type: cards in the face-up discard pile
 P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only during TAKE
 P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDISC`` used)
+P_RULES          32    the rule options in force: ``P_RULES + R_*`` is the rule array
+                       (``kernels.atlas.rules.R_*``); unused slots are 0
 P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, default
                        ``self_melds_shown=false``; 0 when they are shown)
 P_FD_CARDS       10    per seat: cards in those face-down self-melds
@@ -53,10 +55,14 @@ from kernels.atlas.encoding import (
     N_SPECIES,
     N_TYPES,
 )
+from kernels.atlas.options import OPTIONS
 from kernels.jit import JIT
 from kernels.rng import shuffle
 
 MAX_PLAYERS = 10
+#: Slots of the public rule block ``P_RULES`` (room for options added later).
+RULE_SLOTS = 32
+assert len(OPTIONS) <= RULE_SLOTS, "raise RULE_SLOTS in kernels/atlas/state.py"
 
 #: Numba options of the hot-path kernels (every function of rules, strategies and the turn
 #: loop). They never allocate, so they are compiled without NRT: passing or slicing an array then
@@ -96,6 +102,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_DISCC", N_TYPES),
     ("P_TARGET_HAND", N_TYPES),
     ("P_DISCSEQ", N_CARDS),
+    ("P_RULES", RULE_SLOTS),
     ("P_FD_MELDS", MAX_PLAYERS),
     ("P_FD_CARDS", MAX_PLAYERS),
     ("P_FD_SIZES", 3 * MAX_PLAYERS),
@@ -159,44 +166,45 @@ P_MELDED = 22
 P_DISCC = 86
 P_TARGET_HAND = 150
 P_DISCSEQ = 214
-P_FD_MELDS = 418
-P_FD_CARDS = 428
-P_FD_SIZES = 438
-PUB_LEN = 468
-H_PILE_POS = 468
-H_PILE_END = 469
-H_FIRST = 470
-H_FACE_DOWN = 471
-ST_WINNER = 535
-ST_END = 536
-ST_RESHUFFLES = 537
-ST_DIRCH = 538
-ST_TRIPLES = 539
-ST_QUADS = 540
-ST_FIVES = 541
-ST_YOUXIAN = 542
-ST_LCP = 543
-ST_CLAIMS = 544
-ST_SELF = 545
-ST_SKIPS = 546
-ST_REVERSES = 547
-ST_TRADES = 548
-ST_ATLAS = 549
-ST_MELD_OK = 550
-ST_ERR = 551
-ST_DEC = 552
-SEAT_MELDS = 553
-SEAT_CLAIMS = 563
-SEAT_DEALT = 573
-SEAT_DRAWN = 613
-SEAT_DISCARDED = 623
-SEAT_MELDED = 633
-SEAT_TRADE_NET = 643
-HANDS = 653
-CELLS = 1293
-PILE = 1493
-SUMMARY = 1697
-S_LEN = 1747
+P_RULES = 418
+P_FD_MELDS = 450
+P_FD_CARDS = 460
+P_FD_SIZES = 470
+PUB_LEN = 500
+H_PILE_POS = 500
+H_PILE_END = 501
+H_FIRST = 502
+H_FACE_DOWN = 503
+ST_WINNER = 567
+ST_END = 568
+ST_RESHUFFLES = 569
+ST_DIRCH = 570
+ST_TRIPLES = 571
+ST_QUADS = 572
+ST_FIVES = 573
+ST_YOUXIAN = 574
+ST_LCP = 575
+ST_CLAIMS = 576
+ST_SELF = 577
+ST_SKIPS = 578
+ST_REVERSES = 579
+ST_TRADES = 580
+ST_ATLAS = 581
+ST_MELD_OK = 582
+ST_ERR = 583
+ST_DEC = 584
+SEAT_MELDS = 585
+SEAT_CLAIMS = 595
+SEAT_DEALT = 605
+SEAT_DRAWN = 645
+SEAT_DISCARDED = 655
+SEAT_MELDED = 665
+SEAT_TRADE_NET = 675
+HANDS = 685
+CELLS = 1325
+PILE = 1525
+SUMMARY = 1729
+S_LEN = 1779
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3

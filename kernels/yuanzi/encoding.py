@@ -63,26 +63,31 @@ def pack_move(kind, rank, size, jokers, suit):
 
 @kernel
 def move_kind(code):
+    """Kind of a move code: 0 pass, 1 single, 2 pair, 3 triple, 4 bomb, 5 atom, 6 hydrogen."""
     return code & 7
 
 
 @kernel
 def move_rank(code):
+    """Rank idx of a move code (0 = "3" … 12 = "2"; atoms 13/14 = small/big-joker atom)."""
     return (code >> 3) & 15
 
 
 @kernel
 def move_size(code):
+    """Cards a move code plays (jokers included)."""
     return (code >> 7) & 31
 
 
 @kernel
 def move_jokers(code):
+    """Jokers a move code uses as wild cards."""
     return (code >> 12) & 7
 
 
 @kernel
 def move_suit(code):
+    """Suit idx of an ordinary atom (0 ♦ … 3 ♠; 0 for other kinds)."""
     return (code >> 15) & 3
 
 
@@ -94,6 +99,7 @@ def card_rank(card):
 
 @kernel
 def card_points(card):
+    """YZ-03 points of a card id (5 → 5, 10 and K → 10, else 0)."""
     return RANK_POINTS[card // 4] if card < 52 else 0
 
 

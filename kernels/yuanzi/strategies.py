@@ -79,6 +79,7 @@ def nat_of(own, r):
 
 @inline_kernel
 def jokers_of(own):
+    """Jokers (small and big) in the hand."""
     return np.int64(own[52]) + own[53]
 
 
@@ -129,6 +130,7 @@ def bomb_cost(code, dao):
 
 @inline_kernel
 def move_cost(own, code, dao):
+    """What greedy pays to give up ``code`` (``basic_cost`` or ``bomb_cost``; lower is cheaper)."""
     if (code & 7) <= TRIPLE:
         return basic_cost(own, code, dao)
     return bomb_cost(code, dao)
@@ -148,6 +150,7 @@ def code_points(code):
 
 @inline_kernel
 def find_pass(legal, n):
+    """Index of PASS in ``legal[:n]``, -1 when passing is not allowed."""
     for i in range(n):
         if legal[i] == PASS:
             return i
@@ -156,6 +159,7 @@ def find_pass(legal, n):
 
 @inline_kernel
 def goes_out(own_count, code):
+    """Does ``code`` play the whole hand of ``own_count`` cards (the seat goes out)?"""
     return code != PASS and ((code >> 7) & 31) == own_count
 
 

@@ -30,7 +30,7 @@ from kernels.atlas import pimc as _pimc
 from kernels.atlas import rules as _rules
 from kernels.atlas.options import OPTIONS
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
-from sim import user_strategies
+from sim import python_strategies, user_strategies
 from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import atlas_tables as tables
@@ -136,6 +136,8 @@ class AtlasEngine:
                 ids.append(builtin[name])
             elif name.startswith("pimc:"):
                 ids.append(pimc_id(name))
+            elif user_strategies.is_python_strategy(name):  # played by play_chunk / replay
+                raise CardsimError(f"{name}: a py: strategy has no kernel driver")
             elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
@@ -199,7 +201,10 @@ class AtlasEngine:
 
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play games ``first .. first+count-1``: (games, seats) tables, docs/atlas-columns.md."""
-        games, seats = self.play_arrays(config, first, count)
+        if python_strategies.uses_python(config.seats):  # py: seats play on the reference
+            games, seats = python_strategies.play_atlas(config, first, count)
+        else:
+            games, seats = self.play_arrays(config, first, count)
         return self.frames(games, seats, config.seats)
 
     @staticmethod
@@ -225,6 +230,8 @@ class AtlasEngine:
         """A readable log of one game: the kernel's choices replayed by the reference rules."""
         from sim.rules import atlas as reference
 
+        if python_strategies.uses_python(config.seats):
+            return python_strategies.replay_atlas(config, game_index)
         tr = self.trace(config, game_index)
         result = reference.replay_trace(
             config.seed, game_index, config.players, tr.chosen(), resolve_rules(config.rules)

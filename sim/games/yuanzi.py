@@ -25,7 +25,7 @@ from kernels.yuanzi import driver as drv
 from kernels.yuanzi import pimc
 from kernels.yuanzi.options import OPTIONS
 from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
-from sim import user_strategies
+from sim import python_strategies, user_strategies
 from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import yuanzi_tables as tables
@@ -176,7 +176,10 @@ class YuanziEngine:
     # -- GameEngine ---------------------------------------------------------------------
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play matches ``first .. first+count-1``: (games, seats) tables, docs/yuanzi-columns.md."""
-        g, s = self._run(config, first, count)
+        if python_strategies.uses_python(config.seats):  # py: seats play on the reference
+            g, s = python_strategies.play_yuanzi(config, first, count)
+        else:
+            g, s = self._run(config, first, count)
         ctx = context_for(4, config.seats)
         return (
             build_frame(tables.raw_games(g, first), tables.GAMES, ctx),
@@ -193,6 +196,9 @@ class YuanziEngine:
     def replay(self, config: RunConfig, game_index: int) -> str:
         """Readable log of one match: the kernel's choices replayed through the reference."""
         from sim.rules import yuanzi as ref
+
+        if python_strategies.uses_python(config.seats):
+            return python_strategies.replay_yuanzi(config, game_index)
 
         _g, _s, tr, _h, _l = self.trace(config, game_index, 1)
         chosen = [int(c) for c in tr[:, drv.T_CHOSEN]]
