@@ -66,6 +66,7 @@ from kernels.atlas.rules import (
     pairs,
     same_species_claim,
     self_meld_options,
+    set_design,
 )
 from kernels.atlas.state import (  # noqa: I001
     END_ACTION_CARD,
@@ -517,6 +518,7 @@ def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt,
     """One round (§3) from a fresh deal; the outcome is left in the ``ST_*`` counters."""
     reset_round(S, n, r)
     S[H_FIRST] = first
+    set_design(S, R)  # AT-D1 … AT-D4: the deck, the hand size and the values of this run
     deal(S, rngs[0], n)
     play_from(S, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
 
