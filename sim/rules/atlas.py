@@ -62,6 +62,7 @@ from sim.rules.atlas_options import (
     RULE_DEFAULTS,
     RULE_RULINGS,
     check_rules,
+    deck_size,
     hand_values,
     specials,
 )
@@ -90,7 +91,7 @@ __all__ = [
     "PAIR", "REASONS", "REVERSE", "RULE_CHOICES", "RULE_DEFAULTS", "RULE_RULINGS", "SELF_MELD",
     "SKIP", "TAKE", "TARGET", "TRADE", "Card", "Chooser", "Decision", "MatchResult", "Round",
     "RoundResult", "View", "Window", "card", "card_class", "check_rules", "claim_key",
-    "claim_options", "continent", "deal_from_seed", "describe", "given_up", "hand_cards",
+    "claim_options", "continent", "deal_from_seed", "deck_size", "describe", "given_up", "hand_cards",
     "hand_counts", "hand_value", "hand_values", "is_action", "is_matching", "is_wild", "meld_from_cards",
     "meld_kind", "meld_title", "name", "names", "pairs", "play_match", "play_round",
     "random_chooser", "replay_trace", "resolve_claims", "self_meld_options", "specials",
