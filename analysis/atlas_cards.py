@@ -62,7 +62,7 @@ def section(items: list[RunData]) -> Section:
         KEY,
         "ATLAS and action cards, melds",
         "A seat's round win rate by the ATLAS (wild) and action cards (SKIP, REVERSE, TRADE) in "
-        "its 13 dealt cards, with a trend test (slope of the win on the count, variance clustered by game: the seats of a round are not independent); melds laid per round by kind.",
+        "its dealt hand (13 cards unless the hand_size option sets it, AT-D1), with a trend test (slope of the win on the count, variance clustered by game: the seats of a round are not independent); melds laid per round by kind.",
     )
     for it in items:
         it.data[f"{KEY}.melds"] = mean_ci(it.get(f"{KEY}.melds")).select(

@@ -11,7 +11,7 @@ changes the kernel source fingerprint (kernels/jit.py) and no stale compiled off
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,12 +125,24 @@ class RuleOption:
         return int(value)
 
 
-class OptionTable:
-    """The rule options of one game, in kernel-array order."""
+#: A per-game check of option values together (and with the player count, when known): it
+#: raises :class:`RuleOptionError` with a one-line message when the combination cannot be played.
+CrossCheck = Callable[[Mapping[str, Value], "int | None"], None]
 
-    def __init__(self, game: str, options: tuple[RuleOption, ...]) -> None:
+
+class OptionTable:
+    """The rule options of one game, in kernel-array order.
+
+    ``check`` is the game's cross-option check (e.g. ATLAS: the deck must deal ``hand_size`` cards
+    to every player, AT-D1), run by :meth:`resolve` after each value has been checked alone.
+    """
+
+    def __init__(
+        self, game: str, options: tuple[RuleOption, ...], check: CrossCheck | None = None
+    ) -> None:
         self.game = game
         self.options = options
+        self.check = check
         self._by_name = {o.name: o for o in options}
         if len(self._by_name) != len(options):
             raise ValueError(f"duplicate rule option in the {game} table")
@@ -157,8 +169,13 @@ class OptionTable:
     def defaults(self) -> dict[str, Value]:
         return {o.name: o.default for o in self.options}
 
-    def resolve(self, rules: Mapping[str, object] | None = None) -> dict[str, Value]:
+    def resolve(
+        self, rules: Mapping[str, object] | None = None, players: int | None = None
+    ) -> dict[str, Value]:
         """Every option with its value: defaults, overridden by ``rules`` (checked, text parsed).
+
+        The values together (and with ``players``, when given) pass the table's cross-option
+        check, if it has one.
 
         >>> from kernels.yuanzi.options import OPTIONS
         >>> OPTIONS.resolve({"pass_is_final": "true"})["pass_is_final"]
@@ -172,9 +189,13 @@ class OptionTable:
                     f"(allowed: {', '.join(self._by_name)})"
                 )
             out[name] = self._by_name[name].check(value)
+        if self.check is not None:
+            self.check(out, players)
         return out
 
-    def array(self, rules: Mapping[str, object] | None = None) -> np.ndarray:
-        """The kernel's int64 rule array of ``rules`` (defaults filled in)."""
-        values = self.resolve(rules)
+    def array(
+        self, rules: Mapping[str, object] | None = None, players: int | None = None
+    ) -> np.ndarray:
+        """The kernel's int64 rule array of ``rules`` (defaults filled in, checked)."""
+        values = self.resolve(rules, players)
         return np.array([o.encode(values[o.name]) for o in self.options], np.int64)

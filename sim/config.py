@@ -60,10 +60,15 @@ def check_strategy(engine: GameEngine, name: str) -> str:
     )
 
 
-def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict:
+def resolve_rules(
+    engine: GameEngine,
+    given: Mapping[str, str] | Iterable[tuple[str, str]],
+    players: int | None = None,
+) -> dict:
     """Every rule option of ``engine`` with defaults filled in and given values parsed.
 
-    The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`).
+    The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`),
+    with its cross-option check for ``players`` (e.g. ATLAS AT-D1: the deck deals every seat).
     """
     items = given.items() if isinstance(given, Mapping) else given
     items = list(items)
@@ -72,7 +77,7 @@ def resolve_rules(engine: GameEngine, given: Mapping[str, str] | Iterable[tuple[
         if key in seen:  # as a repeated --seat is: never silently keep the last one
             raise CardsimError(f"--rule {key} is given twice")
         seen.add(key)
-    return engine.rule_options.resolve(dict(items))
+    return engine.rule_options.resolve(dict(items), players)
 
 
 def build_config(
@@ -121,7 +126,7 @@ def build_config(
         game=engine.name,
         players=n,
         seats=tuple(seats),
-        rules=resolve_rules(engine, rules),
+        rules=resolve_rules(engine, rules, n),
         seed=seed,
         games=games,
     )

@@ -66,6 +66,7 @@ from kernels.atlas.rules import (
     pairs,
     same_species_claim,
     self_meld_options,
+    set_design,
 )
 from kernels.atlas.state import (  # noqa: I001
     END_ACTION_CARD,
@@ -520,6 +521,7 @@ def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt,
     for i in range(R.shape[0]):  # the rule options in force are public (P_RULES, issue 12)
         S[P_RULES + i] = R[i]
     S[H_FIRST] = first
+    set_design(S, R)  # AT-D1 … AT-D4: the deck, the hand size and the values of this run
     deal(S, rngs[0], n)
     play_from(S, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
 

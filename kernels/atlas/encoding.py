@@ -13,6 +13,10 @@ id     card                         copies  hand value (AT-05)
 63     TRADE (action, AT-19)          6      2
 =====  ===========================  =====  ======================
 
+The copies of the four special cards (0..12 each), the hand size (7..20) and the hand values are
+design parameters (AT-D1 … AT-D4, ``kernels/atlas/options.py``); the table gives their defaults.
+Arrays sized by the deck use ``MAX_CARDS`` (every special at its maximum).
+
 Continents 0..4 = Africa, America, Asia, Australia & New Zealand, Europe; classes 0..3 = Land,
 Water, Bird, Plant. A hand is ``uint8[64]`` counts. Deck before shuffling: ``canonical_deck()``.
 
@@ -40,8 +44,11 @@ ATLAS = 60
 SKIP = 61
 REVERSE = 62
 TRADE = 63
-N_CARDS = 204
-HAND_SIZE = 13
+N_CARDS = 204  # the default deck (AT-01); AT-D2, AT-D3 change it
+HAND_SIZE = 13  # the default hand (AT-03); AT-D1 changes it
+MAX_SPECIAL = 12  # most copies of each special card (AT-D2, AT-D3)
+MAX_HAND_SIZE = 20  # largest hand dealt (AT-D1)
+MAX_CARDS = 3 * 60 + 4 * MAX_SPECIAL  # the largest deck: 228 cards
 N_CONTINENTS = 5
 N_CLASSES = 4
 N_CELLS = 20
@@ -102,7 +109,8 @@ END_NAMES = (
     "last_discard",
 )
 
-#: AT-05 hand values per card type.
+#: AT-05 hand values per card type: the defaults of AT-D4 (``atlas_value``, ``action_value``,
+#: ``matching_value``).
 HAND_VALUE = np.array([1] * 60 + [3, 2, 2, 2], dtype=np.int64)
 
 
@@ -152,12 +160,18 @@ def cell_of(species):
 option_set_hash = code_set_hash
 
 
-def canonical_deck() -> np.ndarray:
-    """The 204-card deck before shuffling: species 0..59 three times each, then 6 of each special."""
+def canonical_deck(specials: tuple[int, int, int, int] = (6, 6, 6, 6)) -> np.ndarray:
+    """The deck before shuffling: species 0..59 three times each, then ``specials[j]`` copies of
+    ATLAS, SKIP, REVERSE, TRADE in that order (AT-01; the counts are AT-D2, AT-D3). The default
+    is the 204-card deck.
+
+    >>> len(canonical_deck()), len(canonical_deck((0, 6, 6, 6))), int(canonical_deck((0, 1, 0, 0))[-1])
+    (204, 198, 61)
+    """
     return np.concatenate(
         [
             np.repeat(np.arange(N_SPECIES, dtype=np.uint8), 3),
-            np.repeat(np.arange(60, 64, dtype=np.uint8), 6),
+            np.repeat(np.arange(60, 64, dtype=np.uint8), np.asarray(specials, dtype=np.int64)),
         ]
     )
 

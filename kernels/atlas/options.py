@@ -1,6 +1,47 @@
-"""ATLAS rule options: the one table (docs/RULES-atlas.md). Row order = kernel rule-array offset."""
+"""ATLAS rule options: the one table (docs/RULES-atlas.md). Row order = kernel rule-array offset.
 
-from kernels.options import OptionTable, RuleOption
+The first rows are readings of the rule text (AT-nn); the last rows are the design parameters
+(AT-Dn, docs/RULES-atlas.md "Design parameters"): numbers a designer turns, whose defaults are the
+printed game. The deck must deal ``hand_size`` cards to every player and leave a card to draw:
+:func:`check_deal`, the table's cross-option check.
+"""
+
+from collections.abc import Mapping
+
+from kernels.atlas.encoding import MAX_HAND_SIZE, MAX_SPECIAL, N_SPECIES
+from kernels.options import OptionTable, RuleOption, RuleOptionError, Value
+
+#: The options that set how many of each special card the deck has (AT-D2, AT-D3), in card-id
+#: order (ATLAS, SKIP, REVERSE, TRADE).
+SPECIAL_COUNTS = ("atlas_cards", "skip_cards", "reverse_cards", "trade_cards")
+#: The matching cards of every deck: 60 species × 3 copies (AT-02; not a design parameter).
+MATCHING_CARDS = 3 * N_SPECIES
+MAX_VALUE = 20
+
+
+def deck_size(values: Mapping[str, Value]) -> int:
+    """Cards in the deck of resolved rule ``values``: 180 matching + the specials (AT-D2, AT-D3)."""
+    return MATCHING_CARDS + sum(int(values[k]) for k in SPECIAL_COUNTS)
+
+
+def check_deal(values: Mapping[str, Value], players: int | None) -> None:
+    """AT-D1: ``hand_size`` cards to each of ``players`` must leave at least one card in the draw
+    pile (the first turn draws, AT-06). Without a player count, the fewest players (2) are checked.
+
+    >>> check_deal({**OPTIONS.defaults(), "hand_size": 20, "atlas_cards": 0}, 10)
+    Traceback (most recent call last):
+    ...
+    kernels.options.RuleOptionError: rule option hand_size: 20 cards × 10 players = 200, but the deck has 198 cards and must keep one to draw (AT-D1); with 10 players hand_size is at most 19
+    """
+    n = 2 if players is None else int(players)
+    hand, deck = int(values["hand_size"]), deck_size(values)
+    if hand * n >= deck:
+        raise RuleOptionError(
+            f"rule option hand_size: {hand} cards × {n} players = {hand * n}, but the deck has "
+            f"{deck} cards and must keep one to draw (AT-D1); with {n} players hand_size is at "
+            f"most {(deck - 1) // n}"
+        )
+
 
 OPTIONS = OptionTable(
     "atlas",
@@ -30,5 +71,21 @@ OPTIONS = OptionTable(
                    "(all winning claims by distance)", ("text", "nearest_win")),
         RuleOption("self_melds_shown", "AT-26", False, "self-melds are shown like claims (false: "
                    "face down, others see only that one was laid and its size)"),
+        # design parameters (AT-Dn): the printed game by default
+        RuleOption("hand_size", "AT-D1", 13, "cards dealt to each player (the deck must keep one "
+                   "to draw)", min=7, max=MAX_HAND_SIZE),
+        RuleOption("atlas_cards", "AT-D2", 6, "ATLAS (wild) cards in the deck", min=0,
+                   max=MAX_SPECIAL),
+        RuleOption("skip_cards", "AT-D3", 6, "SKIP cards in the deck", min=0, max=MAX_SPECIAL),
+        RuleOption("reverse_cards", "AT-D3", 6, "REVERSE cards in the deck", min=0,
+                   max=MAX_SPECIAL),
+        RuleOption("trade_cards", "AT-D3", 6, "TRADE cards in the deck", min=0, max=MAX_SPECIAL),
+        RuleOption("atlas_value", "AT-D4", 3, "points an ATLAS left in a loser's hand is worth",
+                   min=0, max=MAX_VALUE),
+        RuleOption("action_value", "AT-D4", 2, "points an action card left in a loser's hand is "
+                   "worth", min=0, max=MAX_VALUE),
+        RuleOption("matching_value", "AT-D4", 1, "points a matching card left in a loser's hand "
+                   "is worth", min=0, max=MAX_VALUE),
     ),
+    check=check_deal,
 )  # fmt: skip

@@ -5,10 +5,11 @@ At a **discard** decision (AT-08, the decision that shapes a round most) the str
 1. keeps a few *candidate* discards: greedy's pick first, then the other card types held in
    type order — at most ``cap``;
 2. draws ``samples`` *determinizations* from what AT-26 lets it know: the unseen cards (the
-   204 minus its own hand, every card shown in melds and every face-up discard) are shuffled and
-   dealt to the other seats' hands (their public sizes), then to the draw pile (its public size,
-   in a sampled order); whatever is left lies in face-down self-melds (AT-26 as revised: their
-   cards are unseen too, so the sample covers them);
+   deck — 204 by default, AT-D2, AT-D3 — minus its own hand, every card shown in melds and
+   every face-up discard) are shuffled and dealt to the other seats' hands (their public
+   sizes), then to the draw pile (its public size, in a sampled order); whatever is left lies
+   in face-down self-melds (AT-26 as revised: their cards are unseen too, so the sample covers
+   them);
 3. plays every candidate on every determinization (the same ones: common random numbers) and
    the rest of the round with the rollout policy (``greedy`` or ``random`` for every seat); the
    rollout's own random events (reshuffles, blind TRADE picks, AT-19, AT-23) come from a
@@ -79,6 +80,7 @@ from kernels.atlas.state import (
     H_PILE_POS,
     HANDS,
     P_CARD,
+    P_DECK,
     P_DIR,
     P_DISCARDER,
     P_DISCC,
@@ -151,9 +153,6 @@ _SC_OPTS = _SC_W + S_LEN + (S_LEN & 1)  # int32[MAX_OPTIONS] rollout options
 SCRATCH = _SC_OPTS + MAX_OPTIONS
 #: length the driver gives the options buffer so that ``pimc`` can run
 BUF_SIZE = MAX_OPTIONS + SCRATCH
-
-#: copies of each card type in the deck (AT-01)
-_COPIES = np.array([3] * N_SPECIES + [6] * (N_TYPES - N_SPECIES), dtype=np.int64)
 
 
 def encode(samples: int, cap: int, rollout: int, z: float) -> int:
@@ -474,7 +473,9 @@ def determinize(S, me, pool, D, rng):
         D[h + t] = mine
         if t < N_SPECIES and mine > 0:
             D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
-        u = _COPIES[t] - mine - S[P_MELDED + t] - S[P_DISCC + t]
+        # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
+        copies = 3 if t < N_SPECIES else S[P_DECK + t - ATLAS]
+        u = copies - mine - S[P_MELDED + t] - S[P_DISCC + t]
         for _ in range(u):
             pool[m] = t
             m += 1

@@ -18,12 +18,35 @@ R_TURN_CAP          ``turn_cap`` (AT-23)                  int, default 2000
 R_ROUNDS            ``rounds`` (AT-25)                    int, default 1
 R_CLAIM_PRIORITY    ``claim_priority`` (AT-14)            0 text, 1 nearest_win
 R_SELF_MELDS_SHOWN  ``self_melds_shown`` (AT-26)          0 / 1
+R_HAND_SIZE         ``hand_size`` (AT-D1)                 int 7..20, default 13
+R_ATLAS_CARDS       ``atlas_cards`` (AT-D2)               int 0..12, default 6
+R_SKIP_CARDS        ``skip_cards`` (AT-D3)                int 0..12, default 6
+R_REVERSE_CARDS     ``reverse_cards`` (AT-D3)             int 0..12, default 6
+R_TRADE_CARDS       ``trade_cards`` (AT-D3)               int 0..12, default 6
+R_ATLAS_VALUE       ``atlas_value`` (AT-D4)               int 0..20, default 3
+R_ACTION_VALUE      ``action_value`` (AT-D4)              int 0..20, default 2
+R_MATCHING_VALUE    ``matching_value`` (AT-D4)            int 0..20, default 1
 ==================  ====================================  ==========================
+
+The design parameters (AT-D1 … AT-D4) reach the deal and the score through the public design
+block of the state (``set_design``), so that every function reading a state — the pimc
+rollouts included — plays with them without a rule array.
 """
 
 import numpy as np
 
-from kernels.atlas.encoding import ATLAS, FIVE, HAND_VALUE, N_CELLS, N_TYPES, PAIR, QUAD, TRIPLE
+from kernels.atlas.encoding import (
+    ATLAS,
+    FIVE,
+    N_CELLS,
+    N_TYPES,
+    PAIR,
+    QUAD,
+    REVERSE,
+    SKIP,
+    TRADE,
+    TRIPLE,
+)
 from kernels.atlas.options import OPTIONS
 from kernels.atlas.state import (
     CELL_OF,
@@ -32,13 +55,16 @@ from kernels.atlas.state import (
     CONT_OF,
     H_FACE_DOWN,
     HANDS,
+    P_DECK,
     P_DIR,
     P_FD_CARDS,
     P_FD_MELDS,
     P_FD_SIZES,
+    P_HAND_SIZE,
     P_MELDED,
     P_N,
     P_SIZES,
+    P_VALUES,
     SEAT_MELDED,
     ST_ATLAS,
     ST_FIVES,
@@ -61,13 +87,35 @@ R_TURN_CAP = OPTIONS.offset("turn_cap")
 R_ROUNDS = OPTIONS.offset("rounds")
 R_CLAIM_PRIORITY = OPTIONS.offset("claim_priority")
 R_SELF_MELDS_SHOWN = OPTIONS.offset("self_melds_shown")
+R_HAND_SIZE = OPTIONS.offset("hand_size")
+R_ATLAS_CARDS = OPTIONS.offset("atlas_cards")
+R_SKIP_CARDS = OPTIONS.offset("skip_cards")
+R_REVERSE_CARDS = OPTIONS.offset("reverse_cards")
+R_TRADE_CARDS = OPTIONS.offset("trade_cards")
+R_ATLAS_VALUE = OPTIONS.offset("atlas_value")
+R_ACTION_VALUE = OPTIONS.offset("action_value")
+R_MATCHING_VALUE = OPTIONS.offset("matching_value")
 N_RULES = len(OPTIONS)
 
 #: Defaults in array form.
 DEFAULT_RULES = OPTIONS.array()
 
 POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
-_HAND_VALUE = HAND_VALUE.astype(np.int32)
+
+
+@hot_kernel
+def set_design(S, R):
+    """The design parameters of rule array ``R`` into the state's public design block (after
+    ``reset_round``, before ``deal``): hand size (AT-D1), the specials' copies in card-id order
+    (AT-D2, AT-D3), the hand values (AT-D4)."""
+    S[P_HAND_SIZE] = R[R_HAND_SIZE]
+    S[P_DECK] = R[R_ATLAS_CARDS]
+    S[P_DECK + 1] = R[R_SKIP_CARDS]
+    S[P_DECK + 2] = R[R_REVERSE_CARDS]
+    S[P_DECK + 3] = R[R_TRADE_CARDS]
+    S[P_VALUES] = R[R_ATLAS_VALUE]
+    S[P_VALUES + 1] = R[R_ACTION_VALUE]
+    S[P_VALUES + 2] = R[R_MATCHING_VALUE]
 
 
 @hot_kernel
@@ -335,9 +383,10 @@ def claim_key(S, q, d, x, code, wins, priority):
 
 @hot_kernel
 def hand_value(S, p):
-    """AT-05 value of ``p``'s hand."""
+    """AT-05 value of ``p``'s hand with the state's AT-D4 values (``P_VALUES``: ATLAS, action,
+    matching; default 3, 2, 1)."""
     h = HANDS + p * N_TYPES
-    v = 0
-    for t in range(N_TYPES):
-        v += S[h + t] * _HAND_VALUE[t]
-    return v
+    wild = S[h + ATLAS]
+    action = S[h + SKIP] + S[h + REVERSE] + S[h + TRADE]
+    matching = S[P_SIZES + p] - wild - action
+    return wild * S[P_VALUES] + action * S[P_VALUES + 1] + matching * S[P_VALUES + 2]

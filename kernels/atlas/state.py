@@ -27,7 +27,8 @@ P_MELDED         64    per card type: cards shown in melds this round: claims (t
                        discard included), and self-melds only with ``self_melds_shown``
 P_DISCC          64    per card type: cards in the face-up discard pile
 P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only during TAKE
-P_DISCSEQ        204   the face-up discard pile in order, oldest first (``P_NDISC`` used)
+P_DISCSEQ        228   the face-up discard pile in order, oldest first (``P_NDISC`` used);
+                       ``MAX_CARDS`` long, the largest deck (AT-D2, AT-D3)
 P_RULES          32    the rule options in force: ``P_RULES + R_*`` is the rule array
                        (``kernels.atlas.rules.R_*``); unused slots are 0
 P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, default
@@ -35,10 +36,19 @@ P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, de
 P_FD_CARDS       10    per seat: cards in those face-down self-melds
 P_FD_SIZES       30    per seat ``q`` and size ``k`` (3, 4, 5): its face-down self-melds of k
                        cards, at ``P_FD_SIZES + 3 * q + k - 3``
+P_HAND_SIZE      1     cards dealt to each seat (design parameter AT-D1, default 13)
+P_DECK           4     copies of ATLAS, SKIP, REVERSE, TRADE in the deck (AT-D2, AT-D3;
+                       default 6 each; the 60 species always have 3)
+P_VALUES         3     hand values of an ATLAS, an action card, a matching card (AT-D4,
+                       default 3, 2, 1), read by scoring (AT-24)
 ===============  ====  ==========================================================
 
+The design block (``P_HAND_SIZE`` … ``P_VALUES``) is public: the rules are common knowledge.
+``reset_round`` fills it with the defaults (so hand-built states play the printed game);
+``kernels.atlas.rules.set_design`` writes the run's values before the deal.
+
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
-(continent, class) cell), ``PILE`` (204 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
+(continent, class) cell), ``PILE`` (``MAX_CARDS`` = 228 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
 ``H_FACE_DOWN`` (64 counts: the cards of face-down self-melds, AT-26 — hidden from everyone),
 round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``, and ``SUMMARY``,
 the built-in strategies' scratch.
@@ -50,7 +60,8 @@ from numba import njit
 from kernels.atlas.encoding import (
     ATLAS,
     HAND_SIZE,
-    N_CARDS,
+    HAND_VALUE,
+    MAX_CARDS,
     N_CELLS,
     N_SPECIES,
     N_TYPES,
@@ -75,6 +86,9 @@ def hot_kernel(fn):
     """Decorate a cached hot-path kernel function that never allocates (NRT off)."""
     return njit(**HOT)(fn)
 
+
+#: AT-05 values of an ATLAS, an action card, a matching card: the defaults of AT-D4.
+_DEFAULT_VALUES = (int(HAND_VALUE[ATLAS]), int(HAND_VALUE[ATLAS + 1]), int(HAND_VALUE[0]))
 
 #: Lookup tables (integer division is slow in the hot loops): cell, continent and class of a
 #: card type (-1 for ATLAS and the action cards).
@@ -101,11 +115,14 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_MELDED", N_TYPES),
     ("P_DISCC", N_TYPES),
     ("P_TARGET_HAND", N_TYPES),
-    ("P_DISCSEQ", N_CARDS),
+    ("P_DISCSEQ", MAX_CARDS),
     ("P_RULES", RULE_SLOTS),
     ("P_FD_MELDS", MAX_PLAYERS),
     ("P_FD_CARDS", MAX_PLAYERS),
     ("P_FD_SIZES", 3 * MAX_PLAYERS),
+    ("P_HAND_SIZE", 1),  # design parameters (AT-D1 … AT-D4): public, like every rule
+    ("P_DECK", 4),
+    ("P_VALUES", 3),
     ("PUB_LEN", 0),
     # hidden
     ("H_PILE_POS", 1),
@@ -141,7 +158,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("SEAT_TRADE_NET", MAX_PLAYERS),  # cards received minus cards handed over in TRADEs
     ("HANDS", MAX_PLAYERS * N_TYPES),
     ("CELLS", MAX_PLAYERS * N_CELLS),
-    ("PILE", N_CARDS),
+    ("PILE", MAX_CARDS),
     # scratch of the built-in strategies: their per-decision summary of the viewer's hand and
     # the public block (written before it is read in every decision, so it carries nothing)
     ("SUMMARY", 50),
@@ -166,45 +183,48 @@ P_MELDED = 22
 P_DISCC = 86
 P_TARGET_HAND = 150
 P_DISCSEQ = 214
-P_RULES = 418
-P_FD_MELDS = 450
-P_FD_CARDS = 460
-P_FD_SIZES = 470
-PUB_LEN = 500
-H_PILE_POS = 500
-H_PILE_END = 501
-H_FIRST = 502
-H_FACE_DOWN = 503
-ST_WINNER = 567
-ST_END = 568
-ST_RESHUFFLES = 569
-ST_DIRCH = 570
-ST_TRIPLES = 571
-ST_QUADS = 572
-ST_FIVES = 573
-ST_YOUXIAN = 574
-ST_LCP = 575
-ST_CLAIMS = 576
-ST_SELF = 577
-ST_SKIPS = 578
-ST_REVERSES = 579
-ST_TRADES = 580
-ST_ATLAS = 581
-ST_MELD_OK = 582
-ST_ERR = 583
-ST_DEC = 584
-SEAT_MELDS = 585
-SEAT_CLAIMS = 595
-SEAT_DEALT = 605
-SEAT_DRAWN = 645
-SEAT_DISCARDED = 655
-SEAT_MELDED = 665
-SEAT_TRADE_NET = 675
-HANDS = 685
-CELLS = 1325
-PILE = 1525
-SUMMARY = 1729
-S_LEN = 1779
+P_RULES = 442
+P_FD_MELDS = 474
+P_FD_CARDS = 484
+P_FD_SIZES = 494
+P_HAND_SIZE = 524
+P_DECK = 525
+P_VALUES = 529
+PUB_LEN = 532
+H_PILE_POS = 532
+H_PILE_END = 533
+H_FIRST = 534
+H_FACE_DOWN = 535
+ST_WINNER = 599
+ST_END = 600
+ST_RESHUFFLES = 601
+ST_DIRCH = 602
+ST_TRIPLES = 603
+ST_QUADS = 604
+ST_FIVES = 605
+ST_YOUXIAN = 606
+ST_LCP = 607
+ST_CLAIMS = 608
+ST_SELF = 609
+ST_SKIPS = 610
+ST_REVERSES = 611
+ST_TRADES = 612
+ST_ATLAS = 613
+ST_MELD_OK = 614
+ST_ERR = 615
+ST_DEC = 616
+SEAT_MELDS = 617
+SEAT_CLAIMS = 627
+SEAT_DEALT = 637
+SEAT_DRAWN = 677
+SEAT_DISCARDED = 687
+SEAT_MELDED = 697
+SEAT_TRADE_NET = 707
+HANDS = 717
+CELLS = 1357
+PILE = 1557
+SUMMARY = 1785
+S_LEN = 1835
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3
@@ -294,10 +314,17 @@ def reshuffle(S, ev_rng):
 
 @hot_kernel
 def reset_round(S, n, r):
-    """Zero everything but the decision counter, ready for round ``r``."""
+    """Zero everything but the decision counter, ready for round ``r``; the design block at its
+    defaults (AT-D1 … AT-D4: 13 cards, 6 of each special, values 3 / 2 / 1)."""
     dec = S[ST_DEC]
     S[:] = 0
     S[ST_DEC] = dec
+    S[P_HAND_SIZE] = HAND_SIZE
+    for j in range(4):
+        S[P_DECK + j] = 6  # AT-01: 6 of each special
+    S[P_VALUES] = _DEFAULT_VALUES[0]
+    S[P_VALUES + 1] = _DEFAULT_VALUES[1]
+    S[P_VALUES + 2] = _DEFAULT_VALUES[2]
     S[P_N] = n
     S[P_DIR] = 1
     S[P_DISCARDER] = -1
@@ -312,18 +339,24 @@ def reset_round(S, n, r):
 
 @hot_kernel
 def deal(S, deal_rng, n):
-    """Protocol §1: shuffle the canonical deck with stream 0; card i < 13n goes to seat i % n."""
-    for i in range(3 * N_SPECIES):
+    """Protocol §1: shuffle the canonical deck of the design block (``P_DECK``: 180 matching
+    cards, then the specials by id) with stream 0; card i < ``P_HAND_SIZE``·n goes to seat i % n
+    (AT-03, AT-D1 … AT-D3). The defaults are the 204-card deck and 13 cards each."""
+    m = 3 * N_SPECIES
+    for i in range(m):
         S[PILE + i] = i // 3
-    for j in range(24):
-        S[PILE + 3 * N_SPECIES + j] = ATLAS + j // 6
-    shuffle(deal_rng, S[PILE : PILE + N_CARDS], N_CARDS)
-    for i in range(HAND_SIZE * n):
+    for j in range(4):
+        for _ in range(S[P_DECK + j]):
+            S[PILE + m] = ATLAS + j
+            m += 1
+    shuffle(deal_rng, S[PILE : PILE + m], m)
+    dealt = S[P_HAND_SIZE] * n
+    for i in range(dealt):
         p = i % n
         t = S[PILE + i]
         add_card(S, p, t)
         if t >= ATLAS:
             S[SEAT_DEALT + 4 * p + t - ATLAS] += 1
-    S[H_PILE_POS] = HAND_SIZE * n
-    S[H_PILE_END] = N_CARDS
-    S[P_DRAW] = N_CARDS - HAND_SIZE * n
+    S[H_PILE_POS] = dealt
+    S[H_PILE_END] = m
+    S[P_DRAW] = m - dealt

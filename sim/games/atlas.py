@@ -38,14 +38,15 @@ from sim.schema import build_frame, context_for
 from sim.strategy_params import Param, parse_params
 
 
-def resolve_rules(rules: dict | None) -> dict:
-    """Every rule option with its value (defaults filled in, text parsed); raises on bad input."""
-    return OPTIONS.resolve(rules)
+def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
+    """Every rule option with its value (defaults filled in, text parsed); raises on bad input
+    (with ``players``, also a deal the deck cannot make: AT-D1)."""
+    return OPTIONS.resolve(rules, players)
 
 
-def rules_array(rules: dict | None) -> np.ndarray:
+def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
     """The kernel's rule array (offsets ``kernels.atlas.rules.R_*``) of a rules dict."""
-    return OPTIONS.array(rules)
+    return OPTIONS.array(rules, players)
 
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
@@ -129,6 +130,7 @@ class AtlasEngine:
             raise CardsimError(f"ATLAS players: {n} (allowed: 2..10)")
         if len(config.seats) != n:
             raise CardsimError(f"{len(config.seats)} seat strategies for {n} players")
+        resolve_rules(config.rules, n)  # AT-D1: the deck deals every seat (before any kernel)
         builtin = {s.name: s.id for s in self.strategies}
         ids, users = [], []
         for name in config.seats:

@@ -50,7 +50,8 @@ GAMES = TableSchema(
         _count("turns", "turns played, including `claim_turn=jump` turns"),
         _count("reshuffles", "times the discard pile became the draw pile (AT-23)"),
         Column("winner_points", pl.Int32, "the winner's score: the AT-05 value of every other "
-               "hand (ATLAS 3, action 2, matching 1); null when nobody won (AT-24)",
+               "hand (ATLAS 3, action 2, matching 1 unless AT-D4 sets them); null when nobody won "
+               "(AT-24)",
                null_if=_no_winner),
         _count("triples", "三配 melds laid, claims and self-melds (AT-10)"),
         _count("quads", "四配 melds laid"),
@@ -82,12 +83,13 @@ SEATS = TableSchema(
                "`(seat − first_player) mod n`"),
         Column("strategy", lambda c: c.strategy_dtype, "the seat's strategy label (same Enum as "
                "`strategy_sN`)", expr=_seat_strategy),
-        Column("atlas_dealt", pl.Int8, "ATLAS cards in the dealt hand"),
+        Column("atlas_dealt", pl.Int8, "ATLAS cards in the dealt hand (of `hand_size` cards, "
+               "13 unless AT-D1 sets it)"),
         Column("skip_dealt", pl.Int8, "SKIP cards dealt"),
         Column("reverse_dealt", pl.Int8, "REVERSE cards dealt"),
         Column("trade_dealt", pl.Int8, "TRADE cards dealt"),
         Column("cards_left", pl.Int16, "cards in hand when the round ended (0 for the winner)"),
-        Column("hand_value", pl.Int16, "AT-05 value of those cards"),
+        Column("hand_value", pl.Int16, "AT-05 value of those cards (values: AT-D4)"),
         Column("points", pl.Int32, "points scored this round: `winner_points` for the winner, "
                "else 0 (AT-24)"),
         Column("won", pl.Boolean, "this seat won the round"),

@@ -57,7 +57,15 @@ from sim.rules.atlas_claims import (
     self_meld_options,
 )
 from sim.rules.atlas_melds import given_up, meld_from_cards, meld_kind, meld_title
-from sim.rules.atlas_options import RULE_CHOICES, RULE_DEFAULTS, RULE_RULINGS, check_rules
+from sim.rules.atlas_options import (
+    RULE_CHOICES,
+    RULE_DEFAULTS,
+    RULE_RULINGS,
+    check_rules,
+    deck_size,
+    hand_values,
+    specials,
+)
 from sim.rules.atlas_round import (
     CLAIM,
     DECISION_NAMES,
@@ -83,10 +91,10 @@ __all__ = [
     "PAIR", "REASONS", "REVERSE", "RULE_CHOICES", "RULE_DEFAULTS", "RULE_RULINGS", "SELF_MELD",
     "SKIP", "TAKE", "TARGET", "TRADE", "Card", "Chooser", "Decision", "MatchResult", "Round",
     "RoundResult", "View", "Window", "card", "card_class", "check_rules", "claim_key",
-    "claim_options", "continent", "deal_from_seed", "describe", "given_up", "hand_cards",
-    "hand_counts", "hand_value", "is_action", "is_matching", "is_wild", "meld_from_cards",
+    "claim_options", "continent", "deal_from_seed", "deck_size", "describe", "given_up", "hand_cards",
+    "hand_counts", "hand_value", "hand_values", "is_action", "is_matching", "is_wild", "meld_from_cards",
     "meld_kind", "meld_title", "name", "names", "pairs", "play_match", "play_round",
-    "random_chooser", "replay_trace", "resolve_claims", "self_meld_options",
+    "random_chooser", "replay_trace", "resolve_claims", "self_meld_options", "specials",
 ]  # fmt: skip
 
 
@@ -107,18 +115,28 @@ def _check_players(n_players: int) -> None:
         raise ValueError(f"ATLAS is for 2 to 10 players, not {n_players} (AT-03)")
 
 
-def deal_from_seed(root: int, game_index: int, n_players: int, rounds: int = 1) -> list[list[int]]:
-    """The shuffled 204-card deck of every round of a game (protocol §1, stream 0).
+def deal_from_seed(
+    root: int,
+    game_index: int,
+    n_players: int,
+    rounds: int = 1,
+    specials: tuple[int, int, int, int] = (6, 6, 6, 6),
+) -> list[list[int]]:
+    """The shuffled deck of every round of a game (protocol §1, stream 0).
 
-    Round r's deck is the r-th ``shuffle`` of ``canonical_deck()`` on the deal stream of
-    ``(root, game_index)``. ``deck[i]`` for ``i < 13·n`` goes to seat ``i % n`` (AT-03); the rest
-    is the draw pile, drawn from the front.
+    Round r's deck is the r-th ``shuffle`` of ``canonical_deck(specials)`` on the deal stream of
+    ``(root, game_index)``: 180 matching cards and ``specials`` = the copies of ATLAS, SKIP,
+    REVERSE, TRADE (AT-D2, AT-D3; 6 each, 204 cards, by default). ``deck[i]`` for
+    ``i < hand_size·n`` goes to seat ``i % n`` (AT-03, :func:`deal_hands`); the rest is the draw
+    pile, drawn from the front.
 
     Examples
     --------
     >>> decks = deal_from_seed(1, 0, 4, rounds=2)
     >>> len(decks), len(decks[0]), sorted(decks[0]) == sorted(decks[1])
     (2, 204, True)
+    >>> len(deal_from_seed(1, 0, 4, specials=(0, 6, 6, 6))[0])  # no ATLAS: 198 cards
+    198
     """
     _check_players(n_players)
     if rounds < 1:
@@ -126,23 +144,32 @@ def deal_from_seed(root: int, game_index: int, n_players: int, rounds: int = 1) 
     state = rng.new_stream(np.uint64(root), np.uint64(game_index), rng.STREAM_DEAL)
     decks = []
     for _ in range(rounds):
-        deck = enc.canonical_deck()
-        rng.shuffle(state, deck, enc.N_CARDS)
+        deck = enc.canonical_deck(specials)
+        rng.shuffle(state, deck, len(deck))
         decks.append([int(c) for c in deck])
     return decks
 
 
-def deal_hands(deck: Sequence[int], n_players: int) -> tuple[list[list[int]], list[int]]:
-    """AT-03: 13 cards each (``deck[i]`` to seat ``i % n``) and the draw pile ``deck[13n:]``.
+def deal_hands(
+    deck: Sequence[int], n_players: int, hand_size: int = enc.HAND_SIZE
+) -> tuple[list[list[int]], list[int]]:
+    """AT-03: ``hand_size`` cards each (13 by default, AT-D1; ``deck[i]`` to seat ``i % n``)
+    and the draw pile ``deck[hand_size·n:]``.
 
     Examples
     --------
     >>> hands, pile = deal_hands(list(range(204)), 10)
     >>> hands[3][:2], len(hands[3]), len(pile)  # seat 3 gets deck[3], deck[13], …; 204 - 130
     ([3, 13], 13, 74)
+    >>> [len(h) for h in deal_hands(list(range(204)), 3, hand_size=7)[0]]
+    [7, 7, 7]
     """
     _check_players(n_players)
-    dealt = enc.HAND_SIZE * n_players
+    dealt = hand_size * n_players
+    if dealt >= len(deck):
+        raise ValueError(
+            f"{hand_size} cards × {n_players} players leave no draw pile in {len(deck)} (AT-D1)"
+        )
     hands = [[int(deck[i]) for i in range(p, dealt, n_players)] for p in range(n_players)]
     return hands, [int(c) for c in deck[dealt:]]
 
@@ -182,13 +209,13 @@ def play_match(
     (2, 0)
     """
     _check_players(n_players)
-    rules = check_rules(rules)
-    decks = deal_from_seed(root, game_index, n_players, rules["rounds"])
+    rules = check_rules(rules, n_players)
+    decks = deal_from_seed(root, game_index, n_players, rules["rounds"], specials(rules))
     events = rng.new_stream(np.uint64(root), np.uint64(game_index), rng.STREAM_EVENTS)
     result = MatchResult([], [], [], [])
     first = 0  # AT-04: the dealer is seat n-1, seat 0 moves first
     for r, deck in enumerate(decks):
-        hands, pile = deal_hands(deck, n_players)
+        hands, pile = deal_hands(deck, n_players, int(rules["hand_size"]))
         rnd = Round(
             hands=[hand_counts(h) for h in hands],
             pile=pile,

@@ -112,15 +112,22 @@ def hand_cards(counts: Sequence[int]) -> list[int]:
     return [t for t in range(enc.N_TYPES) for _ in range(counts[t])]
 
 
-def hand_value(counts: Sequence[int]) -> int:
-    """AT-05 value of a hand of counts (ATLAS 3, action 2, matching 1).
+def hand_value(counts: Sequence[int], values: tuple[int, int, int] | None = None) -> int:
+    """AT-05 value of a hand of counts: ATLAS 3, action 2, matching 1, or ``values`` = the
+    (ATLAS, action, matching) values of design parameter AT-D4.
 
     Examples
     --------
     >>> hand_value(hand_counts(["ATLAS", "SKIP", "Lion"]))  # 3 + 2 + 1
     6
+    >>> hand_value(hand_counts(["ATLAS", "SKIP", "Lion"]), (10, 0, 5))  # 10 + 0 + 5
+    15
     """
-    return sum(VALUE[t] * n for t, n in enumerate(counts))
+    if values is None:
+        return sum(VALUE[t] * n for t, n in enumerate(counts))
+    wild, action, matching = values
+    per = [matching] * enc.N_SPECIES + [wild, action, action, action]
+    return sum(per[t] * n for t, n in enumerate(counts))
 
 
 def names(cards: Iterable[int]) -> str:

@@ -37,7 +37,7 @@ from sim.rules.atlas_claims import (
     self_meld_option_set,
 )
 from sim.rules.atlas_melds import FIVE, QUAD, TRIPLE, given_up, meld_title, spec
-from sim.rules.atlas_options import check_rules
+from sim.rules.atlas_options import check_rules, hand_values
 
 # Decision types (protocol §7).
 CLAIM, SELF_MELD, DISCARD, TARGET, TAKE, GIVE = range(6)
@@ -527,8 +527,9 @@ class Round:
 
     # ---- score ---------------------------------------------------------------------------
     def _score(self) -> dict:
-        """AT-24: the winner receives the AT-05 value of every other hand; protocol §6 keys."""
-        values = [hand_value(h) for h in self.hands]
+        """AT-24: the winner receives the AT-05 value of every other hand (values: AT-D4);
+        protocol §6 keys."""
+        values = [hand_value(h, hand_values(self.rules)) for h in self.hands]
         points = [0] * self.n
         if self.winner >= 0:
             points[self.winner] = sum(values)

@@ -1,8 +1,9 @@
 """Invariant harness on random kernel playouts (2, 3, 4, 6, 10 players, every rule variant).
 
 The kernel copies its state at every decision (trace ``snap_at=-2``); each copy is checked:
-all 204 cards accounted for by type, hand sizes agree with the per-seat draw / discard / meld /
-trade accounting, the public counts agree with the piles, and consecutive turns follow SKIP and
+every card of the deck accounted for by type (the deck adapts to the design parameters AT-D2,
+AT-D3: 204 cards by default; the dealt hand to AT-D1), hand sizes agree with the per-seat
+draw / discard / meld / trade accounting, the public counts agree with the piles, and consecutive turns follow SKIP and
 REVERSE exactly (AT-17, AT-18). The output rows are checked for AT-24 scoring.
 """
 
@@ -14,7 +15,8 @@ from kernels.atlas import state as ST
 from kernels.atlas.encoding import ATLAS, DISCARD, HAND_VALUE, REVERSE, SKIP
 from sim.games.atlas import rules_array
 
-COPIES = np.array([3] * 60 + [6] * 4)
+DESIGN = {"hand_size": 16, "atlas_cards": 12, "skip_cards": 0, "reverse_cards": 2,
+          "atlas_value": 0, "action_value": 9, "matching_value": 4}  # fmt: skip
 
 CASES = [
     (2, {}, (0, 0)),
@@ -28,7 +30,14 @@ CASES = [
     (6, {"trade_pick": "seen", "claim_turn": "jump"}, (0, 0, 0, 1, 2, 0)),
     (10, {}, (0,) * 10),
     (10, {"all_wild_melds": True, "forced_claims": True, "rounds": 2}, (0, 1) * 5),
+    (5, {**DESIGN, "claim_turn": "jump"}, (0, 1, 2, 0, 1)),  # AT-D1 … AT-D4
 ]
+
+
+def copies(S):
+    """Copies of each card type in the state's deck: 3 per species, the specials from the
+    design block (AT-D2, AT-D3)."""
+    return np.array([3] * 60 + [int(S[ST.P_DECK + j]) for j in range(4)])
 
 
 def check_state(S, where):
@@ -47,15 +56,16 @@ def check_state(S, where):
     )
     if S[ST.P_CARD] >= 0:  # a discard under claim is in flight (§4)
         total[S[ST.P_CARD]] += 1
-    assert (total == COPIES).all(), (where, np.nonzero(total != COPIES))
-    assert total.sum() == 204
+    deck = copies(S)
+    assert (total == deck).all(), (where, np.nonzero(total != deck))
+    assert total.sum() == 180 + S[ST.P_DECK : ST.P_DECK + 4].sum()
     for p in range(n):
         size = S[ST.P_SIZES + p]
         assert size == hands[p].sum(), where
         cells = hands[p, :60].reshape(20, 3).sum(1)
         assert (cells == S[ST.CELLS + 20 * p : ST.CELLS + 20 * p + 20]).all(), where
         acct = (
-            13 + S[ST.SEAT_DRAWN + p] - S[ST.SEAT_DISCARDED + p] - S[ST.SEAT_MELDED + p]
+            S[ST.P_HAND_SIZE] + S[ST.SEAT_DRAWN + p] - S[ST.SEAT_DISCARDED + p] - S[ST.SEAT_MELDED + p]
             + S[ST.SEAT_TRADE_NET + p]
         )  # fmt: skip
         assert size == acct, (where, p, size, acct)
@@ -75,7 +85,7 @@ def expected_next(p, x, d, n, reverse_none):
 
 @pytest.mark.parametrize("n,rule,seats", CASES)
 def test_invariants_random_playouts(n, rule, seats):
-    R = rules_array(rule)
+    R = rules_array(rule, n)
     sids = np.array(seats, np.int64)
     jump = rule.get("claim_turn") == "jump"
     rev_none = rule.get("reverse_two_players") == "none"
@@ -123,9 +133,21 @@ def test_invariants_random_playouts(n, rule, seats):
             else:
                 assert g["winner_points"][r] == 0 and (s["points"][r] == 0).all()
                 assert g["end"][r] in (5, 6)
-            assert (s["hand_value"][r] >= s["cards_left"][r]).all()
+            values = (rule.get("atlas_value", 3), rule.get("action_value", 2),
+                      rule.get("matching_value", 1))  # fmt: skip
+            assert (s["hand_value"][r] >= min(values) * s["cards_left"][r]).all()  # AT-D4
+            assert (s["hand_value"][r] <= max(values) * s["cards_left"][r]).all()
     assert checked > 100
     assert jump or turns_checked > 20
+
+
+def test_design_case_leaves_the_printed_deck():
+    S = ST.new_state()
+    ST.reset_round(S, 5, 0)
+    from kernels.atlas.rules import set_design
+
+    set_design(S, rules_array(DESIGN, 5))
+    assert copies(S)[60:].tolist() == [12, 0, 2, 6] and S[ST.P_HAND_SIZE] == 16
 
 
 def test_hand_values_table_matches_at05():

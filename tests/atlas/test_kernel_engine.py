@@ -37,20 +37,30 @@ def test_engine_registered_with_the_option_names():
         "exhausted": ("reshuffle", "AT-23"),
         "turn_cap": (2000, "AT-23"),
         "rounds": (1, "AT-25"),
+        # design parameters (docs/RULES-atlas.md "Design parameters")
+        "hand_size": (13, "AT-D1"),
+        "atlas_cards": (6, "AT-D2"),
+        "skip_cards": (6, "AT-D3"),
+        "reverse_cards": (6, "AT-D3"),
+        "trade_cards": (6, "AT-D3"),
+        "atlas_value": (3, "AT-D4"),
+        "action_value": (2, "AT-D4"),
+        "matching_value": (1, "AT-D4"),
     }
     tc = next(o for o in eng.rule_options if o.name == "turn_cap")
     assert (tc.min, tc.max) == (1, 1_000_000)  # one validator for every layer (issue 9)
 
 
 def test_rules_array_layout():
-    assert list(rules_array({})) == [0, 0, 1, 0, 0, 0, 0, 0, 2000, 1, 0, 0]
+    design = [13, 6, 6, 6, 6, 3, 2, 1]  # AT-D1 … AT-D4 defaults, after the readings
+    assert list(rules_array({})) == [0, 0, 1, 0, 0, 0, 0, 0, 2000, 1, 0, 0, *design]
     full = {
         "self_melds": "after_claim_only", "all_wild_melds": True, "forced_claims": "false",
         "claim_turn": "jump", "reverse_two_players": "none", "trade_pick": "seen",
         "last_discard_wins": True, "exhausted": "no_winner", "turn_cap": "77", "rounds": 3,
         "claim_priority": "nearest_win", "self_melds_shown": "true",
     }  # fmt: skip
-    assert list(rules_array(full)) == [1, 1, 0, 1, 1, 1, 1, 1, 77, 3, 1, 1]
+    assert list(rules_array(full)) == [1, 1, 0, 1, 1, 1, 1, 1, 77, 3, 1, 1, *design]
 
 
 @pytest.mark.parametrize(

@@ -156,21 +156,34 @@ def test_state_layout_offsets_follow_the_table():
     assert ST.PUB_LEN < ST.HANDS  # hands are not in the public block (AT-26)
 
 
-def test_at04_deal_follows_protocol_stream0():
+@pytest.mark.parametrize(
+    "design",
+    [{}, {"hand_size": 20, "atlas_cards": 0, "skip_cards": 12, "trade_cards": 1}],
+)
+def test_at04_deal_follows_protocol_stream0(design):
+    """Protocol §1 deal; it adapts to the deck composition and hand size of the design
+    parameters (AT-D1 … AT-D3): the printed 204-card deck and 13 each, and a 199-card deck
+    (no ATLAS, 12 SKIP, 1 TRADE) dealt 20 each."""
     from kernels.atlas.encoding import canonical_deck
+    from kernels.atlas.options import OPTIONS, deck_size
+    from sim.rules.atlas_options import specials
 
-    for n in (2, 4, 10):
+    values = OPTIONS.resolve(design)
+    size, hs = deck_size(values), values["hand_size"]
+    for n in (2, 4, 9):
         S = ST.new_state()
         ST.reset_round(S, n, 0)
+        RL.set_design(S, OPTIONS.array(design, n))
         st = new_stream(np.uint64(9), 3, 0)
         ST.deal(S, st, n)
-        deck = canonical_deck().astype(np.int64)
+        deck = canonical_deck(specials(values)).astype(np.int64)
+        assert len(deck) == size
         ref = new_stream(np.uint64(9), 3, 0)
-        shuffle(ref, deck, 204)
+        shuffle(ref, deck, size)
         for p in range(n):
-            assert hand(S, p) == sorted(deck[p : 13 * n : n].tolist())
-        assert S[ST.P_DRAW] == 204 - 13 * n
-        assert S[ST.PILE + S[ST.H_PILE_POS]] == deck[13 * n]  # drawn from the front
+            assert hand(S, p) == sorted(deck[p : hs * n : n].tolist())
+        assert S[ST.P_DRAW] == size - hs * n and S[ST.H_PILE_END] == size
+        assert S[ST.PILE + S[ST.H_PILE_POS]] == deck[hs * n]  # drawn from the front
 
 
 # --- melds (AT-10, AT-11) -------------------------------------------------------------------

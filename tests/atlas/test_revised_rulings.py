@@ -174,7 +174,7 @@ def test_at26_kernel_public_state_of_a_self_meld(shown):
         assert S[ST.P_MELDED : ST.P_MELDED + 64].sum() == 0
         assert list(S[ST.H_FACE_DOWN : ST.H_FACE_DOWN + 3]) == [1, 1, 1]  # hidden: after PUB_LEN
         assert ST.H_FACE_DOWN >= ST.PUB_LEN
-    assert ST.P_FD_SIZES + 30 == ST.PUB_LEN  # the counts are public
+    assert ST.P_FD_SIZES + 30 <= ST.PUB_LEN  # the counts are public (the design block follows)
 
 
 VARIANTS = [{}, {"self_melds_shown": True}, {"claim_priority": "nearest_win"}]

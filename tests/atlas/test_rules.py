@@ -35,6 +35,8 @@ ASIA_LAND = 2 * 4 + 0  # cell = continent * 4 + class
 
 # ---- cards (AT-01, AT-02, AT-05) ------------------------------------------------------------
 def test_at01_deck_has_204_cards_3_per_species_6_per_special():
+    """The printed deck (the defaults of AT-D2, AT-D3); other compositions: test_at03 below and
+    tests/atlas/test_design_params.py."""
     deck = enc.canonical_deck()
     counts = Counter(int(c) for c in deck)
     assert len(deck) == 204  # 180 matching + 4 × 6 specials
@@ -82,6 +84,15 @@ def test_rule_defaults_are_exactly_the_rulings_defaults():
         "exhausted": "reshuffle",  # AT-23
         "turn_cap": 2000,  # AT-23
         "rounds": 1,  # AT-25
+        # design parameters: the printed game (AT-D1 … AT-D4)
+        "hand_size": 13,  # AT-D1 (AT-03)
+        "atlas_cards": 6,  # AT-D2 (AT-01)
+        "skip_cards": 6,  # AT-D3 (AT-01)
+        "reverse_cards": 6,
+        "trade_cards": 6,
+        "atlas_value": 3,  # AT-D4 (AT-05)
+        "action_value": 2,
+        "matching_value": 1,
     }
     assert atlas.check_rules(None) == atlas.RULE_DEFAULTS
     assert atlas.check_rules({"claim_turn": "jump"})["claim_turn"] == "jump"
@@ -113,27 +124,41 @@ def test_bad_rule_options_raise_value_error(bad):
 
 
 # ---- deal (AT-03, AT-04, protocol §1) -------------------------------------------------------
+DECKS = [{}, {"hand_size": 17, "atlas_cards": 0, "skip_cards": 0, "reverse_cards": 3}]
+
+
+@pytest.mark.parametrize("design", DECKS)
 @pytest.mark.parametrize("n", range(2, 11))
-def test_at03_thirteen_cards_each_and_the_draw_pile(n):
-    (deck,) = atlas.deal_from_seed(42, 3, n, 1)
-    hands, pile = atlas.deal_hands(deck, n)
-    assert [len(h) for h in hands] == [13] * n
-    assert len(pile) == 204 - 13 * n  # e.g. 2 players: 178, 10 players: 74
+def test_at03_thirteen_cards_each_and_the_draw_pile(n, design):
+    """AT-03 deal; it adapts to the design parameters (AT-D1 … AT-D3): 13 cards each from the
+    204-card deck by default, and 17 each from a 189-card deck (no ATLAS, no SKIP, 3 REVERSE)
+    where the deck allows it (10 players × 17 = 170 < 189)."""
+    rules = atlas.check_rules(design, n)
+    hs, specials = rules["hand_size"], atlas.specials(rules)
+    (deck,) = atlas.deal_from_seed(42, 3, n, 1, specials)
+    hands, pile = atlas.deal_hands(deck, n, hs)
+    size = 180 + sum(specials)
+    assert len(deck) == size == (204 if not design else 189)
+    assert [len(h) for h in hands] == [hs] * n
+    assert len(pile) == size - hs * n  # e.g. default 2 players: 178, 10 players: 74
     assert hands[n - 1][0] == deck[n - 1] and hands[0][1] == deck[n]  # deck[i] to seat i % n
-    assert pile[0] == deck[13 * n]  # drawn from the front
-    assert sorted(sum(hands, []) + pile) == sorted(int(c) for c in enc.canonical_deck())
+    assert pile[0] == deck[hs * n]  # drawn from the front
+    assert sorted(sum(hands, []) + pile) == sorted(int(c) for c in enc.canonical_deck(specials))
 
 
-def test_protocol_deal_stream_is_the_rth_shuffle_of_stream_0():
-    decks = atlas.deal_from_seed(7, 11, 4, 3)
+@pytest.mark.parametrize("specials", [(6, 6, 6, 6), (12, 0, 1, 12)])
+def test_protocol_deal_stream_is_the_rth_shuffle_of_stream_0(specials):
+    """Protocol §1; the shuffled deck is the design parameters' deck (AT-D2, AT-D3): 204 cards
+    by default, 205 with 12 ATLAS, no SKIP, 1 REVERSE, 12 TRADE."""
+    decks = atlas.deal_from_seed(7, 11, 4, 3, specials)
     state = rng.new_stream(np.uint64(7), np.uint64(11), 0)
     for r in range(3):
-        d = enc.canonical_deck()
-        rng.shuffle(state, d, 204)
+        d = enc.canonical_deck(specials)
+        rng.shuffle(state, d, 180 + sum(specials))
         assert decks[r] == [int(c) for c in d]
     assert decks[0] != decks[1]  # a fresh shuffle per round
-    assert atlas.deal_from_seed(7, 11, 4, 3) == decks  # a function of (root, game) only
-    assert atlas.deal_from_seed(7, 12, 4, 1)[0] != decks[0]
+    assert atlas.deal_from_seed(7, 11, 4, 3, specials) == decks  # a function of (root, game) only
+    assert atlas.deal_from_seed(7, 12, 4, 1, specials)[0] != decks[0]
     with pytest.raises(ValueError):
         atlas.deal_from_seed(7, 11, 11, 1)  # AT-03: 2 to 10 players
     with pytest.raises(ValueError):
