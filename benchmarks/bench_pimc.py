@@ -200,7 +200,9 @@ def compare(game, deals, threads):
         run = [*cmd, "--games", str(deals), "--out", f"{tmp}/cmp", "--threads", str(threads)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        out = subprocess.run(run, check=True, cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run(run, cwd=ROOT, capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(f"{' '.join(run)} failed ({out.returncode}):\n{out.stderr}")
         wall = time.perf_counter() - t
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)

@@ -4,13 +4,17 @@
 other settings (docs/strategies.md). :func:`parse_params` checks a name against the parameters a
 strategy takes; :func:`split_strategies` splits a comma-separated list of strategies (as
 ``cardsim compare --strategies`` takes it) without cutting a parameter list apart.
+:class:`PimcStrategy` builds the parameters, the strategy entry and the id parser of the search
+strategy ``pimc`` for a game from its kernel module (both games share them).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import ModuleType
 
 from sim.errors import CardsimError
+from sim.game import StrategyInfo
 
 
 @dataclass(frozen=True)
@@ -109,3 +113,41 @@ def split_strategies(text: str) -> list[str]:
         else:
             out.append(part)
     return out
+
+
+@dataclass(frozen=True)
+class PimcStrategy:
+    """The ``pimc`` search strategy of one game: its parameters, its entry in the engine's list
+    of strategies and the kernel id of a name (docs/strategies.md, "Search").
+
+    ``kernel`` is the game's ``kernels/<game>/pimc.py``: it provides ``MAX_SAMPLES``,
+    ``MAX_CAP``, ``ROLLOUTS`` and ``encode(samples, cap, rollout, z)``; ``default`` is
+    (samples, cap, rollout index, z) of the plain name ``pimc``.
+    """
+
+    kernel: ModuleType
+    default: tuple[int, int, int, float]
+    cap_help: str
+    description: str
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        samples, cap, rollout, z = self.default
+        k = self.kernel
+        return (
+            Param("samples", samples, "determinizations per decision", 1, k.MAX_SAMPLES),
+            Param("cap", cap, self.cap_help, 2, k.MAX_CAP),
+            Param("rollout", k.ROLLOUTS[rollout], "rollout policy", choices=k.ROLLOUTS),
+            Param("z", z, "standard errors a gain over greedy's pick must pass", 0, 6, decimals=1),
+        )
+
+    @property
+    def info(self) -> StrategyInfo:
+        return StrategyInfo("pimc", self.kernel.encode(*self.default), self.description)
+
+    def id(self, name: str) -> int:
+        """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..,z=..`` (CardsimError if
+        invalid)."""
+        v = parse_params(name, "pimc", self.params)
+        rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
+        return self.kernel.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))

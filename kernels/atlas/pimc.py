@@ -1,9 +1,10 @@
 """ATLAS search strategy ``pimc``: perfect-information Monte Carlo over determinizations.
 
-At a **discard** decision (AT-08, the decision that shapes a round most) the strategy
+At a **discard** decision (AT-08, the decision that shapes a round most) and at the decisions of
+its own TRADE (AT-19: the target, the card to give) the strategy
 
-1. keeps a few *candidate* discards: greedy's pick first, then the other card types held in
-   type order — at most ``cap``;
+1. keeps a few *candidate* options: greedy's pick first, then greedy's next choices in its
+   order of preference (``ranked``) — at most ``cap``;
 2. draws ``samples`` *determinizations* from what AT-26 lets it know: the unseen cards (the
    deck — 204 by default, AT-D2, AT-D3 — minus its own hand, every card shown in melds and
    every face-up discard) are shuffled and dealt to the other seats' hands (their public
@@ -17,9 +18,11 @@ At a **discard** decision (AT-08, the decision that shapes a round most) the str
    hidden);
 4. keeps greedy's pick unless another candidate beats it on the same samples by a paired mean
    gain of more than ``z`` standard errors (without this test a search of 8–16 samples chose
-   worse than greedy: the round's outcome is noisy); among those, the largest mean gain.
+   worse than greedy: the round's outcome is noisy); among those, the largest mean gain
+   (``kernels/pimc_common.py``).
 
-Every other decision (claims, self-melds, TRADE target / take / give) is greedy's.
+Every other decision (claims, self-melds, the TRADE take with ``trade_pick=seen``) is greedy's.
+Under the default rules (``forced_claims=true``, AT-12) a claim is no choice but the meld.
 
 Objective of the viewer (AT-24): the round result and score —
 ``1000 * (n - 1) + winner points`` when it wins, ``-1000 - own hand value`` when another seat
@@ -121,13 +124,20 @@ from kernels.atlas.strategies import (
     RANDOM,
     choose_in_state,
 )
+from kernels.pimc_common import (
+    MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    ROLLOUT_GREEDY,
+    ROLLOUTS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    add_paired,
+    check_params,
+    clear_scores,
+    select,
+    shuffle_unseen,
+)
 from kernels.rng import bounded, next_u64
 
 #: Strategy ids at and above this are ``pimc`` (parameters and rule options in the low bits).
 PIMC_BASE = 1 << 56
-ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
-ROLLOUTS = ("greedy", "random")
-MAX_SAMPLES = 1023
 MAX_CAP = 63
 N_FLAGS = 8  # rule options R_SELF_MELDS .. R_EXHAUSTED, each 0 / 1
 MAX_TURN_CAP = (1 << 20) - 1
@@ -137,7 +147,6 @@ _Z_SHIFT = _CAP_SHIFT + 20
 #: rule options after the 10 first (AT-14 claim_priority, AT-26 self_melds_shown), each 0 / 1
 _EXTRA_FLAGS = (R_CLAIM_PRIORITY, R_SELF_MELDS_SHOWN)
 _X_SHIFT = _Z_SHIFT + 6
-MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
 
 # scratch layout in int32 words after MAX_OPTIONS (int64 views start at even offsets)
@@ -150,21 +159,15 @@ _SC_POOL = _SC_R + 32  # int32[256] unseen cards
 _SC_D = _SC_POOL + 256  # int32[S_LEN] the determinized state
 _SC_W = _SC_D + S_LEN + (S_LEN & 1)  # int32[S_LEN] the rollout state
 _SC_OPTS = _SC_W + S_LEN + (S_LEN & 1)  # int32[MAX_OPTIONS] rollout options
-SCRATCH = _SC_OPTS + MAX_OPTIONS
+_SC_IDX = _SC_OPTS + MAX_OPTIONS  # int32[64] option indices (candidate ranking)
+SCRATCH = _SC_IDX + 64
 #: length the driver gives the options buffer so that ``pimc`` can run
 BUF_SIZE = MAX_OPTIONS + SCRATCH
 
 
 def encode(samples: int, cap: int, rollout: int, z: float) -> int:
     """The id of ``pimc`` with these parameters (rule options bound later: ``bind_rules``)."""
-    z10 = round(z * 10)
-    if not (
-        1 <= samples <= MAX_SAMPLES
-        and 2 <= cap <= MAX_CAP
-        and 0 <= rollout < len(ROLLOUTS)
-        and 0 <= z10 <= MAX_Z10
-    ):
-        raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}, {z}")
+    z10 = check_params(samples, cap, rollout, z, MAX_CAP)
     return PIMC_BASE + samples + (cap << 10) + (rollout << 16) + (z10 << _Z_SHIFT)
 
 
@@ -199,28 +202,6 @@ def decode(sid, R):
     R[R_CLAIM_PRIORITY] = (p >> _X_SHIFT) & 1
     R[R_SELF_MELDS_SHOWN] = (p >> (_X_SHIFT + 1)) & 1
     return p & 1023, (p >> 10) & 63, (p >> 16) & 1, (p >> _Z_SHIFT) & 63
-
-
-@hot_kernel
-def select(gain, sq, k, samples, z10):
-    """Candidate to play: 0 (greedy's pick) unless another one's mean paired gain over it is
-    positive and more than ``z`` standard errors (``gain``/``sq``: sums of the per-sample
-    differences and their squares); among those, the largest mean gain."""
-    best = 0
-    bmean = 0.0
-    z2 = (z10 / 10.0) ** 2
-    for c in range(1, k):
-        m = gain[c] / samples
-        if m <= 0.0:
-            continue
-        if samples > 1:
-            var = (sq[c] - gain[c] * m) / (samples - 1)
-            if m * m * samples <= z2 * var:
-                continue
-        if m > bmean:
-            bmean = m
-            best = c
-    return best
 
 
 # --- a round played on by the rollout policy (the driver's turn loop, without tracing) -----
@@ -310,6 +291,12 @@ def _trade(W, p, R, sid, rng, ev, opts):
             opts[k] = TARGET + s
             k += 1
     code = _pick(W, p, DT_TARGET, opts, k, sid, rng)
+    _trade_with(W, p, code, R, sid, rng, ev, opts)
+
+
+@hot_kernel
+def _trade_with(W, p, code, R, sid, rng, ev, opts):
+    """AT-19 after the target decision ``code`` (NONE: no trade): the take and the give."""
     if code == NONE:
         return
     t = code - TARGET
@@ -337,7 +324,12 @@ def _trade(W, p, R, sid, rng, ev, opts):
     add_card(W, p, c)
     W[P_TAKEN] = c
     k = _held(W, p, GIVE, opts)
-    g = _pick(W, p, DT_GIVE, opts, k, sid, rng) - GIVE
+    _give(W, p, t, _pick(W, p, DT_GIVE, opts, k, sid, rng) - GIVE)
+
+
+@hot_kernel
+def _give(W, p, t, g):
+    """AT-19: ``p`` gives card ``g`` to the target ``t``; the trade is over."""
     remove_card(W, p, g)
     add_card(W, t, g)
     W[P_TAKEN] = -1
@@ -479,11 +471,7 @@ def determinize(S, me, pool, D, rng):
         for _ in range(u):
             pool[m] = t
             m += 1
-    for i in range(m - 1, 0, -1):  # Fisher-Yates on the strategy stream
-        j = bounded(rng, i + 1)
-        c = pool[i]
-        pool[i] = pool[j]
-        pool[j] = c
+    shuffle_unseen(pool, m, rng)
     at = 0
     for s in range(n):
         if s == me:
@@ -508,14 +496,39 @@ def determinize(S, me, pool, D, rng):
 
 
 @hot_kernel
+def ranked(S, p, dtype, opts, n, g, cap, cand, rest, idx, rng):
+    """Up to ``cap`` candidate indices into ``opts[:n]``: greedy's pick ``g``, then greedy's
+    next choices once the earlier ones are taken away (its order of preference)."""
+    cand[0] = g
+    k = 1
+    m = 0
+    for i in range(n):
+        if i != g:
+            rest[m] = opts[i]
+            idx[m] = i
+            m += 1
+    while k < cap and m > 0:
+        j = choose_in_state(S, p, GREEDY, dtype, rest, m, rng) if m > 1 else 0
+        cand[k] = idx[j]
+        k += 1
+        for a in range(j, m - 1):  # keep the order: greedy breaks ties by position
+            rest[a] = rest[a + 1]
+            idx[a] = idx[a + 1]
+        m -= 1
+    return k
+
+
+@hot_kernel
 def choose_pimc(S, p, sid, dtype, opts, n, rng):
-    """pimc at seat ``p``'s decision: searched for discards, greedy's pick otherwise.
+    """pimc at seat ``p``'s decision: searched for discards (and the TRADE target and give),
+    greedy's pick otherwise.
 
     Reads of ``S`` only what AT-26 lets ``p`` know (``determinize``); returns an index into
     ``opts[:n]``.
     """
     g = choose_in_state(S, p, GREEDY, dtype, opts, n, rng)
-    if dtype != DT_DISCARD or opts.shape[0] < BUF_SIZE:
+    searched = dtype in (DT_DISCARD, DT_TARGET, DT_GIVE)
+    if opts.shape[0] < BUF_SIZE or not searched:
         return g
     sc = opts[MAX_OPTIONS:]
     cand = sc[_SC_CAND : _SC_CAND + 64]
@@ -527,21 +540,12 @@ def choose_pimc(S, p, sid, dtype, opts, n, rng):
     D = sc[_SC_D : _SC_D + S_LEN]
     W = sc[_SC_W : _SC_W + S_LEN]
     ropts = sc[_SC_OPTS : _SC_OPTS + MAX_OPTIONS]
+    idx = sc[_SC_IDX : _SC_IDX + 64]
     R = sc[_SC_R : _SC_R + 32].view(np.int64)
     samples, cap, policy, z10 = decode(sid, R)
     rsid = GREEDY if policy == ROLLOUT_GREEDY else RANDOM
-    k = 0
-    cand[k] = g
-    k += 1
-    for i in range(n):
-        if k >= cap:
-            break
-        if i != g:
-            cand[k] = i
-            k += 1
-    for c in range(k):
-        score[c] = 0
-        sq[c] = 0
+    k = ranked(S, p, dtype, opts, n, g, cap, cand, ropts, idx, rng)
+    clear_scores(score, sq, k)
     for _ in range(samples):
         if not determinize(S, p, pool, D, rng):
             return g  # the public counts do not add up (never seen): no search
@@ -554,13 +558,20 @@ def choose_pimc(S, p, sid, dtype, opts, n, rng):
                 W[j] = D[j]
             for i in range(4):
                 ev[i] = ev0[i]
-            nxt = _discard_on(W, p, opts[cand[c]] - DISCARD, R, rsid, rng, ev, ropts)
+            code = opts[cand[c]]
+            if dtype == DT_DISCARD:
+                nxt = _discard_on(W, p, code - DISCARD, R, rsid, rng, ev, ropts)
+            else:  # AT-19: the rest of the trade, then the next seat's turn
+                if dtype == DT_TARGET:
+                    _trade_with(W, p, code, R, rsid, rng, ev, ropts)
+                else:
+                    _give(W, p, W[P_TARGET], code - GIVE)
+                nxt = next_seat(W, p)
             if nxt >= 0:
                 _play_on(W, nxt, R, rsid, rng, ev, ropts)
             v = objective(W, p)
             if c == 0:
                 v0 = v
             else:  # paired with greedy's pick on the same sample
-                score[c] += v - v0
-                sq[c] += (v - v0) * (v - v0)
+                add_paired(score, sq, c, v, v0)
     return cand[select(score, sq, k, samples, z10)]

@@ -36,7 +36,17 @@ The strategy id carries the parameters: ``PIMC_BASE + samples + 1024 * cap + 262
 
 import numpy as np
 
-from kernels.rng import bounded
+from kernels.pimc_common import (
+    MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    ROLLOUT_GREEDY,
+    ROLLOUT_RANDOM,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    ROLLOUTS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    add_paired,
+    check_params,
+    clear_scores,
+    select,
+    shuffle_unseen,
+)
 from kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
 from kernels.yuanzi.rules import apply_move, legal_moves
 from kernels.yuanzi.state import (
@@ -67,9 +77,6 @@ from kernels.yuanzi.strategies import (
 
 #: Strategy ids at and above this are ``pimc`` with parameters (far above every other id).
 PIMC_BASE = 1 << 30
-ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
-ROLLOUTS = ("greedy", "random")
-MAX_SAMPLES = 1023
 MAX_CAP = 64
 
 # scratch layout in int32 words after MAX_MOVES (multiples of 16: int64 views stay aligned)
@@ -87,19 +94,10 @@ SCRATCH = _SC_RBUF + MAX_MOVES
 #: length the driver gives the legal-move buffer so that ``pimc`` can run
 BUF_SIZE = MAX_MOVES + SCRATCH
 
-MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
-
 
 def encode(samples: int, cap: int, rollout: int, z: float) -> int:
     """The strategy id of ``pimc`` with these parameters."""
-    z10 = round(z * 10)
-    if not (
-        1 <= samples <= MAX_SAMPLES
-        and 2 <= cap <= MAX_CAP
-        and 0 <= rollout < len(ROLLOUTS)
-        and 0 <= z10 <= MAX_Z10
-    ):
-        raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}, {z}")
+    z10 = check_params(samples, cap, rollout, z, MAX_CAP)
     return PIMC_BASE + samples + 1024 * cap + 262144 * rollout + 524288 * z10
 
 
@@ -108,28 +106,6 @@ def decode(sid):
     """(samples, cap, rollout, 10 z) of a pimc strategy id."""
     p = sid - PIMC_BASE
     return p % 1024, (p // 1024) % 256, (p // 262144) % 2, p // 524288
-
-
-@inline_kernel
-def select(gain, sq, k, samples, z10):
-    """Candidate to play: 0 (greedy's pick) unless another one's mean paired gain over it is
-    positive and more than ``z`` standard errors (``gain``/``sq``: sums of the per-sample
-    differences and their squares); among those, the largest mean gain."""
-    best = 0
-    bmean = 0.0
-    z2 = (z10 / 10.0) ** 2
-    for c in range(1, k):
-        m = gain[c] / samples
-        if m <= 0.0:
-            continue
-        if samples > 1:
-            var = (sq[c] - gain[c] * m) / (samples - 1)
-            if m * m * samples <= z2 * var:
-                continue
-        if m > bmean:
-            bmean = m
-            best = c
-    return best
 
 
 @inline_kernel
@@ -222,11 +198,7 @@ def _deal_unseen(own, played, pub, unseen, det, rng):
         for _ in range(u):
             unseen[m] = t
             m += 1
-    for i in range(m - 1, 0, -1):  # Fisher-Yates on the strategy stream
-        j = bounded(rng, i + 1)
-        c = unseen[i]
-        unseen[i] = unseen[j]
-        unseen[j] = c
+    shuffle_unseen(unseen, m, rng)
     at = 0
     for s in range(4):
         for t in range(N_TYPES):
@@ -271,9 +243,7 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
     if k == 1:
         return cand[0]
     team = seat % 2
-    for c in range(k):
-        score[c] = 0
-        sq[c] = 0
+    clear_scores(score, sq, k)
     for _ in range(samples):
         if not _deal_unseen(own, played, pub, unseen, det, rng):
             return cand[0]  # the public counts do not add up (never seen): no search
@@ -291,6 +261,5 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
             if c == 0:
                 v0 = v
             else:  # paired with greedy's pick on the same sample
-                score[c] += v - v0
-                sq[c] += (v - v0) * (v - v0)
+                add_paired(score, sq, c, v, v0)
     return cand[select(score, sq, k, samples, z10)]

@@ -35,7 +35,7 @@ from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import atlas_tables as tables
 from sim.schema import build_frame, context_for
-from sim.strategy_params import Param, parse_params
+from sim.strategy_params import PimcStrategy
 
 
 def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
@@ -51,37 +51,21 @@ def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-PIMC_DEFAULT = (24, 6, 0, 2.0)
-#: parameters of ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
-PIMC_PARAMS = (
-    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, _pimc.MAX_SAMPLES),
-    Param("cap", PIMC_DEFAULT[1], "candidate discards searched (greedy's first)", 2, _pimc.MAX_CAP),
-    Param("rollout", _pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=_pimc.ROLLOUTS),
-    Param(
-        "z",
-        PIMC_DEFAULT[3],
-        "standard errors a gain over greedy's pick must pass",
-        0,
-        6,
-        decimals=1,
-    ),
+PIMC_DEFAULT = (48, 4, 0, 2.0)
+#: ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
+PIMC = PimcStrategy(
+    _pimc,
+    PIMC_DEFAULT,
+    "candidate options searched (greedy's pick, then greedy's order of preference)",
+    "search: perfect-information Monte Carlo for discards and its own TRADE (target, card "
+    "given) — samples the other hands, face-down melds and stock order from the unseen cards "
+    "(AT-26), plays greedy's top candidates to the end of the round with greedy rollouts, "
+    "leaves greedy's pick only for one whose mean gain (result and score) passes z standard "
+    "errors; greedy elsewhere; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-PIMC_INFO = StrategyInfo(
-    "pimc",
-    _pimc.encode(*PIMC_DEFAULT),
-    "search: perfect-information Monte Carlo for discards — samples the other hands, face-down "
-    "melds and stock order from the unseen cards (AT-26), plays each candidate to the end of the "
-    "round with greedy rollouts, leaves greedy's pick only for a discard whose mean gain (result "
-    "and score) passes z standard errors; greedy elsewhere; "
-    "pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
-)
-
-
-def pimc_id(name: str) -> int:
-    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
-    v = parse_params(name, "pimc", PIMC_PARAMS)
-    rollout = _pimc.ROLLOUTS.index(str(v["rollout"]))
-    return _pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
+PIMC_PARAMS = PIMC.params
+PIMC_INFO = PIMC.info
+pimc_id = PIMC.id
 
 
 FACTS = GameFacts(

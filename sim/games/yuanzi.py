@@ -30,42 +30,24 @@ from sim.errors import CardsimError
 from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from sim.games import yuanzi_tables as tables
 from sim.schema import build_frame, context_for
-from sim.strategy_params import Param, parse_params
+from sim.strategy_params import PimcStrategy
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 PIMC_DEFAULT = (24, 4, 0, 2.0)
-#: parameters of ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
-PIMC_PARAMS = (
-    Param("samples", PIMC_DEFAULT[0], "determinizations per decision", 1, pimc.MAX_SAMPLES),
-    Param(
-        "cap", PIMC_DEFAULT[1], "candidate moves searched (greedy's pick first)", 2, pimc.MAX_CAP
-    ),
-    Param("rollout", pimc.ROLLOUTS[PIMC_DEFAULT[2]], "rollout policy", choices=pimc.ROLLOUTS),
-    Param(
-        "z",
-        PIMC_DEFAULT[3],
-        "standard errors a gain over greedy's pick must pass",
-        0,
-        6,
-        decimals=1,
-    ),
-)
-PIMC_INFO = StrategyInfo(
-    "pimc",
-    pimc.encode(*PIMC_DEFAULT),
+#: ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
+PIMC = PimcStrategy(
+    pimc,
+    PIMC_DEFAULT,
+    "candidate moves searched (greedy's pick first)",
     "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
     "(YZ-28), plays each candidate to the end of the half with greedy rollouts, leaves greedy's "
     "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
     "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-
-
-def pimc_id(name: str) -> int:
-    """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..`` (CardsimError if invalid)."""
-    v = parse_params(name, "pimc", PIMC_PARAMS)
-    rollout = pimc.ROLLOUTS.index(str(v["rollout"]))
-    return pimc.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
+PIMC_PARAMS = PIMC.params
+PIMC_INFO = PIMC.info
+pimc_id = PIMC.id
 
 
 def _first_leader_team() -> pl.Expr:
