@@ -518,6 +518,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
         click.echo(f"report: {result.report}")
     for name, path in result.designs.items():
         click.echo(f"factorial report of design {name}: {path}")
+    for name, path in result.ladders.items():
+        click.echo(f"ladder report of {name}: {path}")
 
 
 @cli.command("ladder")

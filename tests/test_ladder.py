@@ -194,3 +194,25 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, message):
     assert code == 2
     assert err.startswith("cardsim: error:") and err.count("\n") == 1 and message in err, err
     assert not out.exists()
+
+
+def test_a_study_ladder_section_runs_its_sub_runs_and_writes_its_report(capsys, tmp_path):
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[[ladder]]\nname = "lad"\ngame = "atlas"\nlevels = ["random", "greedy"]\n'
+        "games = 200\ndeals = 30\nplayers = [3]\n",
+        encoding="utf-8",
+    )
+    code, out, err = cardsim(capsys, "study", study, "--out", tmp_path / "st", "--quiet")
+    assert code == 0, err
+    assert "ladder report of lad:" in out
+    assert {p.name for p in (tmp_path / "st").iterdir() if p.is_dir()} == {
+        "lad-p3-rating", "lad-p3-L0-random", "lad-p3-L1-greedy",
+    }  # fmt: skip
+    doc = json.loads((tmp_path / "st" / "lad-ladder.json").read_text())
+    trends = _section_tables(doc)["trends"]
+    assert set(trends["group"]) == {"3 players"}
+    # a misspelt key is one line naming the ladder and the allowed keys
+    study.write_text('[[ladder]]\nname = "lad"\ngame = "atlas"\ngames = 5\nlevel = "x"\n')
+    code, _, err = cardsim(capsys, "study", study, "--out", tmp_path / "st2")
+    assert code == 2 and "unknown ladder key 'level'" in err and "allowed:" in err
