@@ -246,7 +246,10 @@ def weighted_trend(x, y, se, n=None) -> Trend:
     import statsmodels.api as sm
 
     x, y, se = (np.asarray(v, dtype=float) for v in (x, y, se))
-    floor = 1.0 / np.asarray(n, dtype=float) if n is not None else np.full_like(se, 1e-9)
+    floor = np.full_like(se, 1e-9)
+    if n is not None:
+        n = np.asarray(n, dtype=float)
+        floor = np.where(n > 0, 1.0 / np.maximum(n, 1.0), np.inf)
     se = np.where(np.isfinite(se), np.maximum(se, floor), np.nan)
     ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(se)
     x, y, se = x[ok], y[ok], se[ok]
@@ -304,6 +307,7 @@ def judge_trends(
                 se=tr.change_se if math.isfinite(tr.change_se) else None,
                 n=int(d["n"].min()),
                 measure=first["kind"],
+                margin=verdicts.margin_for(first["kind"], margins),
             )
         )
     judgeable = [("ladder", f) for f in found if f.pvalue is not None]
@@ -480,16 +484,23 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
             "levels",
             "Each measure at each level (self-play, every seat the level)",
             shown,
+            display=_scaled(shown, values["kind"], ("estimate",)),
             note="estimate: a share for rates and excesses (the excess over the fair share and "
             "the per-card effects are differences of win rate), a mean otherwise; n: the "
             "independent units (unit column) of that level's run.",
         )
     )
+    shown_trends = trends.drop(drop_group + ["key"])
     sec.tables.append(
         Table(
             "trends",
             "Trend of each measure on the rating, and its verdict",
-            trends.drop(drop_group + ["key"]),
+            shown_trends,
+            display=_scaled(
+                shown_trends.drop("kind", "margin"),
+                trends["kind"],
+                ("value_lowest", "value_highest", "slope", "change"),
+            ),
             note="slope: change per unit of rating (per rank where the ratings separate); "
             "change: slope × the span from the lowest- to the highest-rated level; dispersion: "
             "the scale the covariance was fixed at (1 = the levels' own errors explain the "
@@ -500,7 +511,8 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
     sec.findings.extend(found)  # row i of the trends table is found[i]; its verdict written above
     for group in groups:
         rows = trends.filter(pl.col("group") == group)
-        sec.findings.append(answer_line(group, rows, data.levels))
+        mine = [f for f, g in zip(found, trends["group"], strict=True) if g == group]
+        sec.findings.append(answer_line(group, rows, mine, data.levels))
         sec.figures.append(
             Figure(
                 f"trend{'-' + group if group else ''}",
@@ -513,23 +525,58 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
     return sec
 
 
-def answer_line(group: str, trends: pl.DataFrame, levels: list[str]) -> Finding:
-    """The Answers line: which measures are stable, which skill-dependent, which unclear."""
-    pre = f"{group}: " if group else ""
-    by: dict[str, list[str]] = {w: [] for w in WORDS.values()}
-    for r in trends.iter_rows(named=True):
-        if r["verdict"] == WORDS[stats.CLEAR]:
-            by[r["verdict"]].append(
-                f"{r['measure']} ({_value(r['kind'], r['change'], True)} across the ladder)"
-            )
-        else:
-            by[r["verdict"]].append(r["measure"])
-    parts = [f"{w}: {'; '.join(ms)}" for w, ms in by.items() if ms]
-    return Finding(
-        f"{pre}Under stronger play ({' → '.join(levels)}): " + " — ".join(parts) + ".",
-        kind=FACT,
-        answer=True,
+def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.DataFrame:
+    """The table as shown: shares (rates, excesses, per-card effects) in percent / points,
+    means as they are, and a ``scale`` column saying which (the JSON keeps the shares)."""
+    share = kinds != "mean"
+    factor = pl.Series(np.where(share.to_numpy(), 100.0, 1.0))
+    out = df.with_columns(
+        pl.col(c) * factor
+        for col in cols
+        for c in (col, f"{col}_lo", f"{col}_hi")
+        if c in df.columns
     )
+    return out.with_columns(
+        pl.Series("scale", np.where(share.to_numpy(), "% / points", "mean"), dtype=pl.String)
+    )
+
+
+def answer_line(
+    group: str, trends: pl.DataFrame, found: list[Finding], levels: list[str]
+) -> Finding:
+    """The Answers line of one ladder (group): the measures under each verdict — the change
+    across the ladder of the skill-dependent ones, the games per level the unsettled ones need."""
+    pre = f"{group}: " if group else ""
+    stable, trend, unsure = [], [], []
+    need = 0.0
+    unit = "games"
+    for r, f in zip(trends.iter_rows(named=True), found, strict=True):
+        if r["verdict"] == WORDS[stats.CLEAR]:
+            lo, hi = (
+                _value(r["kind"], r["change_lo"], True),
+                _value(r["kind"], r["change_hi"], True),
+            )
+            trend.append(
+                f"{r['measure']} ({_value(r['kind'], r['change'], True)} [{lo}, {hi}] across "
+                "the ladder)".replace(" points [", " [")
+            )
+        elif r["verdict"] == WORDS[stats.EQUIVALENT]:
+            stable.append(r["measure"])
+        else:
+            unsure.append(r["measure"])
+            if f.needed is not None and math.isfinite(f.needed) and f.needed > need:
+                need, unit = f.needed, plural(r["unit"])
+    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)})?"
+    if stable:
+        text += f" Stable across levels: {'; '.join(stable)}."
+    if trend:
+        text += f" Skill-dependent: {'; '.join(trend)}."
+    if unsure:
+        text += f" Not enough games for {'; '.join(unsure)}"
+        if need:
+            text += f" (about {need:,.0f} {unit} per level would settle them)"
+        text += "."
+    return Finding(text, kind=FACT, answer=True)
 
 
 # --- the ladder's report ------------------------------------------------------------------------
@@ -564,6 +611,8 @@ def build_ladder_report(data: LadderData, margins: dict[str, float] | None = Non
                 if group:
                     s.title = f"{s.title} — {group}"
                 sections.append(s)
+                for f in s.findings:  # the Answers: the ladder's lines and the ratings
+                    f.answer = f.answer and f.pvalue is None
                 findings += [(s.key, f) for f in s.findings]
     return Report(
         game=data.game, runs=runs, labels=labels, config=config, sections=sections,
