@@ -437,11 +437,12 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         "change lies within the margin: TOST at 5 %), not enough games. The levels share "
         "deals, so treating their values as independent makes the intervals conservative.",
     )
-    value_rows, rating_frames = [], []
+    value_rows, rating_frames, by_rank = [], [], set()
     for group, rating_dir in data.rating_runs.items():
         rt, note = level_ratings(rating_dir, data.game, data.levels)
         if note:
             sec.notes.append(f"{group + ': ' if group else ''}{note}")
+            by_rank.add(group)
         x_of = dict(zip(rt["level"], rt["x"], strict=True))
         rating_of = {r["level"]: r for r in rt.iter_rows(named=True)}
         rating_frames.append(rt.select(pl.lit(group).alias("group"), pl.all()))
@@ -518,7 +519,9 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
                 f"trend{'-' + group if group else ''}",
                 f"{group + ': ' if group else ''}each measure against the level's rating",
                 plots.trend_panels(
-                    values.filter(pl.col("group") == group), trends.filter(pl.col("group") == group)
+                    values.filter(pl.col("group") == group),
+                    trends.filter(pl.col("group") == group),
+                    "level's rank by rating" if group in by_rank else "level's rating (logit)",
                 ),
             )
         )

@@ -367,7 +367,9 @@ def player_counts(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player
     return _png(player_counts_fig(df, y, ylabel))
 
 
-def trend_panels(values: pl.DataFrame, trends: pl.DataFrame) -> bytes:
+def trend_panels(
+    values: pl.DataFrame, trends: pl.DataFrame, xlabel: str = "level's rating (logit)"
+) -> bytes:
     """The skill ladder (analysis/ladder.py): one panel per measure — each level's value with
     its 95 % interval against the level's position ``x`` (its rating), and the fitted line.
     ``values``: ``key, label, kind, level, x, estimate, estimate_lo, estimate_hi``;
@@ -398,7 +400,7 @@ def trend_panels(values: pl.DataFrame, trends: pl.DataFrame) -> bytes:
             grid = np.linspace(xs.min(), xs.max(), 20)
             ax.plot(grid, k * (y0 + fit["slope"] * grid), color=COLORS[1], lw=1.2, ls="--")
         ax.set_title(label(d["label"][0]), fontsize=9)
-        ax.set_xlabel("level's rating (logit)")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("points / %" if share else "mean")
         ax.grid(True, alpha=0.3)
     fig.tight_layout()
