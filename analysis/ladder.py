@@ -42,7 +42,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
-from analysis import compare, plots, seats, stats, verdicts
+from analysis import compare, duplicate, plots, seats, stats, verdicts
 from analysis.exprs import clustered_rate_table, deal_cluster
 from analysis.facts import facts as facts_of
 from analysis.io import Run, open_run
@@ -592,7 +592,7 @@ def build_ladder_report(data: LadderData, margins: dict[str, float] | None = Non
     from datetime import UTC, datetime
 
     from analysis.io import open_runs
-    from analysis.report import Report, build_report, config_section
+    from analysis.report import Report, config_section
 
     for group, runs in data.level_runs.items():
         missing = [lv for lv in data.levels if lv not in runs]
@@ -606,17 +606,20 @@ def build_ladder_report(data: LadderData, margins: dict[str, float] | None = Non
     sec = section(data, margins)
     sec.notes.extend(data.notes)
     sections, findings = [sec], [(KEY, f) for f in sec.findings]
-    for group, d in data.rating_runs.items():
-        rep = build_report([d], margins)
-        for s in rep.sections:
-            if s.key == "duplicate":
-                s.key = f"duplicate-{group}" if group else "duplicate"
-                if group:
-                    s.title = f"{s.title} — {group}"
-                sections.append(s)
-                for f in s.findings:  # the Answers: the ladder's lines and the ratings
-                    f.answer = f.answer and f.pvalue is None
-                findings += [(s.key, f) for f in s.findings]
+    for group, d in data.rating_runs.items():  # the ratings run's duplicate-deal section
+        run = open_run(d)
+        it = RunData(Path(d).name, run, {})
+        for name, lf in duplicate.queries(run).items():
+            it.data[f"{duplicate.KEY}.{name}"] = lf.collect()
+        s = duplicate.section([it])
+        verdicts.judge([(s.key, f) for f in s.findings], margins)  # its own family
+        verdicts.fill_tables([s])
+        s.key = f"duplicate-{Path(d).name}"
+        s.title = f"Ratings run: {s.title}" + (f" — {group}" if group else "")
+        sections.append(s)
+        for f in s.findings:  # the Answers: the ladder's lines and the ratings
+            f.answer = f.answer and f.pvalue is None
+        findings += [(s.key, f) for f in s.findings]
     return Report(
         game=data.game, runs=runs, labels=labels, config=config, sections=sections,
         findings=findings, warnings=warnings,
