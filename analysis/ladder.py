@@ -17,10 +17,11 @@ once per independent unit (a match; an ATLAS round, clustered by match). Then a 
 regression of the value on the level's rating (statsmodels WLS, weights 1 / SE², scale fixed
 at max(1, χ² / (levels − 2)) so that scatter beyond the levels' own errors widens the
 interval) gives the slope and the **change across the ladder** (slope × the rating span from
-the lowest- to the highest-rated level), with its 95 % interval. Verdicts, in the semantics of
-docs/report.md ("Verdicts"), Holm over the ladder's measures:
+the lowest- to the highest-rated level), with its 95 % interval (:func:`weighted_trend`).
+Verdicts, in the semantics of docs/report.md ("Verdicts"), Holm over the ladder's measures:
 
-- **skill-dependent**: the slope is clearly not 0 (a clear trend);
+- **skill-dependent**: the levels clearly differ — the slope against the levels' own errors,
+  or Cochran's Q for any difference (a U-shape too), Bonferroni-combined;
 - **stable across levels**: the change across the ladder is equivalent to 0 within the
   measure's margin (TOST at 5 %);
 - **not enough games**: neither, with the games per level that would show stability.
@@ -229,20 +230,29 @@ def level_values(run: Run) -> list[dict]:
 @dataclass
 class Trend:
     slope: float
-    slope_se: float
+    slope_se: float  # with the dispersion scale
     change: float  # slope × rating span
     change_se: float
-    p: float
-    dispersion: float  # the scale the covariance was fixed at (≥ 1)
+    p: float  # "the levels differ": slope or Cochran's Q, Bonferroni over the two
+    dispersion: float  # the scale the intervals' covariance was fixed at (≥ 1)
     span: float
     levels: int
+    p_slope: float = float("nan")  # the slope against the levels' own errors (scale 1)
+    p_q: float = float("nan")  # Cochran's Q: any difference between the levels
 
 
 def weighted_trend(x, y, se, n=None) -> Trend:
-    """Weighted least squares of ``y`` on ``x`` (weights 1 / se²; statsmodels WLS) with the
-    covariance scale fixed at ``max(1, χ² / (k − 2))`` — the levels' own errors, widened when
-    they scatter around the line more than those errors allow. ``se`` below ``1 / n`` (a
-    measure that did not vary at a level) is raised to it."""
+    """Weighted least squares of ``y`` on ``x`` (weights 1 / se²; statsmodels WLS).
+
+    - The **test** of "the levels differ": the slope against the levels' own errors (scale 1,
+      exact under "every level has the same value") and Cochran's Q (the weighted scatter
+      around the weighted mean, χ² with k − 1 degrees of freedom: any difference, a U-shape
+      too), Bonferroni-combined: ``p = min(1, 2 min(p_slope, p_Q))``.
+    - The **intervals** of the slope and of the change across the ladder: covariance scale
+      fixed at ``max(1, χ² / (k − 2))`` — widened when the levels scatter around the line more
+      than their errors allow, so a U-shape is never called stable.
+
+    ``se`` below ``1 / n`` (a measure that did not vary at a level) is raised to it."""
     import statsmodels.api as sm
 
     x, y, se = (np.asarray(v, dtype=float) for v in (x, y, se))
@@ -260,13 +270,16 @@ def weighted_trend(x, y, se, n=None) -> Trend:
         return Trend(nan, nan, nan, nan, nan, nan, span, k)
     design = sm.add_constant(x, has_constant="add")
     w = 1.0 / se**2
-    fit0 = sm.WLS(y, design, weights=w).fit()
-    chi2 = float((w * fit0.resid**2).sum())
+    fixed = sm.WLS(y, design, weights=w).fit(cov_type="fixed scale", cov_kwds={"scale": 1.0})
+    chi2 = float((w * fixed.resid**2).sum())
     scale = max(1.0, chi2 / (k - 2)) if k > 2 else 1.0
     fit = sm.WLS(y, design, weights=w).fit(cov_type="fixed scale", cov_kwds={"scale": scale})
     slope, slope_se = float(fit.params[1]), float(fit.bse[1])
-    p = float(fit.pvalues[1]) if slope_se > 0 else (1.0 if slope == 0 else 0.0)
-    return Trend(slope, slope_se, slope * span, slope_se * span, p, scale, span, k)
+    p_slope = float(fixed.pvalues[1]) if fixed.bse[1] > 0 else (1.0 if slope == 0 else 0.0)
+    q = float((w * (y - np.average(y, weights=w)) ** 2).sum())
+    p_q = float(ss.chi2.sf(q, k - 1))
+    p = min(1.0, 2 * min(p_slope, p_q))
+    return Trend(slope, slope_se, slope * span, slope_se * span, p, scale, span, k, p_slope, p_q)
 
 
 def judge_trends(
@@ -294,7 +307,8 @@ def judge_trends(
             "slope_hi": tr.slope + z * tr.slope_se,
             "change": tr.change, "change_lo": tr.change - z * tr.change_se,
             "change_hi": tr.change + z * tr.change_se,
-            "dispersion": tr.dispersion, "p": tr.p,
+            "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
+            "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
             "n_per_level": int(d["n"].min()),
         })  # fmt: skip
         found.append(
@@ -361,6 +375,10 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
         .replace(" points, ", ", ")
     )
     per = f"{r['n_per_level']:,} {plural(r['unit'])} per level"
+    if r["levels"] > 2:
+        lo = _level_value(kind, r["key"], r["min_value"])
+        hi = _level_value(kind, r["key"], r["max_value"])
+        per = f"levels between {lo} and {hi}; {per}"
     word = WORDS.get(f.verdict or "", "not enough games")
     clear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
     if f.verdict == stats.EQUIVALENT:
@@ -433,7 +451,8 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         + ") at every level, then regressed on the level's rating (weighted least squares, "
         "weights 1 / SE², statsmodels): the **change across the ladder** is the fitted change "
         "from the lowest- to the highest-rated level. Verdicts (Holm over the ladder's "
-        "measures): skill-dependent (the slope is clearly not 0), stable across levels (the "
+        "measures): skill-dependent (the levels clearly differ: the slope, or Cochran's Q for "
+        "any difference, Bonferroni-combined), stable across levels (the "
         "change lies within the margin: TOST at 5 %), not enough games. The levels share "
         "deals, so treating their values as independent makes the intervals conservative.",
     )

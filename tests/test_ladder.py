@@ -81,12 +81,14 @@ def test_null_ladders_that_really_vary_are_rarely_called_skill_dependent():
 
 
 def test_a_u_shape_is_not_stable():
-    """No linear trend but large differences between levels: the dispersion keeps it from
-    being called stable."""
+    """No linear trend but large differences between levels: Cochran's Q calls it
+    skill-dependent, and the dispersion keeps its change from looking stable."""
     rng = np.random.default_rng(3)
     d = synthetic(rng, [-2, -1, 0, 1, 2], [0.10, 0.0, -0.05, 0.0, 0.10], 0.002, key="u")
     table, _ = judge_trends(d)
-    assert table["verdict"][0] != STABLE
+    r = table.row(0, named=True)
+    assert r["verdict"] == TREND and r["p_q"] < 1e-6 and r["p_slope"] > 0.05
+    assert r["dispersion"] > 10 and r["change_lo"] < -0.01 < 0.01 < r["change_hi"]
 
 
 # --- the command on both games (tiny runs; pimc with 2 samples, few games) --------------------
