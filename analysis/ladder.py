@@ -308,6 +308,7 @@ def judge_trends(
             "change": tr.change, "change_lo": tr.change - z * tr.change_se,
             "change_hi": tr.change + z * tr.change_se,
             "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
+            "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
             "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
             "n_per_level": int(d["n"].min()),
         })  # fmt: skip
@@ -344,6 +345,14 @@ def judge_trends(
     return table, found
 
 
+def _level_at(d: pl.DataFrame, which: str) -> str:
+    """The level with the smallest / largest value."""
+    e = d.filter(pl.col("estimate").is_not_nan() & pl.col("estimate").is_not_null())
+    if e.height == 0:
+        return ""
+    return str(e.sort("estimate", descending=which == "max")["level"][0])
+
+
 def _value(kind: str, v: float | None, signed: bool = False) -> str:
     if v is None or not math.isfinite(v):
         return "–"
@@ -378,7 +387,7 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
     if r["levels"] > 2:
         lo = _level_value(kind, r["key"], r["min_value"])
         hi = _level_value(kind, r["key"], r["max_value"])
-        per = f"levels between {lo} and {hi}; {per}"
+        per = f"levels between {lo} ({r['min_level']}) and {hi} ({r['max_level']}); {per}"
     word = WORDS.get(f.verdict or "", "not enough games")
     clear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
     if f.verdict == stats.EQUIVALENT:
@@ -574,13 +583,11 @@ def answer_line(
     unit = "games"
     for r, f in zip(trends.iter_rows(named=True), found, strict=True):
         if r["verdict"] == WORDS[stats.CLEAR]:
-            lo, hi = (
-                _value(r["kind"], r["change_lo"], True),
-                _value(r["kind"], r["change_hi"], True),
-            )
+            lo = _level_value(r["kind"], r["key"], r["min_value"])
+            hi = _level_value(r["kind"], r["key"], r["max_value"])
             trend.append(
-                f"{r['measure']} ({_value(r['kind'], r['change'], True)} [{lo}, {hi}] across "
-                "the ladder)".replace(" points [", " [")
+                f"{r['measure']} ({lo} at {r['min_level']} to {hi} at {r['max_level']}; "
+                f"fitted change {_value(r['kind'], r['change'], True)})"
             )
         elif r["verdict"] == WORDS[stats.EQUIVALENT]:
             stable.append(r["measure"])
