@@ -462,7 +462,8 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         "from the lowest- to the highest-rated level. Verdicts (Holm over the ladder's "
         "measures): skill-dependent (the levels clearly differ: the slope, or Cochran's Q for "
         "any difference, Bonferroni-combined), stable across levels (the "
-        "change lies within the margin: TOST at 5 %), not enough games. The levels share "
+        "change lies within the margin: TOST at 5 %), not enough games — the badges 'clear "
+        "difference' and 'equivalent' of the findings below. The levels share "
         "deals, so treating their values as independent makes the intervals conservative.",
     )
     value_rows, rating_frames, by_rank = [], [], set()
@@ -528,7 +529,7 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
             display=_scaled(
                 shown_trends.drop("kind", "margin"),
                 trends["kind"],
-                ("value_lowest", "value_highest", "slope", "change"),
+                ("value_lowest", "value_highest", "slope", "change", "min_value", "max_value"),
             ),
             note="slope: change per unit of rating (per rank where the ratings separate); "
             "change: slope × the span from the lowest- to the highest-rated level; dispersion: "
