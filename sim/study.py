@@ -723,6 +723,7 @@ def run_study(
         from analysis.study_report import write_study_report
 
         plain = {s.name: runs[s.name] for s in study.scenarios}
+        plain |= {s.name: runs[s.name] for lad in study.ladders for s in lad.scenarios}
         report_path = write_study_report(study, plain, out / "report.html")
         from sim.rundir import atomic_write_bytes
 

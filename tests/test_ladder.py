@@ -201,6 +201,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, message):
 def test_a_study_ladder_section_runs_its_sub_runs_and_writes_its_report(capsys, tmp_path):
     study = tmp_path / "s.toml"
     study.write_text(
+        '[[scenario]]\nname = "plain"\ngame = "atlas"\nplayers = 3\ngames = 100\n'
         '[[ladder]]\nname = "lad"\ngame = "atlas"\nlevels = ["random", "greedy"]\n'
         "games = 200\ndeals = 30\nplayers = [3]\n",
         encoding="utf-8",
@@ -209,8 +210,12 @@ def test_a_study_ladder_section_runs_its_sub_runs_and_writes_its_report(capsys, 
     assert code == 0, err
     assert "ladder report of lad:" in out
     assert {p.name for p in (tmp_path / "st").iterdir() if p.is_dir()} == {
-        "lad-p3-rating", "lad-p3-L0-random", "lad-p3-L1-greedy",
+        "plain", "lad-p3-rating", "lad-p3-L0-random", "lad-p3-L1-greedy",
     }  # fmt: skip
+    page = json.loads((tmp_path / "st" / "report.json").read_text())  # the study's own page
+    kinds = [p["kind"] for p in page["parts"]]
+    assert kinds == ["scenario", "skill ladder"]
+    assert "Does it hold under stronger play?" in (tmp_path / "st" / "report.html").read_text()
     doc = json.loads((tmp_path / "st" / "lad-ladder.json").read_text())
     trends = _section_tables(doc)["trends"]
     assert set(trends["group"]) == {"3 players"}
