@@ -223,3 +223,13 @@ def test_a_study_ladder_section_runs_its_sub_runs_and_writes_its_report(capsys, 
     study.write_text('[[ladder]]\nname = "lad"\ngame = "atlas"\ngames = 5\nlevel = "x"\n')
     code, _, err = cardsim(capsys, "study", study, "--out", tmp_path / "st2")
     assert code == 2 and "unknown ladder key 'level'" in err and "allowed:" in err
+
+
+def test_the_python_api_runs_a_ladder(tmp_path):
+    import cardsim
+
+    r = cardsim.ladder("atlas", tmp_path / "api", games=60, deals=10, levels=["random", "greedy"],
+                       players=[3], seed=2)  # fmt: skip
+    assert r.report.is_file() and r.numbers.is_file()
+    with pytest.raises(cardsim.CardsimError, match="listed twice"):
+        cardsim.ladder("atlas", tmp_path / "x", games=5, levels=["greedy", "greedy"])
