@@ -233,3 +233,15 @@ def test_the_python_api_runs_a_ladder(tmp_path):
     assert r.report.is_file() and r.numbers.is_file()
     with pytest.raises(cardsim.CardsimError, match="listed twice"):
         cardsim.ladder("atlas", tmp_path / "x", games=5, levels=["greedy", "greedy"])
+
+
+def test_a_foreign_ladder_html_is_never_replaced(capsys, tmp_path):
+    out = tmp_path / "lad"
+    out.mkdir()
+    (out / "ladder.html").write_text("my notes")
+    code, _, err = cardsim(capsys, "ladder", "atlas", "--levels", "random,greedy", "--games", 5,
+                           "--out", out)  # fmt: skip
+    assert code == 2 and "not a ladder report" in err
+    assert (out / "ladder.html").read_text() == "my notes" and sorted(out.iterdir()) == [
+        out / "ladder.html"
+    ]
