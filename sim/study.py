@@ -471,6 +471,16 @@ name = "yuanzi-rules"
 game = "yuanzi"
 games = 2000                     # deals per cell
 options = { pass_only_if_unable = [false, true], lead_after_out = "all" }  # first level = baseline
+
+# Optional: a skill ladder (docs/ladder.md): the levels are rated on duplicate deals and each
+# plays itself; is every headline measure stable across levels or skill-dependent?
+# (DIR/<name>-ladder.html). Search levels such as "pimc:samples=4" are stronger and slower.
+[[ladder]]
+name = "yuanzi-ladder"
+game = "yuanzi"
+levels = ["random", "greedy"]    # optional; default random, greedy, pimc:samples=4, pimc:samples=16
+games = 2000                     # self-play games per level
+deals = 500                      # optional; duplicate deals rating the levels, default: games
 """
 
 DEFAULT_STUDY = """
