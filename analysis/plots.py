@@ -365,3 +365,43 @@ def player_counts_fig(df: pl.DataFrame, y: str = "rate", ylabel: str = "first pl
 def player_counts(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share") -> bytes:
     """:func:`player_counts_fig` as PNG bytes."""
     return _png(player_counts_fig(df, y, ylabel))
+
+
+def trend_panels(
+    values: pl.DataFrame, trends: pl.DataFrame, xlabel: str = "level's rating (logit)"
+) -> bytes:
+    """The skill ladder (analysis/ladder.py): one panel per measure — each level's value with
+    its 95 % interval against the level's position ``x`` (its rating), and the fitted line.
+    ``values``: ``key, label, kind, level, x, estimate, estimate_lo, estimate_hi``;
+    ``trends``: ``key, slope, change`` per measure."""
+    keys = list(dict.fromkeys(values["key"].to_list()))
+    cols = min(3, max(len(keys), 1))
+    rows = -(-len(keys) // cols) if keys else 1
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.9 * rows), squeeze=False)
+    for ax in axes.flat[len(keys) :]:
+        ax.set_visible(False)
+    fits = {r["key"]: r for r in trends.iter_rows(named=True)}
+    for ax, key in zip(axes.flat, keys, strict=False):
+        d = values.filter(pl.col("key") == key).sort("x")
+        share = d["kind"][0] != "mean"
+        k = 100.0 if share else 1.0
+        xs = d["x"].to_numpy().astype(float)
+        est = k * d["estimate"].to_numpy().astype(float)
+        lo = k * d["estimate_lo"].to_numpy().astype(float)
+        hi = k * d["estimate_hi"].to_numpy().astype(float)
+        err = np.clip(np.vstack([est - lo, hi - est]), 0, None)
+        ax.errorbar(xs, est, yerr=err, fmt="o", color=COLORS[0], capsize=4, ms=5, elinewidth=1.2)
+        for x, y, name in zip(xs, est, d["level"].to_list(), strict=True):
+            ax.annotate(label(name), (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        fit = fits.get(key)
+        if fit is not None and np.isfinite(fit["slope"] or np.nan):
+            w = 1.0 / np.maximum(d["se"].to_numpy().astype(float), 1e-12) ** 2
+            y0 = float(np.average(d["estimate"].to_numpy() - fit["slope"] * xs, weights=w))
+            grid = np.linspace(xs.min(), xs.max(), 20)
+            ax.plot(grid, k * (y0 + fit["slope"] * grid), color=COLORS[1], lw=1.2, ls="--")
+        ax.set_title(label(d["label"][0]), fontsize=9)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("points / %" if share else "mean")
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    return _png(fig)

@@ -30,7 +30,11 @@ from sim import __version__
 from sim.errors import CardsimError
 
 #: Sections whose findings are a part's headline (besides facts about stopping early).
-HEADLINE = {"comparison of runs": ("comparison",), "strategy comparison": ("duplicate",)}
+HEADLINE = {
+    "comparison of runs": ("comparison",),
+    "strategy comparison": ("duplicate",),
+    "skill ladder": ("ladder",),
+}
 #: Sections kept in the part of a comparison scenario.
 COMPARE_SECTIONS = ("duplicate", "strategy")
 
@@ -135,6 +139,31 @@ def build_parts(
                 [],
                 _describe([s]),
                 [s.name],
+            )
+        )
+    for lad in getattr(study, "ladders", None) or ():  # [[ladder]]: docs/ladder.md
+        from analysis.ladder import LadderData, build_ladder_report
+
+        names = [r for r, _ in lad.groups.values()]
+        names += [n for _, sp in lad.groups.values() for n in sp.values()]
+        if len(have(names)) < len(names):
+            continue
+        data = LadderData(
+            lad.game,
+            lad.levels,
+            {g: runs[r] for g, (r, _) in lad.groups.items()},
+            {g: {lv: runs[n] for lv, n in sp.items()} for g, (_, sp) in lad.groups.items()},
+        )
+        parts.append(
+            Part(
+                f"part{len(parts) + 1}",
+                f"{lad.name}: skill ladder — {game_title(lad.game)}",
+                "skill ladder",
+                build_ladder_report(data, margins),
+                [],
+                f"Levels {', '.join(lad.levels)}: {lad.games:,} self-play games per level, "
+                f"{lad.deals:,} duplicate deals rating them (docs/ladder.md).",
+                names,
             )
         )
     # each part is one multiple-testing family (judged when its report was built)

@@ -26,6 +26,7 @@ __all__ = [
     "__version__",
     "compare",
     "config",
+    "ladder",
     "open_run",
     "report",
     "run",
@@ -130,3 +131,19 @@ def study(study_file: Path | str | None, out: Path | str, *, threads: int | None
 
     s = default_study() if study_file is None else load_study(study_file)
     return run_study(s, out, threads=threads, progress=progress, force=force)
+
+
+def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | None = None,
+           deals: int | None = None, seed: int = 0, players: int | Sequence[int] | None = None,
+           rules: Mapping[str, object] | None = None, threads: int | None = None,
+           force: bool = False, progress: bool = False):  # fmt: skip
+    """The skill ladder (like ``cardsim ladder``, docs/ladder.md) into ``out``: returns
+    ``sim.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its JSON)."""
+    from sim.ladder import build_ladder, run_ladder
+
+    lad = build_ladder(
+        game, None if levels is None else list(levels), games=games, deals=deals, seed=seed,
+        players=list(players) if isinstance(players, list | tuple) else players,
+        rules={k: _text(v) for k, v in (rules or {}).items()},
+    )  # fmt: skip
+    return run_ladder(lad, out, threads=threads, progress=progress, force=force)

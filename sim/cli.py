@@ -518,6 +518,42 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
         click.echo(f"report: {result.report}")
     for name, path in result.designs.items():
         click.echo(f"factorial report of design {name}: {path}")
+    for name, path in result.ladders.items():
+        click.echo(f"ladder report of {name}: {path}")
+
+
+@cli.command("ladder")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option("--levels", default=None, help="Strategies, weakest first (default "
+              "random,greedy,pimc:samples=4,pimc:samples=16).")  # fmt: skip
+@click.option("--games", type=INT, required=True, help="Self-play games per level.")
+@click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Ladder directory.")
+@click.option("--players", default=None, help="Player count, or a list: 2,4,6 (ATLAS; default 4).")
+@click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed.")
+@click.option("--rule", "rules", multiple=True, type=Pair("KEY=VALUE", "dao_bomb=same_count_only"), help="Rule option KEY=VALUE (repeatable).")  # fmt: skip
+@click.option("--margin", "margins", multiple=True, metavar="MEASURE=VALUE", help="Equivalence margin of a measure (repeatable), as for report.")  # fmt: skip
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
+@click.option("--chunk-size", type=INT, default=None, help="Games per chunk (default 20000).")
+@click.option("--force", is_flag=True, help="Replay every sub-run afresh.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, threads,
+               chunk_size, force, quiet) -> None:  # fmt: skip
+    """Does each balance finding hold under stronger play? Rate the levels on duplicate deals,
+    replay the headline measures in self-play at every level, judge the trend (docs/ladder.md).
+
+    Running it again reuses finished sub-runs and completes unfinished ones.
+    Example: cardsim ladder yuanzi --levels random,greedy,pimc:samples=4 --games 2000 --out lad/yz
+    """
+    from analysis.report import parse_margins
+    from sim.ladder import build_ladder, run_ladder
+
+    m = parse_margins(margins)
+    ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
+                          rules=rules, chunk_size=chunk_size)  # fmt: skip
+    result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m)
+    click.echo(f"ladder of {len(ladder.levels)} levels ({', '.join(ladder.levels)}) in {out}")
+    click.echo(f"report: {result.report}")
 
 
 @cli.command("tune")

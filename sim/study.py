@@ -73,6 +73,7 @@ class Study:
     #: equivalence margins of the report's verdicts ([margins] table: measure = value)
     margins: dict[str, float] = field(default_factory=dict)
     designs: list[Design] = field(default_factory=list)
+    ladders: list = field(default_factory=list)  # sim.ladder.Ladder ([[ladder]] tables)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -100,12 +101,12 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design"}
+    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design", "ladder"}
     if unknown:
         key = sorted(unknown)[0]
         raise CardsimError(
             f"{_where(source, text, key)}: unknown section "
-            "(allowed: study, scenario, comparison, margins, design)"
+            "(allowed: study, scenario, comparison, margins, design, ladder)"
         )
     margins = doc.get("margins", {})
     if not isinstance(margins, dict) or not all(
@@ -123,13 +124,16 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         designs_raw = [designs_raw]
     if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
         raise CardsimError(f"{source}: designs are [[design]] tables")
+    ladders_raw = doc.get("ladder", [])
+    if not isinstance(ladders_raw, list) or not all(isinstance(x, dict) for x in ladders_raw):
+        raise CardsimError(f"{source}: ladders are [[ladder]] tables (double brackets)")
     if (
         not isinstance(raw, list)
         or not all(isinstance(x, dict) for x in raw)
-        or not (raw or designs_raw)
+        or not (raw or designs_raw or ladders_raw)
     ):
         raise CardsimError(
-            f"{source}: a study needs one or more [[scenario]] (or [[design]]) tables"
+            f"{source}: a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables"
         )
     if not isinstance(doc.get("comparison", []), list) or not all(
         isinstance(x, dict) for x in doc.get("comparison", [])
@@ -248,14 +252,21 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
     ]
-    names = [s.name for d in designs for s in d.scenarios] + [s.name for s in scenarios]
+    from sim.ladder import parse_ladder_table
+
+    ladders = [
+        parse_ladder_table(d, i, source, {s.name for s in scenarios})
+        for i, d in enumerate(ladders_raw, 1)
+    ]
+    names = [s.name for d in [*designs, *ladders] for s in d.scenarios]
+    names += [s.name for s in scenarios]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise CardsimError(f"{source}: run name {dup[0]!r} is used by two scenarios or designs")
     name = doc.get("study", {}).get("name", Path(source).stem)
     return Study(
         str(name), scenarios, comparisons, source,
-        {str(k): float(v) for k, v in margins.items()}, designs,
+        {str(k): float(v) for k, v in margins.items()}, designs, ladders,
     )  # fmt: skip
 
 
@@ -472,6 +483,16 @@ name = "yuanzi-rules"
 game = "yuanzi"
 games = 2000                     # deals per cell
 options = { pass_only_if_unable = [false, true], lead_after_out = "all" }  # first level = baseline
+
+# Optional: a skill ladder (docs/ladder.md): the levels are rated on duplicate deals and each
+# plays itself; is every headline measure stable across levels or skill-dependent?
+# (DIR/<name>-ladder.html). Search levels such as "pimc:samples=4" are stronger and slower.
+[[ladder]]
+name = "yuanzi-ladder"
+game = "yuanzi"
+levels = ["random", "greedy"]    # optional; default random, greedy, pimc:samples=4, pimc:samples=16
+games = 2000                     # self-play games per level
+deals = 500                      # optional; duplicate deals rating the levels, default: games
 """
 
 DEFAULT_STUDY = """
@@ -547,6 +568,7 @@ class StudyResult:
     report: Path | None
     stopped_by: dict[str, str]
     designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
+    ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
 
 
 def scenario_config(scenario: Scenario) -> RunConfig:
@@ -606,9 +628,14 @@ def with_games(study: Study, games: int) -> Study:
     designs = [
         replace(d, scenarios=[replace(c, games=games) for c in d.scenarios]) for d in study.designs
     ]
+    ladders = [
+        replace(lad, scenarios=[replace(c, games=games) for c in lad.scenarios])
+        for lad in study.ladders
+    ]
     return replace(
-        study, scenarios=[replace(s, games=games) for s in study.scenarios], designs=designs
-    )
+        study, scenarios=[replace(s, games=games) for s in study.scenarios], designs=designs,
+        ladders=ladders,
+    )  # fmt: skip
 
 
 def run_study(
@@ -630,7 +657,7 @@ def run_study(
     from sim.games import get_engine
 
     out = Path(out)
-    cells = [s for d in study.designs for s in d.scenarios]
+    cells = [s for d in [*study.designs, *study.ladders] for s in d.scenarios]
     configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
@@ -700,22 +727,30 @@ def run_study(
     if compiling is not None:
         compiling.close()
     report_path = None
-    design_reports = {}
+    design_reports, ladder_reports = {}, {}
     if report:
         for d in study.designs:
             design_reports[d.name] = write_design_report(
                 d, [runs[s.name] for s in d.scenarios], out
+            )
+        for lad in study.ladders:  # docs/ladder.md: its own report, <name>-ladder.html
+            from analysis.ladder import write_ladder_report
+            from sim.ladder import ladder_data
+
+            ladder_reports[lad.name], _ = write_ladder_report(
+                ladder_data(lad, runs), out / f"{lad.name}-ladder.html", study.margins
             )
     report_path = None
     if report and study.scenarios:
         from analysis.study_report import write_study_report
 
         plain = {s.name: runs[s.name] for s in study.scenarios}
+        plain |= {s.name: runs[s.name] for lad in study.ladders for s in lad.scenarios}
         report_path = write_study_report(study, plain, out / "report.html")
         from sim.rundir import atomic_write_bytes
 
         atomic_write_bytes(marker, study_digest(study).encode())
-    return StudyResult(out, runs, reused, report_path, stopped, design_reports)
+    return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports)
 
 
 def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]
 SHELL = {"bash", "sh", "shell", "console"}
 #: small counts for the commands' --games (deals for compare), and for a study's scenarios
-SMALL = {"run": 300, "compare": 100, "study": 100}
+SMALL = {"run": 300, "compare": 100, "study": 100, "ladder": 40}
 
 
 @dataclass
@@ -105,6 +105,9 @@ def small(argv: list[str]) -> list[str]:
     if "--games" in args:
         i = args.index("--games") + 1
         args[i] = str(min(int(args[i]), SMALL.get(sub, 300)))
+    if "--deals" in args:  # cardsim ladder: the rating run's deals
+        i = args.index("--deals") + 1
+        args[i] = str(min(int(args[i]), 20))
     if "--budget" in args:  # cardsim tune: games in all
         i = args.index("--budget") + 1
         args[i] = str(min(int(args[i]), 2000))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: modules that sit on top of the core and analysis: the commands
-COMMANDS = {"sim.cli", "sim.study", "sim.__main__", "sim.tune", "sim.strategy_check"}
+COMMANDS = {"sim.cli", "sim.study", "sim.__main__", "sim.tune", "sim.strategy_check", "sim.ladder"}
 
 
 def test_every_sim_module_is_in_a_layer():

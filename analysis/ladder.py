@@ -1,0 +1,672 @@
+"""The skill ladder: do the balance findings hold under stronger play? (``cardsim ladder``)
+
+A ladder is a list of strategies (*levels*, e.g. ``random, greedy, pimc:samples=4,
+pimc:samples=16``) and, per player count, two kinds of ordinary runs (docs/ladder.md):
+
+- one duplicate-deal comparison of the levels (``cardsim compare``); its conditional-logit
+  ratings (:func:`analysis.compare.ratings`, deal-clustered intervals) place each level on one
+  skill scale;
+- one self-play run per level: every seat plays the level, on the same root seed (the same
+  deals at every level).
+
+Per headline measure of the game (``facts.headline``, read as the report reads it: the
+first-player advantage as the excess over the fair share, :func:`analysis.seats.first_player_row`;
+rates and means from :data:`analysis.factorial.MEASURES`; the effect of 刀 cards and jokers
+dealt, :func:`analysis.yuanzi_dao.dealt_trend`; bombs), each level's self-play value is counted
+once per independent unit (a match; an ATLAS round, clustered by match). Then a weighted
+regression of the value on the level's rating (statsmodels WLS, weights 1 / SE², scale fixed
+at max(1, χ² / (levels − 2)) so that scatter beyond the levels' own errors widens the
+interval) gives the slope and the **change across the ladder** (slope × the rating span from
+the lowest- to the highest-rated level), with its 95 % interval (:func:`weighted_trend`).
+Verdicts, in the semantics of docs/report.md ("Verdicts"), Holm over the ladder's measures:
+
+- **skill-dependent**: the levels clearly differ — the slope against the levels' own errors,
+  or Cochran's Q for any difference (a U-shape too), Bonferroni-combined;
+- **stable across levels**: the change across the ladder is equivalent to 0 within the
+  measure's margin (TOST at 5 %);
+- **not enough games**: neither, with the games per level that would show stability.
+
+Where the rating model separates (one level wins almost every game, |rating| > 8: no finite
+rating), the levels are placed at their rank on the ladder (0, 1, 2, …, ordered by rating)
+instead, and a note says so. The levels share deals, so their values are positively correlated;
+treating them as independent makes the slope's interval wider, not narrower (conservative).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from scipy import stats as ss
+
+from analysis import compare, duplicate, plots, seats, stats, verdicts
+from analysis.exprs import clustered_rate_table, deal_cluster
+from analysis.facts import facts as facts_of
+from analysis.io import Run, open_run
+from analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
+from sim.errors import CardsimError
+
+KEY = "ladder"
+TITLE = "Does it hold under stronger play?"
+#: |rating| beyond this (logit scale): the model separates (analysis.duplicate.SEPARATION)
+SEPARATION = 8.0
+#: the ladder's verdict words for the report's three verdicts
+WORDS = {
+    stats.CLEAR: "skill-dependent",
+    stats.EQUIVALENT: "stable across levels",
+    stats.NOT_ENOUGH: "not enough games",
+}
+
+
+# --- the measures: one value per level, counted once per independent unit --------------------
+
+
+@dataclass(frozen=True)
+class LadderMeasure:
+    """How to read one headline measure off a self-play run."""
+
+    key: str
+    label: str
+    kind: str  # "win rate" / "rate" (shares: margins in points) or "mean"
+    unit: str  # the independent unit it is counted in
+    read: Callable[[Run], dict]  # -> estimate, se, lo, hi, n (units)
+
+
+def _first_excess(run: Run) -> dict:
+    it = RunData("", run, {"seats.position": seats.queries(run)["position"].collect()})
+    r = seats.first_player_row(it)
+    return {
+        "estimate": r["excess"],
+        "se": r["se"],
+        "lo": r["excess_lo"],
+        "hi": r["excess_hi"],
+        "n": int(r["n"]),
+    }
+
+
+def _rate(value: Callable) -> Callable[[Run], dict]:
+    """A yes/no measure per games row (its share, Wilson interval clustered like the report)."""
+
+    def read(run: Run) -> dict:
+        f = facts_of(run.game)
+        lf = run.games.select(
+            *[c for c in ("game", "round") if c in run.games.collect_schema().names()],
+            value(f).fill_null(False).alias("_y"),
+            pl.lit("all").alias("_all"),
+        )
+        r = clustered_rate_table(lf, ["_all"], pl.col("_y"), deal_cluster(run.games))
+        r = r.collect().row(0, named=True)
+        return {
+            "estimate": r["rate"],
+            "se": math.sqrt(r["var"]) if r["var"] is not None else float("nan"),
+            "lo": r["rate_lo"],
+            "hi": r["rate_hi"],
+            "n": int(r["n"]),
+        }
+
+    return read
+
+
+def clustered_mean(lf: pl.LazyFrame, value: pl.Expr, cluster: list[str] | None) -> dict:
+    """Mean of ``value`` (nulls left out) with its standard error: CR1 over ``cluster`` (the
+    rounds of a match), or the plain ``sd / √n`` when every row is its own unit; Student-t /
+    normal 95 % interval."""
+    y = value.cast(pl.Float64)
+    if cluster is None:
+        r = (
+            lf.select(y.alias("y"))
+            .drop_nulls("y")
+            .select(n=pl.len(), mean=pl.col("y").mean(), sd=pl.col("y").std())
+            .collect()
+            .row(0, named=True)
+        )
+        n, mean, sd = int(r["n"]), r["mean"], r["sd"]
+        if n < 2 or mean is None or sd is None:
+            return {"estimate": mean, "se": float("nan"), "lo": float("nan"), "hi": float("nan"),
+                    "n": n}  # fmt: skip
+        lo, hi = stats.mean_interval(mean, sd, n)
+        return {"estimate": mean, "se": sd / math.sqrt(n), "lo": lo, "hi": hi, "n": n}
+    per = (
+        lf.select(*cluster, y.alias("y"))
+        .drop_nulls("y")
+        .group_by(cluster)
+        .agg(nc=pl.len().cast(pl.Float64), yc=pl.col("y").sum())
+        .collect()
+    )
+    g = per.height
+    n = float(per["nc"].sum()) if g else 0.0
+    if g < 2 or n == 0:
+        return {"estimate": float("nan"), "se": float("nan"), "lo": float("nan"),
+                "hi": float("nan"), "n": int(n)}  # fmt: skip
+    mean = float(per["yc"].sum()) / n
+    resid = per["yc"].to_numpy() - mean * per["nc"].to_numpy()
+    se = math.sqrt(g / (g - 1) * float((resid**2).sum())) / n
+    z = ss.norm.ppf(0.975)
+    return {"estimate": mean, "se": se, "lo": mean - z * se, "hi": mean + z * se, "n": int(n)}
+
+
+def _mean(value: Callable) -> Callable[[Run], dict]:
+    def read(run: Run) -> dict:
+        f = facts_of(run.game)
+        return clustered_mean(run.games, value(f), deal_cluster(run.games))
+
+    return read
+
+
+def _dealt(column: str) -> Callable[[Run], dict]:
+    """Slope of team 0's match win on the count of ``column`` it was dealt (the report's 刀
+    cards / jokers trend, :func:`analysis.yuanzi_dao.dealt_trend`): points of win rate per card."""
+
+    def read(run: Run) -> dict:
+        from analysis import yuanzi_dao
+
+        tr = yuanzi_dao.trend(yuanzi_dao.dealt_trend(run.seats, column).collect())
+        z = ss.norm.ppf(0.975)
+        return {
+            "estimate": tr.slope,
+            "se": tr.se,
+            "lo": tr.slope - z * tr.se,
+            "hi": tr.slope + z * tr.se,
+            "n": int(tr.clusters),
+        }
+
+    return read
+
+
+def measures_for(game: str) -> list[LadderMeasure]:
+    """The ladder's measures of ``game``: one or more per headline measure of its facts (a
+    headline measure that depends only on the deal — the 刀 rank — is read as the effect of
+    holding 刀 cards and jokers, which play can change)."""
+    from analysis.factorial import MEASURES
+
+    f = facts_of(game)
+    out: list[LadderMeasure] = []
+    for m in f.headline:
+        if m.name == "first_side_wins":
+            out.append(LadderMeasure(
+                "first_excess", f"{f.first_player_label} wins: excess over the fair share",
+                "win rate", m.unit, _first_excess,
+            ))  # fmt: skip
+        elif m.name == "dao_rank":
+            for col, what in (("h1_dao_cards", "刀 cards"), ("h1_jokers", "jokers")):
+                out.append(LadderMeasure(
+                    f"{col.removeprefix('h1_')}_effect",
+                    f"holding {what}: team 0's match win rate per card dealt (first half)",
+                    "win rate", "deal", _dealt(col),
+                ))  # fmt: skip
+        elif m.name == "bombs":
+            out.append(LadderMeasure(
+                "bombs", "bombs in the first half", "mean", "match",
+                _mean(lambda f: pl.col("h1_bombs")),
+            ))  # fmt: skip
+        elif m.name in MEASURES:
+            d = MEASURES[m.name]
+            kind = "rate" if d.kind == "binary" else "mean"
+            read = _rate(d.value) if d.kind == "binary" else _mean(d.value)
+            out.append(LadderMeasure(m.name, m.label, kind, m.unit, read))
+    return out
+
+
+def level_values(run: Run) -> list[dict]:
+    """Every ladder measure of one self-play run: ``key, label, kind, unit, estimate, se, lo,
+    hi, n``."""
+    rows = []
+    for m in measures_for(run.game):
+        try:
+            v = m.read(run)
+        except (pl.exceptions.ColumnNotFoundError, KeyError, IndexError):
+            continue  # the tables lack what this measure needs
+        rows.append({"key": m.key, "label": m.label, "kind": m.kind, "unit": m.unit, **v})
+    return rows
+
+
+# --- the trend: measure on rating -------------------------------------------------------------
+
+
+@dataclass
+class Trend:
+    slope: float
+    slope_se: float  # with the dispersion scale
+    change: float  # slope × rating span
+    change_se: float
+    p: float  # "the levels differ": slope or Cochran's Q, Bonferroni over the two
+    dispersion: float  # the scale the intervals' covariance was fixed at (≥ 1)
+    span: float
+    levels: int
+    p_slope: float = float("nan")  # the slope against the levels' own errors (scale 1)
+    p_q: float = float("nan")  # Cochran's Q: any difference between the levels
+
+
+def weighted_trend(x, y, se, n=None) -> Trend:
+    """Weighted least squares of ``y`` on ``x`` (weights 1 / se²; statsmodels WLS).
+
+    - The **test** of "the levels differ": the slope against the levels' own errors (scale 1,
+      exact under "every level has the same value") and Cochran's Q (the weighted scatter
+      around the weighted mean, χ² with k − 1 degrees of freedom: any difference, a U-shape
+      too), Bonferroni-combined: ``p = min(1, 2 min(p_slope, p_Q))``.
+    - The **intervals** of the slope and of the change across the ladder: covariance scale
+      fixed at ``max(1, χ² / (k − 2))`` — widened when the levels scatter around the line more
+      than their errors allow, so a U-shape is never called stable.
+
+    ``se`` below ``1 / n`` (a measure that did not vary at a level) is raised to it."""
+    import statsmodels.api as sm
+
+    x, y, se = (np.asarray(v, dtype=float) for v in (x, y, se))
+    floor = np.full_like(se, 1e-9)
+    if n is not None:
+        n = np.asarray(n, dtype=float)
+        floor = np.where(n > 0, 1.0 / np.maximum(n, 1.0), np.inf)
+    se = np.where(np.isfinite(se), np.maximum(se, floor), np.nan)
+    ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(se)
+    x, y, se = x[ok], y[ok], se[ok]
+    k = int(x.size)
+    span = float(x.max() - x.min()) if k else float("nan")
+    nan = float("nan")
+    if k < 2 or not span > 0:
+        return Trend(nan, nan, nan, nan, nan, nan, span, k)
+    design = sm.add_constant(x, has_constant="add")
+    w = 1.0 / se**2
+    fixed = sm.WLS(y, design, weights=w).fit(cov_type="fixed scale", cov_kwds={"scale": 1.0})
+    chi2 = float((w * fixed.resid**2).sum())
+    scale = max(1.0, chi2 / (k - 2)) if k > 2 else 1.0
+    fit = sm.WLS(y, design, weights=w).fit(cov_type="fixed scale", cov_kwds={"scale": scale})
+    slope, slope_se = float(fit.params[1]), float(fit.bse[1])
+    p_slope = float(fixed.pvalues[1]) if fixed.bse[1] > 0 else (1.0 if slope == 0 else 0.0)
+    q = float((w * (y - np.average(y, weights=w)) ** 2).sum())
+    p_q = float(ss.chi2.sf(q, k - 1))
+    p = min(1.0, 2 * min(p_slope, p_q))
+    return Trend(slope, slope_se, slope * span, slope_se * span, p, scale, span, k, p_slope, p_q)
+
+
+def judge_trends(
+    values: pl.DataFrame, margins: dict[str, float] | None = None
+) -> tuple[pl.DataFrame, list[Finding]]:
+    """The trend and verdict of every measure (Holm over them).
+
+    ``values``: one row per (``group``, ``key``, level) with ``label``, ``kind``, ``unit``,
+    ``level``, ``x`` (the level's rating, or rank), ``estimate``, ``se``, ``n``. Returns the
+    trends table (one row per group × measure, with ``verdict`` and ``p_holm``) and its
+    findings (row ``i`` of the table is finding ``i``)."""
+    rows, found = [], []
+    keys = values.select("group", "key").unique(maintain_order=True).iter_rows()
+    for group, key in keys:
+        d = values.filter((pl.col("group") == group) & (pl.col("key") == key)).sort("x")
+        tr = weighted_trend(d["x"], d["estimate"], d["se"], d["n"])
+        first, last = d.row(0, named=True), d.row(-1, named=True)
+        z = ss.norm.ppf(0.975)
+        rows.append({
+            "group": group, "measure": first["label"], "key": key, "kind": first["kind"],
+            "unit": first["unit"], "levels": tr.levels,
+            "lowest": first["level"], "value_lowest": first["estimate"],
+            "highest": last["level"], "value_highest": last["estimate"],
+            "slope": tr.slope, "slope_lo": tr.slope - z * tr.slope_se,
+            "slope_hi": tr.slope + z * tr.slope_se,
+            "change": tr.change, "change_lo": tr.change - z * tr.change_se,
+            "change_hi": tr.change + z * tr.change_se,
+            "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
+            "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
+            "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
+            "n_per_level": int(d["n"].min()),
+        })  # fmt: skip
+        found.append(
+            Finding(
+                "",
+                "",
+                tr.p if math.isfinite(tr.p) else None,
+                unit=first["unit"],
+                estimate=tr.change if math.isfinite(tr.change) else None,
+                se=tr.change_se if math.isfinite(tr.change_se) else None,
+                n=int(d["n"].min()),
+                measure=first["kind"],
+                margin=verdicts.margin_for(first["kind"], margins),
+            )
+        )
+    judgeable = [("ladder", f) for f in found if f.pvalue is not None]
+    verdicts.judge(judgeable, margins)
+    table = pl.DataFrame(rows)
+    words, holm = [], []
+    for r, f in zip(rows, found, strict=True):
+        if f.verdict is None:  # no trend could be fitted (one level, or all at one rating)
+            f.verdict = stats.NOT_ENOUGH
+            f.kind = "question"
+        f.clear, f.unclear = _texts(r, f)
+        words.append(WORDS.get(f.verdict, f.verdict))
+        holm.append(f.p_adjusted)
+    if rows:
+        table = table.with_columns(
+            pl.Series("p_holm", holm, dtype=pl.Float64),
+            pl.Series("verdict", words, dtype=pl.String),
+            pl.Series("margin", [f.margin for f in found], dtype=pl.Float64),
+        )
+    return table, found
+
+
+def _level_at(d: pl.DataFrame, which: str) -> str:
+    """The level with the smallest / largest value."""
+    e = d.filter(pl.col("estimate").is_not_nan() & pl.col("estimate").is_not_null())
+    if e.height == 0:
+        return ""
+    return str(e.sort("estimate", descending=which == "max")["level"][0])
+
+
+def _value(kind: str, v: float | None, signed: bool = False) -> str:
+    if v is None or not math.isfinite(v):
+        return "–"
+    if kind == "mean":
+        return f"{v:+.2f}" if signed else f"{v:.2f}"
+    return f"{100 * v:+.1f} points" if signed else f"{100 * v:.1f} %"
+
+
+def _level_value(kind: str, key: str, v: float) -> str:
+    if key == "first_excess" or key.endswith("_effect"):
+        return _value(kind, v, signed=True)  # an excess / a slope: signed points
+    return _value(kind, v)
+
+
+def _texts(r: dict, f: Finding) -> tuple[str, str]:
+    """The finding's sentence for its verdict (and the table's ``verdict`` word)."""
+    pre = f"{r['group']}: " if r["group"] else ""
+    kind = r["kind"]
+    ends = (
+        f"{_level_value(kind, r['key'], r['value_lowest'])} at {r['lowest']} to "
+        f"{_level_value(kind, r['key'], r['value_highest'])} at {r['highest']}"
+    )
+    change = (
+        (
+            f"fitted change across the ladder {_value(kind, r['change'], True)} "
+            f"[{_value(kind, r['change_lo'], True)}, {_value(kind, r['change_hi'], True)}]"
+        )
+        .replace(" points [", " [")
+        .replace(" points, ", ", ")
+    )
+    per = f"{r['n_per_level']:,} {plural(r['unit'])} per level"
+    if r["levels"] > 2:
+        lo = _level_value(kind, r["key"], r["min_value"])
+        hi = _level_value(kind, r["key"], r["max_value"])
+        per = f"levels between {lo} ({r['min_level']}) and {hi} ({r['max_level']}); {per}"
+    word = WORDS.get(f.verdict or "", "not enough games")
+    clear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
+    if f.verdict == stats.EQUIVALENT:
+        unclear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
+    else:
+        unclear = f"{pre}{r['measure']}: {ends}; {change} ({per})."
+    return clear, unclear
+
+
+# --- the section --------------------------------------------------------------------------------
+
+
+@dataclass
+class LadderData:
+    """What the section is made of: per group (a player count, or "" for one) the ratings
+    run and the self-play run of every level."""
+
+    game: str
+    levels: list[str]
+    rating_runs: dict[str, Path]
+    level_runs: dict[str, dict[str, Path]]  # group -> level -> run directory
+    notes: list[str] = field(default_factory=list)
+
+
+def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.DataFrame, str]:
+    """Each level's rating (logit, :func:`analysis.compare.ratings` — what ``cardsim compare``
+    prints) with its interval, and ``x``: the rating, or the rank where the model separates.
+    Returns (table, note)."""
+    run = open_run(rating_dir)
+    note = ""
+    try:
+        rt = compare.ratings(run.seats.collect(), game)
+        table = rt.table.rename({"strategy": "level"}).select(
+            "level", "rating", pl.col("lo").alias("rating_lo"), pl.col("hi").alias("rating_hi"),
+            "se", pl.lit(rt.units).alias("games_rated"),
+        )  # fmt: skip
+    except (ValueError, np.linalg.LinAlgError) as e:
+        table = pl.DataFrame({"level": levels, "rating": [float("nan")] * len(levels)})
+        note = f"no ratings ({e}): the levels are placed at their rank in the order given"
+    order = {lv: i for i, lv in enumerate(levels)}
+    table = table.with_columns(pl.col("level").replace_strict(order, default=None).alias("_o"))
+    table = table.filter(pl.col("_o").is_not_null()).sort("_o").drop("_o")
+    ratings = table["rating"].to_numpy().astype(float)
+    if not np.all(np.isfinite(ratings)):
+        x = np.arange(table.height, dtype=float)
+    elif np.any(np.abs(ratings) > SEPARATION):
+        rank = np.argsort(np.argsort(ratings, kind="stable"), kind="stable")
+        x = rank.astype(float)
+        note = (
+            "one level won (almost) every game against another: the ratings are not finite "
+            "(the model separates), so the trend is fitted on the levels' rank by rating "
+            "(0, 1, 2, …), not on the rating"
+        )
+    else:
+        x = ratings
+    return table.with_columns(pl.Series("x", x)), note
+
+
+def section(data: LadderData, margins: dict[str, float] | None = None) -> Section:
+    """The report section "Does it hold under stronger play?" and its findings (judged)."""
+    f = facts_of(data.game)
+    sec = Section(
+        KEY,
+        TITLE,
+        "Each level of the ladder is rated on duplicate deals (conditional logit with a "
+        "position term, deal-clustered errors, as `cardsim compare`) and plays itself: every "
+        "seat plays the level, on the same root seed. Each headline measure is counted once "
+        f"per independent unit (a {f.row_unit}"
+        + (", clustered by match" if f.row_unit == "round" else "")
+        + ") at every level, then regressed on the level's rating (weighted least squares, "
+        "weights 1 / SE², statsmodels): the **change across the ladder** is the fitted change "
+        "from the lowest- to the highest-rated level. Verdicts (Holm over the ladder's "
+        "measures): skill-dependent (the levels clearly differ: the slope, or Cochran's Q for "
+        "any difference, Bonferroni-combined), stable across levels (the "
+        "change lies within the margin: TOST at 5 %), not enough games — the badges 'clear "
+        "difference' and 'equivalent' of the findings below. The levels share "
+        "deals, so treating their values as independent makes the intervals conservative.",
+    )
+    value_rows, rating_frames, by_rank = [], [], set()
+    for group, rating_dir in data.rating_runs.items():
+        rt, note = level_ratings(rating_dir, data.game, data.levels)
+        if note:
+            sec.notes.append(f"{group + ': ' if group else ''}{note}")
+            by_rank.add(group)
+        x_of = dict(zip(rt["level"], rt["x"], strict=True))
+        rating_of = {r["level"]: r for r in rt.iter_rows(named=True)}
+        rating_frames.append(rt.select(pl.lit(group).alias("group"), pl.all()))
+        for level in data.levels:
+            run = open_run(data.level_runs[group][level])
+            for v in level_values(run):
+                rr = rating_of.get(level, {})
+                value_rows.append({
+                    "group": group, "key": v["key"], "label": v["label"], "kind": v["kind"],
+                    "unit": v["unit"], "level": level, "rating": rr.get("rating"),
+                    "rating_lo": rr.get("rating_lo"), "rating_hi": rr.get("rating_hi"),
+                    "x": float(x_of.get(level, float("nan"))),
+                    "estimate": v["estimate"], "estimate_lo": v["lo"], "estimate_hi": v["hi"],
+                    "se": v["se"], "n": v["n"],
+                })  # fmt: skip
+    if not value_rows:
+        sec.notes.append("no level has a self-play run to read")
+        return sec
+    values = pl.DataFrame(value_rows, infer_schema_length=None)
+    trends, found = judge_trends(values, margins)
+    one = len(data.rating_runs) == 1 and "" in data.rating_runs
+    drop_group = ["group"] if one else []
+    ratings = pl.concat(rating_frames, how="diagonal_relaxed").drop(drop_group)
+    sec.tables.append(
+        Table(
+            "ratings",
+            "Ratings of the levels (conditional logit, logit scale, deal-clustered 95 % CI)",
+            ratings.drop([c for c in ("se",) if c in ratings.columns]),
+            note="x: where the level sits in the trend (its rating; its rank where the ratings "
+            "separate). A rating difference of 1 multiplies the odds of winning by e ≈ 2.7.",
+            unit="deal",
+        )
+    )
+    shown = values.select(
+        *([] if one else ["group"]), pl.col("label").alias("measure"), "level", "rating",
+        "estimate", "estimate_lo", "estimate_hi", "n", "unit",
+    )  # fmt: skip
+    sec.tables.append(
+        Table(
+            "levels",
+            "Each measure at each level (self-play, every seat the level)",
+            shown,
+            display=_scaled(shown, values["kind"], ("estimate",)),
+            note="estimate: a share for rates and excesses (the excess over the fair share and "
+            "the per-card effects are differences of win rate), a mean otherwise; n: the "
+            "independent units (unit column) of that level's run.",
+        )
+    )
+    shown_trends = trends.drop(drop_group + ["key"])
+    sec.tables.append(
+        Table(
+            "trends",
+            "Trend of each measure on the rating, and its verdict",
+            shown_trends,
+            display=_scaled(
+                shown_trends.drop("kind", "margin"),
+                trends["kind"],
+                ("value_lowest", "value_highest", "slope", "change", "min_value", "max_value"),
+            ),
+            note="slope: change per unit of rating (per rank where the ratings separate); "
+            "change: slope × the span from the lowest- to the highest-rated level; dispersion: "
+            "the scale the covariance was fixed at (1 = the levels' own errors explain the "
+            "scatter); margin: the equivalence margin (shares: 0.01 = one percentage point).",
+        )
+    )
+    groups = list(dict.fromkeys(values["group"].to_list()))
+    sec.findings.extend(found)  # row i of the trends table is found[i]; its verdict written above
+    for group in groups:
+        rows = trends.filter(pl.col("group") == group)
+        mine = [f for f, g in zip(found, trends["group"], strict=True) if g == group]
+        sec.findings.append(answer_line(group, rows, mine, data.levels))
+        sec.figures.append(
+            Figure(
+                f"trend{'-' + group if group else ''}",
+                f"{group + ': ' if group else ''}each measure against the level's rating",
+                plots.trend_panels(
+                    values.filter(pl.col("group") == group),
+                    trends.filter(pl.col("group") == group),
+                    "level's rank by rating" if group in by_rank else "level's rating (logit)",
+                ),
+            )
+        )
+    return sec
+
+
+def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.DataFrame:
+    """The table as shown: shares (rates, excesses, per-card effects) in percent / points,
+    means as they are, and a ``scale`` column saying which (the JSON keeps the shares)."""
+    share = kinds != "mean"
+    factor = pl.Series(np.where(share.to_numpy(), 100.0, 1.0))
+    out = df.with_columns(
+        pl.col(c) * factor
+        for col in cols
+        for c in (col, f"{col}_lo", f"{col}_hi")
+        if c in df.columns
+    )
+    return out.with_columns(
+        pl.Series("scale", np.where(share.to_numpy(), "% / points", "mean"), dtype=pl.String)
+    )
+
+
+def answer_line(
+    group: str, trends: pl.DataFrame, found: list[Finding], levels: list[str]
+) -> Finding:
+    """The Answers line of one ladder (group): the measures under each verdict — the change
+    across the ladder of the skill-dependent ones, the games per level the unsettled ones need."""
+    pre = f"{group}: " if group else ""
+    stable, trend, unsure = [], [], []
+    need = 0.0
+    unit = "games"
+    for r, f in zip(trends.iter_rows(named=True), found, strict=True):
+        if r["verdict"] == WORDS[stats.CLEAR]:
+            lo = _level_value(r["kind"], r["key"], r["min_value"])
+            hi = _level_value(r["kind"], r["key"], r["max_value"])
+            trend.append(
+                f"{r['measure']} ({lo} at {r['min_level']} to {hi} at {r['max_level']}; "
+                f"fitted change {_value(r['kind'], r['change'], True)})"
+            )
+        elif r["verdict"] == WORDS[stats.EQUIVALENT]:
+            stable.append(r["measure"])
+        else:
+            unsure.append(r["measure"])
+            if f.needed is not None and math.isfinite(f.needed) and f.needed > need:
+                need, unit = f.needed, plural(r["unit"])
+    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)})?"
+    if stable:
+        text += f" Stable across levels: {'; '.join(stable)}."
+    if trend:
+        text += f" Skill-dependent: {'; '.join(trend)}."
+    if unsure:
+        text += f" Not enough games for {'; '.join(unsure)}"
+        if need:
+            text += f" (about {need:,.0f} {unit} per level would settle them)"
+        text += "."
+    return Finding(text, kind=FACT, answer=True)
+
+
+# --- the ladder's report ------------------------------------------------------------------------
+
+
+def build_ladder_report(data: LadderData, margins: dict[str, float] | None = None):
+    """An :class:`analysis.report.Report` of the ladder: its configuration (every sub-run), the
+    section "Does it hold under stronger play?" and each ratings run's duplicate-deal section
+    (judged on its own, as in ``cardsim report``)."""
+    from datetime import UTC, datetime
+
+    from analysis.io import open_runs
+    from analysis.report import Report, config_section
+
+    for group, runs in data.level_runs.items():
+        missing = [lv for lv in data.levels if lv not in runs]
+        if missing:
+            raise CardsimError(f"ladder {group}: no self-play run of {', '.join(missing)}")
+    dirs = [*data.rating_runs.values(), *(p for g in data.level_runs.values() for p in g.values())]
+    runs = open_runs(dirs)
+    labels = [Path(d).name for d in dirs]
+    warnings = [w for r in runs for w in r.warnings]
+    config = config_section(runs, labels, warnings)
+    sec = section(data, margins)
+    sec.notes.extend(data.notes)
+    sections, findings = [sec], [(KEY, f) for f in sec.findings]
+    for group, d in data.rating_runs.items():  # the ratings run's duplicate-deal section
+        run = open_run(d)
+        it = RunData(Path(d).name, run, {})
+        for name, lf in duplicate.queries(run).items():
+            it.data[f"{duplicate.KEY}.{name}"] = lf.collect()
+        s = duplicate.section([it])
+        verdicts.judge([(s.key, f) for f in s.findings], margins)  # its own family
+        verdicts.fill_tables([s])
+        s.key = f"duplicate-{Path(d).name}"
+        s.title = f"Ratings run: {s.title}" + (f" — {group}" if group else "")
+        sections.append(s)
+        for f in s.findings:  # the Answers: the ladder's lines and the ratings
+            f.answer = f.answer and f.pvalue is None
+        findings += [(s.key, f) for f in s.findings]
+    return Report(
+        game=data.game, runs=runs, labels=labels, config=config, sections=sections,
+        findings=findings, warnings=warnings,
+        generated=datetime.now(UTC).isoformat(timespec="seconds"), margins=dict(margins or {}),
+    )  # fmt: skip
+
+
+def write_ladder_report(
+    data: LadderData, out: Path, margins: dict[str, float] | None = None
+) -> tuple[Path, Path]:
+    """Write the ladder's report to ``out`` (HTML) and its numbers beside it (``.json``)."""
+    from analysis import render
+
+    report = build_ladder_report(data, margins)
+    out = Path(out)
+    try:
+        render.write_html(report, out)
+        render.write_json(report, out.with_suffix(".json"))
+    except OSError as e:
+        raise CardsimError(
+            f"cannot write the ladder report: {e.strerror or e} ({e.filename})"
+        ) from None
+    return out, out.with_suffix(".json")

@@ -1,0 +1,302 @@
+"""``cardsim ladder``: the skill ladder — do the balance findings hold under stronger play?
+
+A ladder names a game, its *levels* (strategies, weakest first by intent; e.g. ``random,
+greedy, pimc:samples=4, pimc:samples=16``), the games per level and, for ATLAS, one or more
+player counts. Per player count it is a set of ordinary run directories under ``DIR``
+(docs/ladder.md)::
+
+    DIR/[pK-]rating/            the levels compared on duplicate deals (as ``cardsim compare``)
+    DIR/[pK-]L<i>-<level>/      self-play of level i: every seat plays it (as ``cardsim run``)
+    DIR/ladder.html, .json      the report: "Does it hold under stronger play?"
+
+(``pK-`` only for a game with several player counts.) Every sub-run is played by the study
+runner (:func:`sim.study.run_study`), so a ladder is resumable and reproducible as a study is:
+running the same ladder again reuses finished sub-runs (verified), completes unfinished ones,
+and refuses a directory holding a different run unless ``force``. All sub-runs share the root
+seed: the self-play runs of every level play the same deals. A study file's ``[[ladder]]``
+table is the same ladder (:func:`parse_ladder_table`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.config import DEFAULT_SEED, check_strategy
+from sim.errors import CardsimError
+from sim.study import Scenario
+
+#: The default levels (issue 12): from random play to search with 16 determinizations.
+DEFAULT_LEVELS = ("random", "greedy", "pimc:samples=4", "pimc:samples=16")
+LADDER_KEYS = {
+    "name", "game", "levels", "games", "deals", "seed", "players", "rules", "chunk_size",
+}  # fmt: skip
+REPORT = "ladder.html"
+
+
+@dataclass
+class Ladder:
+    """A validated ladder and the scenarios (sub-runs) that play it."""
+
+    game: str
+    levels: list[str]
+    games: int
+    deals: int
+    seed: int = DEFAULT_SEED
+    players: list[int] = field(default_factory=list)
+    rules: dict[str, str] = field(default_factory=dict)
+    chunk_size: int | None = None
+    name: str = ""  # in a study: the prefix of its scenario names
+    scenarios: list[Scenario] = field(default_factory=list)
+    #: group ("" or "4 players") -> (rating scenario, {level: self-play scenario})
+    groups: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+
+
+def _slug(level: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", level).strip("-") or "level"
+
+
+def parse_levels(engine, text: str | list[str] | None) -> list[str]:
+    """The levels of ``--levels`` (a comma-separated list; parameters stay whole:
+    ``pimc:samples=4,cap=2,greedy``), each checked like a ``--strategy``."""
+    from sim.strategy_params import split_strategies
+
+    if text is None:
+        items = list(DEFAULT_LEVELS)
+    elif isinstance(text, str):
+        items = split_strategies(text)
+    else:
+        items = [str(x) for x in text]
+    levels = []
+    for item in items:
+        try:
+            levels.append(check_strategy(engine, item.strip()))
+        except CardsimError as e:
+            raise CardsimError(f"--levels: {e}") from None
+    if len(levels) < 2:
+        raise CardsimError("--levels needs at least two strategies, e.g. random,greedy")
+    dup = sorted({lv for lv in levels if levels.count(lv) > 1})
+    if dup:
+        raise CardsimError(f"--levels: {dup[0]} is listed twice")
+    return levels
+
+
+def parse_players(engine, text: str | int | list | None) -> list[int]:
+    """``--players``: one count or a comma-separated list (ATLAS ``2,4,6``)."""
+    if text is None:
+        return [engine.default_players]
+    if isinstance(text, int) and not isinstance(text, bool):
+        items = [text]
+    elif isinstance(text, list):
+        items = text
+    else:
+        items = [x.strip() for x in str(text).split(",")]
+    out = []
+    for x in items:
+        if isinstance(x, bool) or not (
+            isinstance(x, int) or (isinstance(x, str) and x.isascii() and x.isdigit())
+        ):
+            raise CardsimError(f"--players: {x!r} is not a player count")
+        n = int(x)
+        if n not in engine.player_counts:
+            allowed = ", ".join(map(str, engine.player_counts))
+            raise CardsimError(f"--players: {engine.name} is played by {allowed} players, not {n}")
+        if n in out:
+            raise CardsimError(f"--players: {n} is listed twice")
+        out.append(n)
+    return out
+
+
+def build_ladder(
+    game: str,
+    levels: str | list[str] | None = None,
+    *,
+    games: int,
+    deals: int | None = None,
+    seed: int = DEFAULT_SEED,
+    players: str | int | list | None = None,
+    rules=(),
+    chunk_size: int | None = None,
+    name: str = "",
+) -> Ladder:
+    """A validated :class:`Ladder` and its scenarios; :class:`CardsimError` for bad input."""
+    from sim.compare import build_compare_config
+    from sim.config import build_config
+    from sim.games import get_engine
+
+    engine = get_engine(game)
+    lv = parse_levels(engine, levels)
+    counts = parse_players(engine, players)
+    for what, v in (("--games", games), ("--deals", deals)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
+            raise CardsimError(f"{what} must be a positive integer, got {v!r}")
+    deals = games if deals is None else deals
+    if not isinstance(rules, dict):
+        keys = [k for k, _ in rules]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise CardsimError(f"--rule {dup[0]} is given twice")
+    rule_items = dict(rules)
+    rule_items = {
+        k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in rule_items.items()
+    }
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0
+    ):
+        raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    ladder = Ladder(game, lv, games, deals, seed, counts, rule_items, chunk_size, name)
+    several = len(engine.player_counts) > 1
+    pre = f"{name}-" if name else ""
+    for n in counts:
+        tag = f"p{n}-" if several else ""
+        group = f"{n} players" if several else ""
+        try:  # validated as the CLI validates run and compare
+            build_compare_config(engine, lv, games=deals, seed=seed, players=n, rules=rule_items)
+            for level in lv:
+                build_config(
+                    engine, games=games, seed=seed, players=n, strategy=level, rules=rule_items
+                )
+        except CardsimError as e:
+            msg = str(e).replace("--strategies", "--levels")
+            raise CardsimError(f"{'--players ' + str(n) + ': ' if several else ''}{msg}") from None
+        rating = f"{pre}{tag}rating"
+        ladder.scenarios.append(
+            Scenario(
+                name=rating,
+                game=game,
+                games=deals,
+                seed=seed,
+                rules=rule_items,
+                players=n,
+                chunk_size=chunk_size,
+                compare=list(lv),
+            )  # fmt: skip
+        )
+        selfplay = {}
+        for i, level in enumerate(lv):
+            sname = f"{pre}{tag}L{i}-{_slug(level)}"
+            selfplay[level] = sname
+            ladder.scenarios.append(
+                Scenario(
+                    name=sname,
+                    game=game,
+                    games=games,
+                    seed=seed,
+                    strategy=level,
+                    rules=rule_items,
+                    players=n,
+                    chunk_size=chunk_size,
+                )  # fmt: skip
+            )
+        ladder.groups[group] = (rating, selfplay)
+    return ladder
+
+
+def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
+    """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
+    named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
+    from sim.study import NAME_RE
+
+    label = f"{source}, ladder {i}"
+    bad = set(d) - LADDER_KEYS
+    if bad:
+        raise CardsimError(
+            f"{label}: unknown ladder key {sorted(bad)[0]!r} "
+            f"(allowed: {', '.join(sorted(LADDER_KEYS))})"
+        )
+    for key in ("name", "game", "games"):
+        if key not in d:
+            raise CardsimError(f"{label}: missing key {key!r}")
+    name = d["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise CardsimError(f"{label}: ladder name {name!r} must use letters, digits, '-', '_'")
+    label = f"{label} ({name})"
+    if name in taken:
+        raise CardsimError(f"{label}: the name is also a scenario's")
+    levels = d.get("levels")
+    if levels is not None and (
+        not isinstance(levels, list) or not all(isinstance(x, str) for x in levels)
+    ):
+        raise CardsimError(f'{label}: levels must list strategies, e.g. ["random", "greedy"]')
+    rules = d.get("rules", {})
+    if not isinstance(rules, dict):
+        raise CardsimError(f"{label}: rules must be a table like {{ key = value }}")
+    for key in ("games", "deals", "seed", "chunk_size"):
+        v = d.get(key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise CardsimError(f"{label}: {key} must be an integer, got {v!r}")
+    try:
+        return build_ladder(
+            d["game"], levels, games=d["games"], deals=d.get("deals"),
+            seed=d.get("seed", DEFAULT_SEED), players=d.get("players"), rules=rules,
+            chunk_size=d.get("chunk_size"), name=name,
+        )  # fmt: skip
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {str(e).replace('--', '')}") from None
+
+
+def ladder_data(ladder: Ladder, runs: dict[str, Path]):
+    """The :class:`analysis.ladder.LadderData` of a played ladder (scenario name -> run dir)."""
+    from analysis.ladder import LadderData
+
+    return LadderData(
+        ladder.game,
+        ladder.levels,
+        {g: runs[r] for g, (r, _) in ladder.groups.items()},
+        {g: {lv: runs[s] for lv, s in sp.items()} for g, (_, sp) in ladder.groups.items()},
+    )
+
+
+@dataclass
+class LadderResult:
+    out: Path
+    report: Path
+    numbers: Path
+    runs: dict[str, Path]
+    reused: list[str]
+
+
+def _check_report(out: Path, force: bool) -> None:
+    """``ladder.html`` / ``ladder.json`` are replaced only when they are a ladder's report."""
+    import json
+
+    js = out / Path(REPORT).with_suffix(".json")
+    html = out / REPORT
+    if force or not (js.exists() or html.exists()):
+        return
+    try:
+        doc = json.loads(js.read_text(encoding="utf-8"))
+        ok = doc.get("format") == "cardsim-report" and any(
+            s == "ladder" for s in doc.get("sections", {})
+        )
+    except (OSError, ValueError, AttributeError):
+        ok = False
+    if not ok:
+        raise CardsimError(
+            f"{html} exists and is not a ladder report; use --force to replace it, or another --out"
+        )
+
+
+def run_ladder(
+    ladder: Ladder,
+    out: Path | str,
+    *,
+    threads: int | None = None,
+    progress: bool = True,
+    force: bool = False,
+    margins: dict[str, float] | None = None,
+) -> LadderResult:
+    """Play every sub-run of ``ladder`` into ``out`` (reused / resumed as a study's scenarios)
+    and write ``out/ladder.html`` (+ ``.json``)."""
+    from analysis.ladder import write_ladder_report
+    from sim.study import Study, run_study
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise CardsimError(f"--out {out}: exists and is not a directory")
+    _check_report(out, force)
+    study = Study(f"ladder {ladder.game}", list(ladder.scenarios), [], "<ladder>")
+    result = run_study(study, out, threads=threads, progress=progress, force=force, report=False)
+    html, js = write_ladder_report(ladder_data(ladder, result.runs), out / REPORT, margins)
+    return LadderResult(out, html, js, result.runs, result.reused)
