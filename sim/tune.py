@@ -414,7 +414,19 @@ def tune(
     base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
     players = base.players
     out = Path(out)
-    combos = list(itertools.product(*space.values()))
+    combos, unplayable = [], []
+    for combo in itertools.product(*space.values()):
+        rules = {n: _text(v) for n, v in zip(space, combo, strict=True)}
+        try:  # cross-option checks (e.g. AT-D1: the deck must deal hand_size to every player)
+            build_config(
+                engine, games=1, seed=seed, players=players, strategy=strategy, rules=rules
+            )
+        except CardsimError as e:
+            unplayable.append(f"{_rules(rules)}: {e}")
+            continue
+        combos.append(combo)
+    if not combos:
+        raise CardsimError(f"no configuration of --options can be played: {unplayable[0]}")
     cap = max_configurations or len(combos)
     while cap > 2 and cap * min_games * _rungs(cap, eta) > budget:
         cap -= 1  # every rung must give each configuration at least min_games games
@@ -435,7 +447,8 @@ def tune(
     per_rung = budget // rungs_total
     alive = list(cands)
     data: dict[str, list[DealData]] = {c.id: [] for c in cands}
-    spent, rung_log, log = 0, [], []
+    spent, rung_log = 0, []
+    log = [f"left out (cannot be played): {u}" for u in unplayable]
     sides: list[str] | None = None
     for r in range(rungs_total):
         n = per_rung // len(alive)
@@ -686,6 +699,8 @@ def summary(result: TuneResult) -> str:
             f"{r['games_per_configuration']:,} games; {r['dropped_by_test']} dropped by the paired "
             f"test; {r['kept']} kept; best {r['best']} ({r['best_estimate']:.4f})"
         )
+    if result.log:
+        lines += ["", "Notes:", "", *(f"- {line}" for line in result.log)]
     lines += [
         "",
         f"Verify the winner on fresh seeds: `cardsim study {result.verify} --out DIR`",

@@ -258,3 +258,23 @@ def test_out_holding_something_else_is_never_touched(tmp_path):
     with pytest.raises(CardsimError, match="--budget must be at least 800"):
         tune("tunable", "first_excess", out=tmp_path / "new", options="cap=5|6", budget=10)
     assert not (tmp_path / "new").exists()
+
+
+def test_unplayable_configurations_are_left_out_and_said(tmp_path):
+    """AT-D1: 20 cards × 10 players cannot be dealt from a deck without ATLAS cards (198); the
+    race leaves that configuration out before playing, says so, and races the others."""
+    res = tune(
+        "atlas", "first_excess", out=tmp_path / "at", options="hand_size=19|20,atlas_cards=0|12",
+        players=10, budget=2400, verify_games=400, threads=1, progress=False,
+    )  # fmt: skip
+    assert res.configurations == 3
+    assert {(c.rules["hand_size"], c.rules["atlas_cards"]) for c in res.top} <= {
+        ("19", "0"),
+        ("19", "12"),
+        ("20", "12"),
+    }
+    assert any("hand_size=20, atlas_cards=0" in line and "AT-D1" in line for line in res.log)
+    assert "cannot be played" in (tmp_path / "at" / "tune.md").read_text()
+    with pytest.raises(CardsimError, match="no configuration"):
+        tune("atlas", "first_excess", out=tmp_path / "none", options="hand_size=20,atlas_cards=0",
+             players=10, budget=2400, progress=False)  # fmt: skip
