@@ -33,6 +33,7 @@ from sim.rules.yuanzi import (
     hand_text,
     team_of,
 )
+from sim.rules.yuanzi_moves import jokers_of, kind_of, rank_of, size_of, suit_of
 
 __all__ = [
     "PASS", "SINGLE", "PAIR", "TRIPLE", "BOMB", "ATOM", "HYDROGEN", "View",
@@ -53,29 +54,14 @@ SINGLE, PAIR, TRIPLE, BOMB, ATOM, HYDROGEN = (
 )
 
 
-def move_kind(code: int) -> int:
-    """Kind of a move code: 0 pass, 1 single, 2 pair, 3 triple, 4 bomb, 5 atom, 6 hydrogen."""
-    return code & 7
-
-
-def move_rank(code: int) -> int:
-    """Rank idx of a move code (0 = "3" … 12 = "2"; atoms 13/14 = small/big-joker atom)."""
-    return (code >> 3) & 15
-
-
-def move_size(code: int) -> int:
-    """Cards a move code plays (jokers included)."""
-    return (code >> 7) & 31
-
-
-def move_jokers(code: int) -> int:
-    """Jokers a move code uses as wild cards."""
-    return (code >> 12) & 7
-
-
-def move_suit(code: int) -> int:
-    """Suit idx of an ordinary atom (0 ♦ … 3 ♠)."""
-    return (code >> 15) & 3
+# move-code decoding: the reference's own decoders (docs/yuanzi-protocol.md §2), SDK names
+move_kind, move_rank, move_size, move_jokers, move_suit = (
+    kind_of,
+    rank_of,
+    size_of,
+    jokers_of,
+    suit_of,
+)
 
 
 def move_naturals(code: int) -> int:

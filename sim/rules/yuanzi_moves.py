@@ -146,22 +146,27 @@ def pack(kind: int, rank: int, size: int, jokers: int = 0, suit: int = 0) -> int
 
 
 def kind_of(code: int) -> int:
+    """Kind of a move code: 0 pass, 1 single, 2 pair, 3 triple, 4 bomb, 5 atom, 6 hydrogen."""
     return code & 7
 
 
 def rank_of(code: int) -> int:
+    """Rank idx of a move code (0 = "3" … 12 = "2"; atoms 13/14 = small/big-joker atom)."""
     return (code >> 3) & 15
 
 
 def size_of(code: int) -> int:
+    """Cards a move code plays (jokers included)."""
     return (code >> 7) & 31
 
 
 def jokers_of(code: int) -> int:
+    """Jokers a move code uses as wild cards."""
     return (code >> 12) & 7
 
 
 def suit_of(code: int) -> int:
+    """Suit idx of an ordinary atom (0 ♦ … 3 ♠)."""
     return (code >> 15) & 3
 
 
