@@ -4,7 +4,8 @@ Numba compiles each game's kernels on first use (about a minute of one core per 
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
 process compiles them first, one process per game (``python -m sim.warmup GAME PURPOSE``), and
-every test process then loads them from the on-disk cache (``kernels/jit.py``).
+every test process then loads them from the on-disk cache (``kernels/jit.py``). Without
+``-n`` nothing is done here: a single test file compiles only what it plays.
 """
 
 from __future__ import annotations
@@ -37,4 +38,6 @@ def _warm_kernels() -> None:
 def pytest_sessionstart(session) -> None:
     if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did it
         return
+    if not getattr(session.config.option, "numprocesses", None):
+        return  # one process (no -n): each game compiles when a test first plays it
     _warm_kernels()

@@ -72,24 +72,29 @@ class FakeEngine:
             winner.append(int(score[1] > score[0]))
             leader.append(lead)
             length.append(10 + bounded(deal, 90))
-        games = pl.DataFrame(
-            {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
-            schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
-        )
-        seat = np.tile(np.arange(4), count)
-        seats = pl.DataFrame(
-            {
-                "game": np.repeat(idx, 4),
-                "seat": seat,
-                "team": seat % 2,
-                "strategy": [config.seats[s] for s in seat],
-                "won": np.repeat(np.array(winner), 4) == seat % 2,
-            }
-        )
-        return games, seats
+        return fake_tables(idx, leader, winner, length, config.seats)
 
     def replay(self, config, game_index):
         return f"game {game_index}"
+
+
+def fake_tables(idx, leader, winner, length, seat_strategies):
+    """The fake game's (games, seats) tables: 4 seats in 2 teams (0/2 and 1/3)."""
+    games = pl.DataFrame(
+        {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
+        schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
+    )
+    seat = np.tile(np.arange(4), len(idx))
+    seats = pl.DataFrame(
+        {
+            "game": np.repeat(idx, 4),
+            "seat": seat,
+            "team": seat % 2,
+            "strategy": [seat_strategies[s] for s in seat],
+            "won": np.repeat(np.array(winner), 4) == seat % 2,
+        }
+    )
+    return games, seats
 
 
 try:

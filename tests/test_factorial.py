@@ -21,7 +21,7 @@ from sim.errors import CardsimError
 from sim.game import Measure
 from sim.games import get_engine, register_engine
 from sim.study import parse_study, run_study
-from tests.fake_engine import FACTS, FakeEngine
+from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: planted truth: logit P(first side wins) = B0 + B_SPICY x_spicy + B_BOOST x_boost + B_INT x x
 #: with x = ±1/2 (the analysis's centred coding of two levels); length = 50 + L_BOOST x_boost
@@ -64,21 +64,7 @@ class PlantedEngine(FakeEngine):
             # deal noise (common to every cell) + play noise that differs with boost
             play = new_stream(config.seed, int(i), 2 if config.rules["boost"] else 3)
             length.append(50 + L_BOOST * xb + bounded(deal, 21) - 10 + bounded(play, 11) - 5)
-        games = pl.DataFrame(
-            {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
-            schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
-        )
-        seat = np.tile(np.arange(4), count)
-        seats = pl.DataFrame(
-            {
-                "game": np.repeat(idx, 4),
-                "seat": seat,
-                "team": seat % 2,
-                "strategy": [config.seats[s] for s in seat],
-                "won": np.repeat(np.array(winner), 4) == seat % 2,
-            }
-        )
-        return games, seats
+        return fake_tables(idx, leader, winner, length, config.seats)
 
 
 try:

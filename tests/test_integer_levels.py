@@ -6,7 +6,6 @@ import dataclasses
 import json
 
 import numpy as np
-import polars as pl
 import pytest
 
 from analysis import factorial
@@ -17,7 +16,7 @@ from sim.game import Measure
 from sim.games import get_engine, register_engine
 from sim.study import parse_study, run_study
 from sim.tune import MAX_GRID_LEVELS, integer_grid, parse_space, tune
-from tests.fake_engine import FACTS, FakeEngine
+from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: P(first leader's team wins) = 1/2 + WIN * (gap − 40): fair at gap = 40;
 #: length = 30 + gap / 5 + deal noise (−4 … 4, common to every level) + play noise (−3 … 3,
@@ -52,21 +51,7 @@ class SteppedEngine(FakeEngine):
             leader.append(lead)
             play = new_stream(config.seed, int(i), 2 + gap // 10)  # play noise: per level
             length.append(30 + gap // 5 + bounded(deal, 9) - 4 + bounded(play, 7) - 3)
-        games = pl.DataFrame(
-            {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
-            schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
-        )
-        seat = np.tile(np.arange(4), count)
-        seats = pl.DataFrame(
-            {
-                "game": np.repeat(idx, 4),
-                "seat": seat,
-                "team": seat % 2,
-                "strategy": [config.seats[s] for s in seat],
-                "won": np.repeat(np.array(winner), 4) == seat % 2,
-            }
-        )
-        return games, seats
+        return fake_tables(idx, leader, winner, length, config.seats)
 
 
 try:

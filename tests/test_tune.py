@@ -6,7 +6,6 @@ import json
 import math
 
 import numpy as np
-import polars as pl
 import pytest
 
 from kernels.options import OptionTable, RuleOption
@@ -15,7 +14,7 @@ from sim.errors import CardsimError
 from sim.game import Measure
 from sim.games import get_engine, register_engine
 from sim.tune import parse_objective, parse_space, tune
-from tests.fake_engine import FACTS, FakeEngine
+from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: P(first leader's team wins) = 1/2 + EDGE (cap − 6) + SPICE [flavour = spicy]: the fair
 #: game (first_excess = 0) is cap = 6, plain. Length = 30 + 3 cap + deal noise: 45 at cap = 5.
@@ -48,21 +47,7 @@ class TunableEngine(FakeEngine):
             winner.append(lead % 2 if first_wins else 1 - lead % 2)
             leader.append(lead)
             length.append(30 + 3 * cap + bounded(deal, 9) - 4)
-        games = pl.DataFrame(
-            {"game": idx, "first_leader": leader, "winner_team": winner, "length": length},
-            schema_overrides={"first_leader": pl.Int8, "winner_team": pl.Int8},
-        )
-        seat = np.tile(np.arange(4), count)
-        seats = pl.DataFrame(
-            {
-                "game": np.repeat(idx, 4),
-                "seat": seat,
-                "team": seat % 2,
-                "strategy": [config.seats[s] for s in seat],
-                "won": np.repeat(np.array(winner), 4) == seat % 2,
-            }
-        )
-        return games, seats
+        return fake_tables(idx, leader, winner, length, config.seats)
 
 
 try:
