@@ -260,6 +260,7 @@ def test_unplayable_configurations_are_left_out_and_said(tmp_path):
     }
     assert any("hand_size=20, atlas_cards=0" in line and "AT-D1" in line for line in res.log)
     assert "cannot be played" in (tmp_path / "at" / "tune.md").read_text()
-    with pytest.raises(CardsimError, match="no configuration"):
-        tune("atlas", "first_excess", out=tmp_path / "none", options="hand_size=20,atlas_cards=0",
-             players=10, budget=2400, progress=False)  # fmt: skip
+    with pytest.raises(CardsimError, match="no configuration"):  # at most 184 cards for 190+
+        tune("atlas", "first_excess", out=tmp_path / "none", players=10, budget=2400,
+             options="hand_size=19|20,atlas_cards=0|1,skip_cards=0|1,reverse_cards=0|1,"
+             "trade_cards=0|1", progress=False)  # fmt: skip
