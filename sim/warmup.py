@@ -34,11 +34,12 @@ ENTRY_POINTS = {
     "atlas": {"run": ("kernels.atlas.driver", "simulate"),
               "replay": ("kernels.atlas.driver", "trace_match")},
 }  # fmt: skip
-#: Seconds to compile, measured on the 2-core reference machine with one core each (issue 15:
-#: 原子 55 s, ATLAS 47 s for runs); what the notice quotes, rounded.
+#: Seconds to compile, measured on the 2-core reference machine with one core each, idle
+#: (cardsim 0.2 with pimc, the SDK and the design parameters: 原子 146 s, ATLAS 114 s for runs,
+#: both at once); what the notice quotes, rounded. Replays and user drivers: estimated.
 COMPILE_SECONDS = {
-    "yuanzi": {"run": 55, "replay": 60, "user": 60},
-    "atlas": {"run": 47, "replay": 50, "user": 50},
+    "yuanzi": {"run": 145, "replay": 160, "user": 150},
+    "atlas": {"run": 115, "replay": 125, "user": 120},
 }
 GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
 
@@ -73,9 +74,9 @@ def estimate_seconds(jobs: list[tuple[str, str]], cores: int | None = None) -> f
     Examples
     --------
     >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=2)
-    55.0
+    145.0
     >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=1)
-    102.0
+    260.0
     """
     cores = max(1, cores or os.cpu_count() or 1)
     times = sorted((float(COMPILE_SECONDS[g][p]) for g, p in jobs), reverse=True)
@@ -97,7 +98,7 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
     --------
     >>> notice([("yuanzi", "run"), ("atlas", "run")], cores=2)  # doctest: +NORMALIZE_WHITESPACE
     'compiling the kernels of 原子 and ATLAS (first run only; cached for later runs), 2
-     processes at once: about 60 s'
+     processes at once: about 2 min'
     """
     kinds = {p for _, p in jobs}
     names = " and ".join(GAME_NAMES[g] for g, _ in jobs)
