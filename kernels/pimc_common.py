@@ -14,7 +14,6 @@ nothing.
 from numba import njit
 
 from kernels.jit import JIT
-from kernels.rng import bounded
 
 ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
 #: rollout policies, by their index in a pimc id
@@ -36,16 +35,6 @@ def check_params(samples: int, cap: int, rollout: int, z: float, max_cap: int) -
     ):
         raise ValueError(f"pimc parameters out of range: {samples}, {cap}, {rollout}, {z}")
     return z10
-
-
-@_hot
-def shuffle_unseen(pool, m, rng):
-    """Fisher-Yates shuffle of ``pool[:m]`` on the strategy stream ``rng``."""
-    for i in range(m - 1, 0, -1):
-        j = bounded(rng, i + 1)
-        c = pool[i]
-        pool[i] = pool[j]
-        pool[j] = c
 
 
 @_hot

@@ -132,9 +132,8 @@ from kernels.pimc_common import (
     check_params,
     clear_scores,
     select,
-    shuffle_unseen,
 )
-from kernels.rng import bounded, next_u64
+from kernels.rng import bounded, next_u64, shuffle
 
 #: Strategy ids at and above this are ``pimc`` (parameters and rule options in the low bits).
 PIMC_BASE = 1 << 56
@@ -471,7 +470,7 @@ def determinize(S, me, pool, D, rng):
         for _ in range(u):
             pool[m] = t
             m += 1
-    shuffle_unseen(pool, m, rng)
+    shuffle(rng, pool, m)  # Fisher-Yates on the strategy stream
     at = 0
     for s in range(n):
         if s == me:

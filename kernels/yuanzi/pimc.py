@@ -45,8 +45,8 @@ from kernels.pimc_common import (
     check_params,
     clear_scores,
     select,
-    shuffle_unseen,
 )
+from kernels.rng import shuffle
 from kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
 from kernels.yuanzi.rules import apply_move, legal_moves
 from kernels.yuanzi.state import (
@@ -198,7 +198,7 @@ def _deal_unseen(own, played, pub, unseen, det, rng):
         for _ in range(u):
             unseen[m] = t
             m += 1
-    shuffle_unseen(unseen, m, rng)
+    shuffle(rng, unseen, m)  # Fisher-Yates on the strategy stream
     at = 0
     for s in range(4):
         for t in range(N_TYPES):
