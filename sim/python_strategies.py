@@ -470,14 +470,7 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
         for c in view.target_hand:
             pub[ST.P_TARGET_HAND + c] += 1
     pub[ST.P_RULES : ST.P_RULES + len(rules_arr)] = rules_arr
-    # the design block (AT-D1..D4), as kernels.atlas.rules.set_design writes it
-    pub[ST.P_HAND_SIZE] = rules_arr[KR.R_HAND_SIZE]
-    for i, r in enumerate(
-        (KR.R_ATLAS_CARDS, KR.R_SKIP_CARDS, KR.R_REVERSE_CARDS, KR.R_TRADE_CARDS)
-    ):
-        pub[ST.P_DECK + i] = rules_arr[r]
-    for i, r in enumerate((KR.R_ATLAS_VALUE, KR.R_ACTION_VALUE, KR.R_MATCHING_VALUE)):
-        pub[ST.P_VALUES + i] = rules_arr[r]
+    KR.set_design(pub, rules_arr)  # the design block (AT-D1..D4), as the kernel writes it
     for q, size in view.face_down:
         pub[ST.P_FD_MELDS + q] += 1
         pub[ST.P_FD_CARDS + q] += size
