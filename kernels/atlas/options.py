@@ -46,9 +46,9 @@ def check_deal(values: Mapping[str, Value], players: int | None) -> None:
 OPTIONS = OptionTable(
     "atlas",
     (
-        RuleOption("self_melds", "AT-07", "any", "who may self-meld after drawing: any player, "
-                   "or only the next player in the turn after their claim",
-                   ("any", "after_claim_only")),
+        RuleOption("self_melds", "AT-07", "after_claim_only", "who may self-meld after "
+                   "drawing: only the next player in the turn after their claim (the text), or "
+                   "any player on every turn", ("any", "after_claim_only")),
         RuleOption("all_wild_melds", "AT-11", False, "allow melds made of ATLAS cards only"),
         RuleOption("forced_claims", "AT-12", True, "a player must claim whenever able (false: "
                    "claiming is a strategy decision)"),

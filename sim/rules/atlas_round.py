@@ -146,7 +146,11 @@ class _RoundOver(Exception):
 
 
 def describe(
-    code: int, hand: Sequence[Card] = (), discard: Card | None = None, same_species: bool = False
+    code: int,
+    hand: Sequence[Card] = (),
+    discard: Card | None = None,
+    same_species: bool | None = None,
+    claim_priority: str = "text",
 ) -> str:
     """Readable text of a decision code, with the actual cards a meld gives up.
 
@@ -160,15 +164,29 @@ def describe(
         The discard under claim, for claim codes.
     same_species
         The claim is the 優先配 same-species triple (AT-14 ``text``): it gives up two of the species.
+        ``None`` (default): decided from the hand, the discard and ``claim_priority``, as the
+        round decides it.
+    claim_priority
+        The AT-14 rule option in force (``text`` or ``nearest_win``), used when ``same_species``
+        is ``None``.
 
     Examples
     --------
     >>> describe(33, ["Giant Panda", "Tiger", "Lion"], discard="Orangutan")
     'claim Orangutan with triple Asia Land, giving up Giant Panda, Tiger'
+    >>> describe(33, ["Giant Panda", "Giant Panda", "Tiger"], discard="Giant Panda")
+    'claim Giant Panda with triple Asia Land, giving up Giant Panda ×2'
     >>> describe(8192 + 61)
     'discard SKIP'
     """
     x = None if discard is None else card(discard)
+    if same_species is None:  # AT-14 text: the 優先配 triple gives up two of the species
+        same_species = (
+            x is not None
+            and code < PAIR
+            and claim_priority == "text"
+            and is_youxian(hand_counts(hand), x, code)
+        )
     if code == NONE:
         return "no claim" if x is not None else "none"
     if code == PAIR:

@@ -72,7 +72,7 @@ CASES = [
     (3, ("random", "greedy", "careful"), {}, 100),
     (3, ("random",) * 3, {"claim_turn": "jump", "exhausted": "no_winner"}, 100),
     (4, R4, {}, 120),
-    (4, R4, {"self_melds": "after_claim_only", "rounds": 2}, 60),
+    (4, R4, {"self_melds": "any", "rounds": 2}, 60),  # AT-07 variant (default before 2026-12-02)
     (4, ("random",) * 4, {"all_wild_melds": True}, 100),
     (4, ("careful", "random", "greedy", "random"), {"forced_claims": False}, 100),
     # the revised rulings' old readings (AT-14 nearest_win, AT-26 self_melds_shown) and both
@@ -93,7 +93,8 @@ CASES = [
         {"exhausted": "no_winner", "all_wild_melds": True, "forced_claims": False},
         80,
     ),
-    (6, ("random",) * 6, {"self_melds": "after_claim_only", "claim_turn": "jump"}, 80),
+    (6, ("random",) * 6, {"self_melds": "any", "claim_turn": "jump"}, 80),
+    (4, ("greedy", "careful", "greedy", "random"), {"self_melds": "any"}, 100),
     (10, ("random", "greedy") * 5, {}, 80),
     (10, ("random",) * 10, {"trade_pick": "seen", "last_discard_wins": True, "rounds": 2}, 50),
     (10, ("careful",) * 10, {"claim_turn": "jump", "turn_cap": 25}, 60),
@@ -131,7 +132,8 @@ def test_engine_replay_log_comes_from_the_reference():
 def test_kernel_agrees_with_reference_100k_rounds():
     strategies = list(IDS)
     variants = [{}] + [
-        {o.name: c} for o in ENGINE.rule_options if o.kind == "choice" for c in o.choices[1:]
+        {o.name: c} for o in ENGINE.rule_options if o.kind == "choice" for c in o.choices
+        if c != o.default
     ] + [{o.name: not o.default} for o in ENGINE.rule_options if o.kind == "bool"]  # fmt: skip
     gen = np.random.default_rng(2024)
     rounds = 0

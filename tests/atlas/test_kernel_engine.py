@@ -25,7 +25,7 @@ def test_engine_registered_with_the_option_names():
     assert eng.player_counts == tuple(range(2, 11))
     names = {o.name: (o.default, o.ruling) for o in eng.rule_options}
     assert names == {
-        "self_melds": ("any", "AT-07"),
+        "self_melds": ("after_claim_only", "AT-07"),
         "all_wild_melds": (False, "AT-11"),
         "forced_claims": (True, "AT-12"),
         "claim_priority": ("text", "AT-14"),
@@ -53,7 +53,7 @@ def test_engine_registered_with_the_option_names():
 
 def test_rules_array_layout():
     design = [13, 6, 6, 6, 6, 3, 2, 1]  # AT-D1 … AT-D4 defaults, after the readings
-    assert list(rules_array({})) == [0, 0, 1, 0, 0, 0, 0, 0, 2000, 1, 0, 0, *design]
+    assert list(rules_array({})) == [1, 0, 1, 0, 0, 0, 0, 0, 2000, 1, 0, 0, *design]  # AT-07 rev.
     full = {
         "self_melds": "after_claim_only", "all_wild_melds": True, "forced_claims": "false",
         "claim_turn": "jump", "reverse_two_players": "none", "trade_pick": "seen",

@@ -488,7 +488,7 @@ def test_at21_two_atlas_never_pair_and_the_player_discards():
 def test_at22_self_melds_leaving_one_card_keep_it():
     cell = [sp(1, 0, 0), sp(1, 0, 1)]
     S = make_state(3, {0: cell + [9], 1: [1, 2, 40], 2: [3, 4, 41]}, pile=[sp(1, 0, 2)] + [30] * 5)
-    tr = play(S, 0, rules(turn_cap=1))
+    tr = play(S, 0, rules(turn_cap=1, self_melds=0))  # AT-07 variant any
     assert hand(S, 0) == [9] and S[ST.P_NDISC] == 0 and S[ST.ST_SELF] == 1
     assert [d[2] for d in decisions(tr)] == [1]  # one self-meld decision, no discard
 
@@ -496,7 +496,7 @@ def test_at22_self_melds_leaving_one_card_keep_it():
 def test_at22_last_discard_wins_variant():
     cell = [sp(1, 0, 0), sp(1, 0, 1)]
     S = make_state(3, {0: cell + [9], 1: [1, 2, 40], 2: [3, 4, 41]}, pile=[sp(1, 0, 2)] + [30] * 5)
-    play(S, 0, rules(turn_cap=1, last_discard=1))
+    play(S, 0, rules(turn_cap=1, last_discard=1, self_melds=0))
     assert S[ST.ST_WINNER] == 0 and S[ST.ST_END] == ST.END_LAST_DISCARD
     assert S[ST.P_NDISC] == 1 and S[ST.P_DISCSEQ] == 9
 
@@ -504,7 +504,7 @@ def test_at22_last_discard_wins_variant():
 def test_at20_self_meld_emptying_the_hand_wins():
     cell = [sp(1, 0, 0), sp(1, 0, 1)]
     S = make_state(3, {0: cell, 1: [1, 2, 40], 2: [3, 4, 41]}, pile=[sp(1, 0, 2)])
-    play(S, 0, rules())
+    play(S, 0, rules(self_melds=0))  # AT-07 variant any: an ordinary turn's self-meld
     assert S[ST.ST_WINNER] == 0 and S[ST.ST_END] == ST.END_SELF_MELD
 
 
@@ -577,7 +577,7 @@ def test_at24_no_winner_scores_nothing():
 
 def test_at25_next_round_first_player():
     for n in (2, 5):
-        R = rules(rounds=6, turn_cap=40)
+        R = rules(rounds=6, turn_cap=40, self_melds=0)  # AT-07 any: rounds end within the cap
         g = np.zeros(30 * 6, D.GAMES_DTYPE)
         s = np.zeros(30 * 6 * n, D.SEATS_DTYPE)
         D.simulate(np.uint64(3), 0, 30, n, sids(n, 0), R, g, s)

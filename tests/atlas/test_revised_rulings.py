@@ -147,7 +147,8 @@ SELF_HANDS = [["Elephant", "Giraffe", "Lion", "Whale", "Kiwi Bird"], QUIET[1], Q
 @pytest.mark.parametrize("shown", [False, True])
 def test_at26_reference_view_of_a_self_meld(shown):
     s = Script((0, 1, M(TRIPLE, 0, 0)))  # seat 0 self-melds Elephant, Giraffe, Lion
-    r = atlas.play_round(SELF_HANDS, QUIET_PILE, s, {"turn_cap": 2, "self_melds_shown": shown})
+    rules_ = {"turn_cap": 2, "self_melds_shown": shown, "self_melds": "any"}  # AT-07 variant
+    r = atlas.play_round(SELF_HANDS, QUIET_PILE, s, rules_)
     s.done()
     assert r.melds == [(0, (0, 1, 2))]  # the round's record keeps the cards
     seat1 = next(v for v in s.views if v.seat == 1)
@@ -163,7 +164,7 @@ def test_at26_kernel_public_state_of_a_self_meld(shown):
     S = make_state(
         3, {0: [0, 1, 2, 17, 43], 1: [3, 18, 34], 2: [6, 21, 37]}, pile=[48, 47, 40, 43, 51]
     )
-    play(S, 0, rules(turn_cap=1, shown=int(shown)))
+    play(S, 0, rules(turn_cap=1, shown=int(shown), self_melds=0))  # AT-07 variant any
     assert S[ST.P_SIZES] == 5 - 3 + 1 - 1  # drew one, melded three, discarded one
     melded = [t for t in (0, 1, 2) if S[ST.P_MELDED + t]]
     if shown:

@@ -72,7 +72,7 @@ def test_at05_hand_values_atlas_3_action_2_matching_1():
 # ---- rule options ---------------------------------------------------------------------------
 def test_rule_defaults_are_exactly_the_rulings_defaults():
     assert atlas.RULE_DEFAULTS == {
-        "self_melds": "any",  # AT-07
+        "self_melds": "after_claim_only",  # AT-07 (revised 2026-12-02)
         "all_wild_melds": False,  # AT-11
         "forced_claims": True,  # AT-12 (revised 2026-12-01)
         "claim_priority": "text",  # AT-14 (revised 2026-12-01)

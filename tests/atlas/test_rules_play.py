@@ -47,6 +47,10 @@ class Script:
         assert not self.steps, f"script steps not used: {self.steps}"
 
 
+#: AT-07 variant: every player may self-meld after drawing (the default is after_claim_only)
+ANY = {"self_melds": "any"}
+
+
 def play(hands, pile, *steps, rules=None, **kw):
     s = Script(*steps)
     r = atlas.play_round(hands, pile, s, rules, **kw)
@@ -283,7 +287,7 @@ def test_at07_at20_self_melds_repeat_and_emptying_the_hand_wins():
         ["Whale", "Kiwi Bird", "ATLAS", "SKIP"],
     ]
     steps = [(0, SELF_MELD, T_ASIA_LAND), (0, SELF_MELD, T_AFRICA_LAND)]
-    r, s = play(hands, ["Lion"], *steps)
+    r, s = play(hands, ["Lion"], *steps, rules=ANY)  # AT-07 variant: an ordinary turn
     assert s.asked[0][2] == [0, T_AFRICA_LAND, T_ASIA_LAND] and s.asked[1][2] == [0, T_AFRICA_LAND]
     o = r.outcome
     assert (o["winner"], o["end"], o["turns"]) == (0, 1, 1)  # end 1 = self_meld
@@ -293,7 +297,7 @@ def test_at07_at20_self_melds_repeat_and_emptying_the_hand_wins():
 
 def test_at22_one_card_left_after_melding_is_kept_then_at21_wins_by_draw():
     hands = [["Orangutan", "Giant Panda", "Lion"], ["Whale", "Kiwi Bird", "Europe Plant 1"]]
-    r, s = play(hands, ["Tiger", "Elephant", "Lion"], (0, SELF_MELD, T_ASIA_LAND))
+    r, s = play(hands, ["Tiger", "Elephant", "Lion"], (0, SELF_MELD, T_ASIA_LAND), rules=ANY)
     # seat 0 melds, keeps its Lion (no discard); seat 1 discards; seat 0 draws Lion and wins
     assert [(seat, t) for seat, t, _ in s.asked] == [(0, SELF_MELD), (1, DISCARD)]
     o = r.outcome
@@ -304,7 +308,8 @@ def test_at22_one_card_left_after_melding_is_kept_then_at21_wins_by_draw():
 
 def test_at22_last_discard_wins_variant():
     hands = [["Orangutan", "Giant Panda", "Lion"], ["Whale", "Kiwi Bird", "Europe Plant 1"]]
-    r, s = play(hands, ["Tiger"], (0, SELF_MELD, T_ASIA_LAND), rules={"last_discard_wins": True})
+    rules = {**ANY, "last_discard_wins": True}
+    r, s = play(hands, ["Tiger"], (0, SELF_MELD, T_ASIA_LAND), rules=rules)
     o = r.outcome
     assert (o["winner"], o["end"], o["turns"], o["winner_points"]) == (
         0,
