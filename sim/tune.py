@@ -47,6 +47,7 @@ from scipy import stats as ss
 from kernels.options import RuleOption
 from sim.errors import CardsimError
 from sim.game import GameEngine
+from sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
 #: equivalence margins per objective (shares: 0.01 = one percentage point; length: turns/tricks)
@@ -58,6 +59,9 @@ OBJECTIVES = ("first_excess", "seat_spread", "length")
 #: little better than chance: a 2-point edge has an SE of ~2.5 points at 400 games)
 MIN_GAMES = 400
 MANIFEST = "tune-manifest.json"
+#: a rung's run of one configuration may use at most the runner's chunk count at its default
+#: chunk size (runner.MAX_CHUNKS × DEFAULT_CHUNK_SIZE games), so the budget is capped there
+MAX_BUDGET = MAX_CHUNKS * DEFAULT_CHUNK_SIZE
 
 
 # --- objectives -------------------------------------------------------------------------------
@@ -110,6 +114,11 @@ def parse_objective(text: str) -> Objective:
             raise CardsimError(f"--objective {text}: weights must be positive numbers")
         if name == "length" and tv is None:
             raise CardsimError(f"--objective {text}: length needs a target, e.g. length=40")
+        if name == "length" and not (math.isfinite(tv) and tv > 0):
+            raise CardsimError(
+                f"--objective {text}: the length target must be a positive number (the "
+                f"game's length unit: turns or tricks per game), got {target.strip()}"
+            )
         if name != "length" and tv is not None:
             raise CardsimError(f"--objective {text}: {name} takes no target")
         terms.append(Term(name, tv, w))
@@ -383,7 +392,7 @@ def tune(
     out: Path | str,
     options: str | None = None,
     budget: int = 200_000,
-    seed: int = 1,
+    seed: int = 0,
     players: int | None = None,
     strategy: str | None = None,
     eta: int = 2,
@@ -409,6 +418,8 @@ def tune(
     space = parse_space(engine, options)
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < min_games * 2:
         raise CardsimError(f"--budget must be at least {2 * min_games} games, got {budget!r}")
+    if budget > MAX_BUDGET:  # checked before anything is written (issue 19, point 18)
+        raise CardsimError(f"--budget must be at most {MAX_BUDGET:,} games, got {budget:,}")
     if eta < 2:
         raise CardsimError("eta must be at least 2")
     base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
@@ -468,7 +479,7 @@ def tune(
                 print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
             runner.run(
                 cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
-                resume=resume, progress=False,
+                resume=resume, progress=False, command="tune",
             )  # fmt: skip
             dirs.append(run_dir)
             spent += n

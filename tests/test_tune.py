@@ -134,6 +134,10 @@ def test_other_tune_run_in_out_is_an_error(tmp_path):
         ("length", "length needs a target"),
         ("first_excess=3", "takes no target"),
         ("first_excess*-1", "weights must be positive"),
+        # issue 19, point 18: a length is a positive number of turns / tricks
+        ("length=-5", "length target must be a positive number"),
+        ("length=0", "length target must be a positive number"),
+        ("length=inf", "length target must be a positive number"),
     ],
 )
 def test_bad_objectives(objective, message):
@@ -173,7 +177,50 @@ def test_small_real_run_cli(tmp_path, capsys):
 
     study = load_study(out / "verify.toml")
     assert [s.name for s in study.scenarios] == ["winner", "default"]
-    assert study.scenarios[0].seed == 1001
+    # issue 19, point 18: --seed defaults to 0 (README, docs/cli.md); fresh seeds from 1000
+    assert [r["seed"] for r in doc["rungs"]][0] == 0
+    assert study.scenarios[0].seed == 1000
+
+
+def test_18_budget_too_large_names_budget_and_writes_nothing(tmp_path, capsys):
+    from sim.cli import main
+
+    out = tmp_path / "t"
+    with pytest.raises(SystemExit) as e:
+        main(["tune", "yuanzi", "--objective", "first_excess", "--budget", str(10**15),
+              "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--budget must be at most 20,000,000,000 games" in err and "--games" not in err, err
+    assert not out.exists()  # no tune-manifest.json left behind
+
+
+def test_18_ctrl_c_advises_rerunning_the_command_not_resume(tmp_path):
+    """A real `cardsim tune` process, SIGINT mid-rung: the line names what resumes a tune (the
+    same command again; tune has no --resume; resuming is test_interrupted_race_resumes…)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "t"
+    args = [sys.executable, "-m", "sim", "tune", "yuanzi", "--objective", "first_excess",
+            "--options", "pass_is_final", "--budget", "400000", "--threads", "1",
+            "--out", str(out)]  # fmt: skip
+    p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and not list(out.glob("configs/*/r0/manifest.json")):
+        time.sleep(0.05)
+    time.sleep(1.0)  # inside rung 0 (200,000 games of one configuration: many seconds)
+    assert p.poll() is None, p.stderr.read()
+    p.send_signal(signal.SIGINT)
+    p.wait(60)
+    err = p.stderr.read()
+    assert p.returncode == 130, err
+    assert "run the same cardsim tune command again" in err and "--resume" not in err, err
+    assert "Traceback" not in err
 
 
 def test_cli_bad_objective_is_one_line(tmp_path, capsys):
