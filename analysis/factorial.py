@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
-from analysis.stats import holm
+from analysis.stats import holm, units_to_detect, well_inside
 from sim.errors import CardsimError
 from sim.game import GameFacts
 
@@ -421,6 +421,9 @@ class Effect:
     margin: float
     p_tost: float
     deals_needed: float  # deals per cell for TOST at 80 % power (not enough games)
+    #: deals per cell to detect the observed effect at 80 % power (two-sided 5 %), given with
+    #: ``deals_needed`` when the effect is not well inside the margin (|effect| > margin / 2)
+    deals_to_detect: float = float("nan")
     #: terms of up to three factors aliased with this one (the fraction's alias chain)
     aliases: list[str] = field(default_factory=list)
     #: of those, interactions of factors whose own main effects are clear: a clear term may be
@@ -637,6 +640,9 @@ def analyse(
                     need,
                 )  # fmt: skip
             )
+        for e in effects:
+            if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
+                e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
         _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
@@ -692,6 +698,12 @@ def _fmt_effect(e: Effect, kind: str) -> str:
     return f"{e.effect:+.3g} [{e.lo:+.3g}, {e.hi:+.3g}]"
 
 
+def _fmt_size(e: Effect, mr: MeasureResult) -> str:
+    if mr.kind == "binary":
+        return f"{100 * e.effect:+.2f} points"
+    return f"{e.effect:+.3g} per {mr.unit}"
+
+
 def _margin_text(mr: MeasureResult, margin: float) -> str:
     if mr.kind != "binary":
         return f"±{margin:g}"
@@ -738,9 +750,23 @@ def answers(result: FactorialResult) -> list[str]:
             text += f" Not enough games for {len(unsure)} term(s)"
             if need:
                 text += (
-                    f" (about {need:,.0f} deals per cell would settle them within "
-                    f"{_margin_text(mr, margin)})"
+                    f" (about {need:,.0f} deals per cell would show them equivalent within "
+                    f"{_margin_text(mr, margin)} if they are 0"
                 )
+                far = [e for e in unsure if math.isfinite(e.deals_to_detect)]
+                if far:
+                    e = max(far, key=lambda x: x.deals_to_detect)
+                    text += (
+                        f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
+                        f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
+                        + (
+                            f" ({len(far)} terms are not well inside the margin; this is the "
+                            "one needing most)"
+                            if len(far) > 1
+                            else ""
+                        )
+                    )
+                text += ")"
             text += "."
         lines.append(text)
     for _, label, unit, value in result.constant:
@@ -809,7 +835,15 @@ def _table_html(mr: MeasureResult) -> str:
         if e.verdict == EQUIVALENT:
             verdict_text += f" within {_margin_text(mr, e.margin)}"
         elif e.verdict == NOT_ENOUGH and math.isfinite(e.deals_needed):
-            verdict_text += f" (≈{e.deals_needed:,.0f} deals per cell needed)"
+            verdict_text += (
+                f" (≈{e.deals_needed:,.0f} deals per cell to show equivalence if it is 0"
+                + (
+                    f"; ≈{e.deals_to_detect:,.0f} to detect the observed "
+                    f"{_fmt_size(e, mr)} at 80 % power)"
+                    if math.isfinite(e.deals_to_detect)
+                    else ")"
+                )
+            )
         rows.append(
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
             f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{e.p:.3g}</td>"
