@@ -576,8 +576,16 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Tune directory.")
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace a different tune run in --out.")
+@click.option(
+    "--no-verify",
+    is_flag=True,
+    help="Write verify.toml but do not play it (tune.html then has no fresh-seed test).",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines.")
-def tune_cmd(game, objective, options, budget, seed, players, strategy, out, threads, force, quiet):
+def tune_cmd(
+    game, objective, options, budget, seed, players, strategy, out, threads, force, no_verify,
+    quiet,
+):  # fmt: skip
     """Search rule options for the most balanced rule set (racing on common deals).
 
     Rerunning the same command resumes: finished rungs are reused (sim/tune.py).
@@ -589,6 +597,7 @@ def tune_cmd(game, objective, options, budget, seed, players, strategy, out, thr
         result = tune(
             game, objective, out=out, options=options, budget=budget, seed=seed,
             players=players, strategy=strategy, threads=threads, progress=not quiet, force=force,
+            run_verify=not no_verify,
         )  # fmt: skip
     except RunInterrupted:
         raise

@@ -50,6 +50,8 @@ class Scenario:
 class Comparison:
     name: str
     scenarios: list[str]
+    #: a tune objective (sim/tune.py) to re-test on the two scenarios: first minus second
+    objective: str | None = None
 
 
 @dataclass
@@ -228,11 +230,11 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     comparisons = []
     for i, c in enumerate(doc.get("comparison", []), 1):
         label = f"{source}, comparison {i}"
-        bad = set(c) - {"name", "scenarios"}
+        bad = set(c) - {"name", "scenarios", "objective"}
         if bad:
             raise CardsimError(
                 f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
-                "(allowed: name, scenarios)"
+                "(allowed: name, scenarios, objective)"
             )
         names = c.get("scenarios", [])
         if not isinstance(names, list) or len(names) < 2:
@@ -248,7 +250,22 @@ def parse_study(text: str, source: str = "<study>") -> Study:
                 raise CardsimError(f"{label}: {n!r} is a strategy comparison, not a run")
         if len({by_name[n].game for n in names}) > 1:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
-        comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
+        objective = c.get("objective")
+        if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
+            from sim.tune import parse_objective
+
+            if len(names) != 2 or not isinstance(objective, str):
+                raise CardsimError(
+                    f'{label}: objective is a text like "first_excess" and compares exactly '
+                    "two scenarios"
+                )
+            try:
+                objective = parse_objective(objective).text()
+            except CardsimError as e:
+                raise CardsimError(f"{label}: {e}") from None
+        comparisons.append(
+            Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
+        )
     designs = [
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
@@ -620,7 +637,10 @@ def study_digest(study: Study) -> str:
         "name": study.name,
         "scenarios": {s.name: scenario_config(s).identity() for s in study.scenarios},
         "until_ci": {s.name: s.until_ci for s in study.scenarios},
-        "comparisons": [[c.name, c.scenarios] for c in study.comparisons],
+        "comparisons": [
+            [c.name, c.scenarios, *([c.objective] if c.objective else [])]
+            for c in study.comparisons
+        ],
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 

@@ -4,6 +4,7 @@ bad input is a clear error; a small real run writes its tables and a verify stud
 import dataclasses
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -307,7 +308,74 @@ def test_unplayable_configurations_are_left_out_and_said(tmp_path):
     }
     assert any("hand_size=20, atlas_cards=0" in line and "AT-D1" in line for line in res.log)
     assert "cannot be played" in (tmp_path / "at" / "tune.md").read_text()
+    # issue 19, point 7: hand_size 19/20 vs the default 13 deals other cards from the same
+    # seed: the objective's comparison and the verify page do not call it paired
+    v = res.verification
+    assert not v["paired"] and "hand_size" in v["label"]
+    verify_page = (tmp_path / "at" / "verify" / "report.html").read_text()
+    assert "paired on" not in verify_page.split("Differences from the first run")[1]
+    assert "Newcomb (independent: hand_size" in verify_page
     with pytest.raises(CardsimError, match="no configuration"):  # at most 184 cards for 190+
         tune("atlas", "first_excess", out=tmp_path / "none", players=10, budget=2400,
              options="hand_size=19|20,atlas_cards=0|1,skip_cards=0|1,reverse_cards=0|1,"
              "trade_cards=0|1", progress=False)  # fmt: skip
+
+
+def test_7_verify_retests_the_objective_and_tune_writes_its_page(tmp_path):
+    """verify.toml re-tests the tuned objective itself (its study report has the finding), tune
+    plays it and writes tune.html: the objective first, defaults vs winner on fresh seeds, the
+    objective's own paired comparison, the racing history."""
+    from sim.tune import compare_runs
+
+    out = tmp_path / "t"
+    res = tune("tunable", "length=45", out=out, options="cap=4..8", budget=4_000, seed=2,
+               progress=False, min_games=100, verify_games=1500)  # fmt: skip
+    assert res.best.rules == {"cap": "5"}
+    verify = (out / "verify.toml").read_text()
+    assert 'objective = "length=45*1"' in verify
+    v = res.verification
+    assert v["paired"] and v["label"] == "paired on 1,500 shared deals (same root seed)"
+    diff, se, p, deals = compare_runs("length=45", out / "verify/winner", out / "verify/default")
+    assert (v["diff"], v["se"], v["deals"]) == pytest.approx((diff, se, deals))
+    # the defaults (cap 9: length 57) are 12 tricks off the target, the winner on it
+    assert v["b"]["estimate"] == pytest.approx(12.0, abs=0.5) and v["a"]["estimate"] < 0.5
+    assert v["verdict"] == "clear difference"
+    page = (out / "tune.html").read_text()
+    i = [page.index(s) for s in ("Objective:</strong> length=45*1", "<h2>Defaults vs winner on "
+         "fresh seeds", "<h2>The objective&#39;s own comparison", "<h2>Racing history")]  # fmt: skip
+    assert i == sorted(i)
+    assert "paired on 1,500 shared deals" in page and "clear difference" in page
+    study_page = (out / "verify" / "report.html").read_text()
+    assert "Tuned objective length=45*1" in study_page
+    assert str(out / "tune.html") in (out / "tune.md").read_text()
+
+
+class DeckEngine(TunableEngine):
+    """The tunable game with ``cap`` declared a deal option (as ATLAS hand_size, AT-D1)."""
+
+    name = "tunable_deck"
+    facts = dataclasses.replace(TunableEngine.facts, deal_options=("cap",))
+
+
+try:
+    get_engine("tunable_deck")
+except CardsimError:
+    register_engine(DeckEngine())
+
+
+def test_7_configurations_with_other_cards_are_not_called_paired(tmp_path):
+    out = tmp_path / "t"
+    res = tune("tunable_deck", "length=45", out=out, options="cap=4..7", budget=4_000,
+               seed=2, progress=False, min_games=100, verify_games=600)  # fmt: skip
+    assert res.comparisons and not any(c.paired for c in res.comparisons)
+    v = res.verification
+    assert not v["paired"] and v["label"] == "independent samples (cap changes the cards dealt)"
+    assert v["se"] == pytest.approx(math.hypot(v["a"]["se"], v["b"]["se"]))
+    for page in (out / "tune.html", out / "verify" / "report.html"):
+        text = page.read_text()  # no row or sentence calls a comparison paired
+        assert not re.search(r"paired on [\d,]+ shared deals|>paired on shared deals<", text)
+    assert "independent (a deck or hand-size option differs" in (out / "tune.html").read_text()
+    assert (
+        "Newcomb (independent: cap changes the cards dealt)"
+        in (out / "verify" / "report.html").read_text()
+    )
