@@ -567,7 +567,9 @@ def tune(
     if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
         from sim.study import load_study, run_study
 
-        done = run_study(load_study(verify), out / "verify", threads=threads, progress=progress)
+        done = run_study(
+            load_study(verify), out / "verify", threads=threads, progress=progress, force=force
+        )
         result.verification = objective_comparison(
             obj.text(), done.runs["winner"], done.runs["default"]
         )
