@@ -736,7 +736,8 @@ def answers(result: FactorialResult) -> list[str]:
         if mixed:
             text += " Clear, but aliased with an interaction of clear options (the fraction cannot "
             text += "tell them apart; the fold-over can): " + "; ".join(
-                f"{e.term} {_fmt_effect(e, mr.kind)} = {' = '.join(e.confounded)}" for e in mixed
+                f"{e.term} {_fmt_effect(e, mr.kind)} (or {' or '.join(e.confounded)})"
+                for e in mixed
             )
             text += "."
         margin = mr.effects[0].margin if mr.effects else DEFAULT_MARGINS[mr.kind]
