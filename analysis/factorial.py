@@ -823,11 +823,13 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
     return buf.getvalue()
 
 
-def _table_html(mr: MeasureResult) -> str:
+def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
+    """The effects table; ``aliases``: with the alias-chain column (fractions)."""
     head = (
         "<tr><th>term</th><th>effect [95 % interval]</th><th>model coefficient (SE)</th>"
-        "<th>p</th><th>Holm p</th><th>verdict</th><th>aliased with (up to three-factor terms)"
-        "</th></tr>"
+        "<th>p</th><th>Holm p</th><th>verdict</th>"
+        + ("<th>aliased with (up to three-factor terms)</th>" if aliases else "")
+        + "</tr>"
     )
     scale = "log-odds" if mr.kind == "binary" else mr.unit
     rows = []
@@ -849,7 +851,8 @@ def _table_html(mr: MeasureResult) -> str:
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
             f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{e.p:.3g}</td>"
             f"<td>{e.p_holm:.3g}</td><td>{html.escape(verdict_text)}</td>"
-            f"<td>{html.escape('; '.join(e.aliases) or '–')}</td></tr>"
+            + (f"<td>{html.escape('; '.join(e.aliases) or '–')}</td>" if aliases else "")
+            + "</tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -928,7 +931,7 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
             + " Main effect: level vs baseline averaged over the other factors; interaction: "
             "difference of differences.</p>"
         )
-        parts.append(_table_html(mr))
+        parts.append(_table_html(mr, aliases=bool(result.fraction)))
         inter = [e for e in mr.effects if e.order == 2]
         inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
         for e in inter[:top_interactions]:
