@@ -21,6 +21,12 @@ HEADLINE = (
     ("turn cap", "atlas_end.ends", {"end": "turn_cap"}),
     ("won by claim", "atlas_end.ends", {"end": "claim"}),
 )
+#: per-row definitions of the HEADLINE rates (games table: indicator, rows counted), so runs on
+#: the same deals are compared paired (analysis/report.py)
+HEADLINE_ROWS = {
+    what: (lambda end=filt["end"]: (pl.col("end").cast(pl.String) == end, pl.lit(True)))
+    for what, _, filt in HEADLINE
+}
 
 
 def ends(games: pl.LazyFrame) -> pl.LazyFrame:

@@ -40,7 +40,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
-from analysis.stats import holm
+from analysis.stats import holm, units_to_detect, well_inside
 from sim.errors import CardsimError
 from sim.game import GameFacts
 
@@ -161,6 +161,9 @@ class DesignSpec:
     fraction: int = 0  # p of a 2^(k-p) fraction (0: full factorial)
     generators: dict[str, str] = field(default_factory=dict)  # factor -> "a*b*c" (optional)
     interactions: bool = True  # estimate two-way interactions
+    #: a fold-over: the fraction's cells, then the same cells with these factors' levels
+    #: switched (every factor: the full fold-over); empty for a plain design
+    foldover: list[str] = field(default_factory=list)
 
     @property
     def factors(self) -> list[str]:
@@ -228,7 +231,79 @@ def design_cells(spec: DesignSpec) -> list[dict[str, int]]:
                     s *= signs[b]
             signs.append(s)
         cells.append({n: int(s > 0) for n, s in zip(names, signs, strict=True)})
+    if spec.foldover:
+        bad = [f for f in spec.foldover if f not in names]
+        if bad:
+            raise CardsimError(f"foldover: {bad[0]!r} is not a factor of the design")
+        cells += [{n: 1 - v if n in spec.foldover else v for n, v in c.items()} for c in cells]
     return cells
+
+
+# --- aliases ----------------------------------------------------------------------------------
+
+#: alias chains list terms up to this many factors
+ALIAS_ORDER = 3
+
+
+def _mask(spec: DesignSpec, factors: Sequence[str]) -> int:
+    return sum(1 << spec.factors.index(f) for f in factors)
+
+
+def defining_words(spec: DesignSpec) -> list[int]:
+    """The words (bit masks over ``spec.factors``) of the design's defining relation ``I = …``:
+    those spanned by the generators, less — for a fold-over on the factors S — every word with
+    an odd number of letters in S (its sign flips in the folded half, so it cancels).
+    Empty for a full factorial."""
+    if not spec.fraction:
+        return []
+    words = _words(parse_generators(spec))
+    fold = _mask(spec, spec.foldover)
+    if spec.foldover:
+        words = [w for w in words if _popcount(w & fold) % 2 == 0]
+    return words
+
+
+def design_resolution(spec: DesignSpec) -> int | None:
+    """The shortest defining word (None: no aliasing, a full factorial or a fold-over to one)."""
+    words = defining_words(spec)
+    return min(_popcount(w) for w in words) if words else None
+
+
+def mask_name(spec: DesignSpec, mask: int) -> str:
+    """A two-level term's name as the report writes it: ``a=x × b=y`` (second levels)."""
+    return " × ".join(
+        f"{f}={_fmt_level(spec.options[f][-1])}"
+        for i, f in enumerate(spec.factors)
+        if mask >> i & 1
+    )
+
+
+def alias_chain(spec: DesignSpec, factors: Sequence[str], order: int = ALIAS_ORDER) -> list[int]:
+    """Masks of the terms of at most ``order`` factors aliased with the term of ``factors``
+    (``term × word`` for every defining word), shortest first."""
+    t = _mask(spec, factors)
+    out = {t ^ w for w in defining_words(spec)}
+    out = [m for m in out if 0 < _popcount(m) <= order]
+    return sorted(out, key=lambda m: (_popcount(m), mask_name(spec, m)))
+
+
+def choose_foldover(spec: DesignSpec, separate: Sequence[int]) -> list[str]:
+    """The factors to switch in a fold-over that separates the aliased pairs whose products
+    (defining words) are ``separate``: a word cancels when the fold switches an odd number of its
+    letters. Candidates: the full fold-over (every factor), each single factor, each pair; the
+    one separating the most pairs wins, then the highest resolution of the combined design,
+    then the earlier candidate (the full fold-over first)."""
+    names = spec.factors
+    cands = [list(names), *([f] for f in names), *map(list, itertools.combinations(names, 2))]
+    words = _words(parse_generators(spec))
+
+    def key(fold: list[str]) -> tuple[int, int]:
+        m = _mask(spec, fold)
+        split = sum(1 for w in separate if _popcount(w & m) % 2)
+        left = [w for w in words if _popcount(w & m) % 2 == 0]
+        return split, min((_popcount(w) for w in left), default=len(names) + 1)
+
+    return max(cands, key=key)
 
 
 # --- the model matrix ---------------------------------------------------------------------------
@@ -346,6 +421,20 @@ class Effect:
     margin: float
     p_tost: float
     deals_needed: float  # deals per cell for TOST at 80 % power (not enough games)
+    #: deals per cell to detect the observed effect at 80 % power (two-sided 5 %), given with
+    #: ``deals_needed`` when the effect is not well inside the margin (|effect| > margin / 2)
+    deals_to_detect: float = float("nan")
+    #: terms of up to three factors aliased with this one (the fraction's alias chain)
+    aliases: list[str] = field(default_factory=list)
+    #: of those, interactions of factors whose own main effects are clear: a clear term may be
+    #: theirs ("clear, but aliased with …"; the fold-over separates them)
+    confounded: list[str] = field(default_factory=list)
+
+    @property
+    def verdict_text(self) -> str:
+        if self.verdict == CLEAR and self.confounded:
+            return f"clear, but aliased with {' and '.join(self.confounded)}"
+        return self.verdict
 
 
 @dataclass
@@ -375,6 +464,10 @@ class FactorialResult:
     cell_means: dict[str, list[dict]] = field(default_factory=dict)  # measure -> rows per cell
     #: measures with one value in every row of every cell: (name, label, unit, value)
     constant: list[tuple[str, str, str, float]] = field(default_factory=list)
+    foldover: list[str] = field(default_factory=list)  # this design's fold-over factors
+    #: the fold-over that separates the clear-but-aliased terms (factors to switch), if any
+    suggested_foldover: list[str] = field(default_factory=list)
+    foldover_file: str | None = None  # the ready study file of that fold-over
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, ensure_ascii=False, default=_json_default)
@@ -547,16 +640,53 @@ def analyse(
                     need,
                 )  # fmt: skip
             )
+        for e in effects:
+            if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
+                e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+        _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
             MeasureResult(mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects)
         )
-    res_ = resolution(parse_generators(spec)) if spec.fraction else None
+    res_ = design_resolution(spec) if spec.fraction else None
+    separate = [
+        _mask(spec, t.factors) ^ _mask(spec, _factors_of(c))
+        for mr in out_measures
+        for e in mr.effects
+        if e.verdict == CLEAR
+        for c in e.confounded
+        for t in terms
+        if t.name == e.term
+    ]
+    suggested = choose_foldover(spec, separate) if separate and not spec.foldover else []
     return FactorialResult(
         name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
         len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
-        constant,
+        constant, list(spec.foldover), suggested,
     )  # fmt: skip
+
+
+def _factors_of(term: str) -> list[str]:
+    return [part.split("=")[0] for part in term.split(" × ")]
+
+
+def _name_aliases(spec: DesignSpec, terms: list[Term], effects: list[Effect]) -> None:
+    """Give every effect of a fraction its alias chain (up to three-factor terms) and, for a
+    clear one, the aliases that are interactions of factors whose main effects are clear."""
+    if not spec.fraction:
+        return
+    clear_mains = {t.factors[0] for t, e in zip(terms, effects, strict=True)
+                   if t.order == 1 and e.verdict == CLEAR}  # fmt: skip
+    for t, e in zip(terms, effects, strict=True):
+        chain = alias_chain(spec, t.factors)
+        e.aliases = [mask_name(spec, m) for m in chain]
+        if e.verdict == CLEAR:
+            e.confounded = [
+                mask_name(spec, m)
+                for m in chain
+                if _popcount(m) >= 2
+                and all(f in clear_mains for i, f in enumerate(spec.factors) if m >> i & 1)
+            ]
 
 
 # --- the report -----------------------------------------------------------------------------------
@@ -566,6 +696,12 @@ def _fmt_effect(e: Effect, kind: str) -> str:
     if kind == "binary":
         return f"{100 * e.effect:+.2f} points [{100 * e.lo:+.2f}, {100 * e.hi:+.2f}]"
     return f"{e.effect:+.3g} [{e.lo:+.3g}, {e.hi:+.3g}]"
+
+
+def _fmt_size(e: Effect, mr: MeasureResult) -> str:
+    if mr.kind == "binary":
+        return f"{100 * e.effect:+.2f} points"
+    return f"{e.effect:+.3g} per {mr.unit}"
 
 
 def _margin_text(mr: MeasureResult, margin: float) -> str:
@@ -586,13 +722,24 @@ def answers(result: FactorialResult) -> list[str]:
         head += (
             f", mean {100 * mr.mean:.1f} %)" if mr.kind == "binary" else f", mean {mr.mean:.3g})"
         )
-        if clear:
-            body = "; ".join(f"{e.term} {_fmt_effect(e, mr.kind)}" for e in clear[:5])
-            if len(clear) > 5:
-                body += f"; and {len(clear) - 5} more clear term(s)"
+        plain = [e for e in clear if not e.confounded]
+        mixed = [e for e in clear if e.confounded]
+        if plain:
+            body = "; ".join(f"{e.term} {_fmt_effect(e, mr.kind)}" for e in plain[:5])
+            if len(plain) > 5:
+                body += f"; and {len(plain) - 5} more clear term(s)"
             text = f"{head}: {body} (clear)."
-        else:
+        elif not mixed:
             text = f"{head}: no option or interaction clearly matters."
+        else:
+            text = f"{head}:"
+        if mixed:
+            text += " Clear, but aliased with an interaction of clear options (the fraction cannot "
+            text += "tell them apart; the fold-over can): " + "; ".join(
+                f"{e.term} {_fmt_effect(e, mr.kind)} (or {' or '.join(e.confounded)})"
+                for e in mixed
+            )
+            text += "."
         margin = mr.effects[0].margin if mr.effects else DEFAULT_MARGINS[mr.kind]
         if equiv:
             text += (
@@ -604,9 +751,23 @@ def answers(result: FactorialResult) -> list[str]:
             text += f" Not enough games for {len(unsure)} term(s)"
             if need:
                 text += (
-                    f" (about {need:,.0f} deals per cell would settle them within "
-                    f"{_margin_text(mr, margin)})"
+                    f" (about {need:,.0f} deals per cell would show them equivalent within "
+                    f"{_margin_text(mr, margin)} if they are 0"
                 )
+                far = [e for e in unsure if math.isfinite(e.deals_to_detect)]
+                if far:
+                    e = max(far, key=lambda x: x.deals_to_detect)
+                    text += (
+                        f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
+                        f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
+                        + (
+                            f" ({len(far)} terms are not well inside the margin; this is the "
+                            "one needing most)"
+                            if len(far) > 1
+                            else ""
+                        )
+                    )
+                text += ")"
             text += "."
         lines.append(text)
     for _, label, unit, value in result.constant:
@@ -662,23 +823,36 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
     return buf.getvalue()
 
 
-def _table_html(mr: MeasureResult) -> str:
+def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
+    """The effects table; ``aliases``: with the alias-chain column (fractions)."""
     head = (
         "<tr><th>term</th><th>effect [95 % interval]</th><th>model coefficient (SE)</th>"
-        "<th>p</th><th>Holm p</th><th>verdict</th></tr>"
+        "<th>p</th><th>Holm p</th><th>verdict</th>"
+        + ("<th>aliased with (up to three-factor terms)</th>" if aliases else "")
+        + "</tr>"
     )
     scale = "log-odds" if mr.kind == "binary" else mr.unit
     rows = []
     for e in mr.effects:
-        verdict_text = e.verdict
+        verdict_text = e.verdict_text
         if e.verdict == EQUIVALENT:
             verdict_text += f" within {_margin_text(mr, e.margin)}"
         elif e.verdict == NOT_ENOUGH and math.isfinite(e.deals_needed):
-            verdict_text += f" (≈{e.deals_needed:,.0f} deals per cell needed)"
+            verdict_text += (
+                f" (≈{e.deals_needed:,.0f} deals per cell to show equivalence if it is 0"
+                + (
+                    f"; ≈{e.deals_to_detect:,.0f} to detect the observed "
+                    f"{_fmt_size(e, mr)} at 80 % power)"
+                    if math.isfinite(e.deals_to_detect)
+                    else ")"
+                )
+            )
         rows.append(
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
             f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{e.p:.3g}</td>"
-            f"<td>{e.p_holm:.3g}</td><td>{html.escape(verdict_text)}</td></tr>"
+            f"<td>{e.p_holm:.3g}</td><td>{html.escape(verdict_text)}</td>"
+            + (f"<td>{html.escape('; '.join(e.aliases) or '–')}</td>" if aliases else "")
+            + "</tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -689,9 +863,14 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(result.to_json(), encoding="utf-8")
+    k, p = len(result.factors), result.fraction
+    res = f"resolution {result.resolution}" if result.resolution else "no term aliased"
     kind = (
-        f"2^({len(result.factors)}-{result.fraction}) fraction, resolution {result.resolution}"
-        if result.fraction
+        f"2^({k}-{p}) fraction and its fold-over on {', '.join(result.foldover)} "
+        f"(2^({k}-{p - 1}) cells), {res}"
+        if result.foldover
+        else f"2^({k}-{p}) fraction, {res}"
+        if p
         else "full factorial"
     )
     parts = [
@@ -712,6 +891,30 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
     ]
     if result.aliased:
         parts += ["<p>Aliased terms: " + html.escape("; ".join(result.aliased)) + ".</p>"]
+    if any(e.aliases for mr in result.measures for e in mr.effects):
+        parts.append(
+            "<p>Aliases: a fraction estimates each term together with its alias chain (the "
+            "term times each word of the defining relation); the last column of every table "
+            "lists the chain up to three-factor terms. A clear term aliased with an "
+            "interaction of options whose own main effects are clear reads <b>clear, but "
+            "aliased with …</b>: the fraction cannot say which of them it is.</p>"
+        )
+    if result.suggested_foldover:
+        fold = ", ".join(result.suggested_foldover)
+        where = (
+            f" The ready study file <code>{html.escape(result.foldover_file)}</code> plays it: "
+            f"<code>cardsim study {html.escape(result.foldover_file)} --out DIR</code> with "
+            "this study's DIR reuses the cells already played and plays only the folded ones."
+            if result.foldover_file
+            else ""
+        )
+        parts.append(
+            "<h2>Separating the aliased terms</h2><p>The fold-over on "
+            f"{html.escape(fold)} (the same cells with "
+            f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
+            "switched to its other level) separates the clear-but-aliased terms from the "
+            f"interactions they are aliased with.{where}</p>"
+        )
     for mr in result.measures:
         parts.append(
             f"<h2>{html.escape(mr.label)} (per {html.escape(mr.unit)}; "
@@ -728,7 +931,7 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
             + " Main effect: level vs baseline averaged over the other factors; interaction: "
             "difference of differences.</p>"
         )
-        parts.append(_table_html(mr))
+        parts.append(_table_html(mr, aliases=bool(result.fraction)))
         inter = [e for e in mr.effects if e.order == 2]
         inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
         for e in inter[:top_interactions]:
@@ -737,7 +940,7 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
                 f"<figure><img alt='interaction {html.escape(e.term)}' "
                 f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
                 f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
-                f"({html.escape(e.verdict)})</figcaption></figure>"
+                f"({html.escape(e.verdict_text)})</figcaption></figure>"
             )
     parts.append("</body></html>")
     out.write_text("\n".join(parts), encoding="utf-8")

@@ -67,6 +67,9 @@ class Finding:
     verdict: str | None = None
     p_tost: float | None = None
     needed: float | None = None
+    #: games (deals) to detect the observed difference at 80 % power, when the estimate is not
+    #: well inside the margin (issue 19: "needed" alone assumes a true difference of 0)
+    needed_detect: float | None = None
     answer: bool = False  # one of the report's Answers (shown first)
 
     def __post_init__(self) -> None:

@@ -171,8 +171,10 @@ CLEAR_NOTE = (
     "Each question gets one of three verdicts: clear difference (Holm-adjusted p < 5 % over "
     "the questions {scope}, each counted once); equivalent (the difference lies within the "
     "stated margin: two one-sided tests at 5 %); not enough games (neither, with the games "
-    "needed to show equivalence at 80 % power). Margins: {margins}. Checks of the simulator "
-    "against exact probabilities pass or fail on their own, outside that family. pp = "
+    "needed to show equivalence at 80 % power if the true difference were 0, and to detect the "
+    "observed difference at 80 % power when it is not well inside the margin). Margins: "
+    "{margins}. Checks of the simulator against exact probabilities pass or fail on their "
+    "own, outside that family. pp = "
     "percentage points."
 )
 
@@ -413,6 +415,7 @@ def finding_doc(key: str, f: Finding) -> dict:
         "margin": f.margin,
         "p_tost": f.p_tost,
         "games_needed": f.needed,
+        "games_to_detect": f.needed_detect,
     }
 
 

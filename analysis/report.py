@@ -161,17 +161,21 @@ def config_section(runs: list[Run], labels: list[str], warnings: list[str]) -> S
 # --- comparison of several runs ------------------------------------------------------------
 
 
-def _headline(items: list[RunData]) -> list[tuple[str, str, Callable[[RunData], dict]]]:
-    """(measure, kind, getter) for the comparison of runs: the first-player advantage as the
-    excess over each run's fair share, then each registered module's ``HEADLINE`` rates."""
+def _headline(
+    items: list[RunData],
+) -> list[tuple[str, str, Callable[[RunData], dict], Callable | None]]:
+    """(measure, kind, getter, per-row definition) for the comparison of runs: the
+    first-player advantage as the excess over each run's fair share, then each registered
+    module's ``HEADLINE`` rates (with their ``HEADLINE_ROWS`` definition, for pairing)."""
 
     def first(it: RunData) -> dict:
         r = seats.first_player_row(it)
         return {"k": r["wins"], "n": r["n"], "fair": r["fair_share"]}
 
     f = facts(items[0].run.game)
-    out = [(f"{f.first_player_label} wins (excess over the fair share)", "win rate", first)]
+    out = [(f"{f.first_player_label} wins (excess over the fair share)", "win rate", first, None)]
     for mod in modules_for(items[0].run.game):
+        rows = getattr(mod, "HEADLINE_ROWS", {})
         for what, key, filt in getattr(mod, "HEADLINE", ()):
 
             def get(it: RunData, key=key, filt=filt) -> dict:
@@ -181,7 +185,7 @@ def _headline(items: list[RunData]) -> list[tuple[str, str, Callable[[RunData], 
                 r = df.row(0, named=True)
                 return {"k": int(r["k"]), "n": int(r["n"]), "fair": 0.0}
 
-            out.append((what, "rate", get))
+            out.append((what, "rate", get, rows.get(what)))
     return out
 
 
@@ -192,12 +196,14 @@ def comparison_section(items: list[RunData]) -> Section:
         f"Each run against the first ({items[0].label}). Rates that have a fair share (the "
         "first-player advantage) are compared as the **excess over each run's own fair share** "
         "(1 / number of sides), so runs with different player counts compare like with like. "
-        "Difference with Newcomb's 95 % interval (independent runs) or the paired interval "
-        "when two runs share the root seed (the same deals); verdicts as in 'Verdicts'.",
+        "Difference with the paired interval when two runs share the root seed and the deal "
+        "(the same cards: the same seed, player count and deck — an ATLAS deck or hand size "
+        "option, AT-D1..D3, deals other cards), with a standard error clustered by deal; "
+        "otherwise Newcomb's 95 % interval (independent runs). Verdicts as in 'Verdicts'.",
     )
     rows, meta = [], []
     unit = facts(items[0].run.game).row_unit
-    for what, measure, get in _headline(items):
+    for what, measure, get, per_row in _headline(items):
         try:
             b = get(items[0])
         except (KeyError, IndexError, pl.exceptions.PolarsError):
@@ -222,15 +228,21 @@ def comparison_section(items: list[RunData]) -> Section:
                 "diff_lo": max(float(lo[0]) - shift, -1.0),
                 "diff_hi": min(float(hi[0]) - shift, 1.0),
                 "p": _p_shifted(a, b, shift) if shift else float(p[0]),
-                "interval": "Newcomb (independent runs)",
+                "interval": newcomb_label(it.run, items[0].run),
             }
-            paired = _paired_first(it, items[0]) if get.__name__ == "first" else None
+            if get.__name__ == "first":
+                paired = _paired_first(it, items[0])
+            else:
+                paired = _paired_rate(it, items[0], per_row) if per_row else None
+            units = None  # the units the se is over (deals when paired by deal)
             if paired is not None:
                 row.update(paired)
                 se = paired.pop("_se")
-                row.pop("_se", None)
+                units = paired.pop("_deals", None)
+                for k in ("_se", "_n", "_deals"):
+                    row.pop(k, None)
             rows.append(row)
-            meta.append((measure, se))
+            meta.append((measure, se, units))
     if not rows:
         return sec
     df = pl.DataFrame(rows)
@@ -243,7 +255,7 @@ def comparison_section(items: list[RunData]) -> Section:
             unit=unit,
         )
     )
-    for i, (r, (measure, se)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
+    for i, (r, (measure, se, units)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
         base = (
             f"{r['run']} vs {items[0].label}: {r['measure']}: "
             f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} %, difference "
@@ -261,7 +273,7 @@ def comparison_section(items: list[RunData]) -> Section:
                 unit=unit,
                 estimate=r["diff"],
                 se=se,
-                n=min(r["n"], r["n_baseline"]),
+                n=units or min(r["n"], r["n_baseline"]),
                 measure=measure,
                 table="diffs",
                 row=i,
@@ -271,14 +283,82 @@ def comparison_section(items: list[RunData]) -> Section:
     return sec
 
 
+def deal_differences(a: Run, b: Run) -> list[str]:
+    """The rule options that change the cards dealt (``facts.deal_options``: ATLAS AT-D1..D3)
+    and differ between the runs: runs that differ in one share the deal stream, not the cards."""
+    opts = facts(a.game).deal_options
+    return [o for o in opts if str(a.rules.get(o)).lower() != str(b.rules.get(o)).lower()]
+
+
 def shares_deals(a: Run, b: Run) -> bool:
-    """Runs of one root seed and player count play the same deals (game ``i`` of both)."""
+    """Runs of one root seed, player count and deal rules play the same deals (game ``i`` of
+    both is dealt the same cards)."""
     return (
         str(a.manifest.get("seed")) == str(b.manifest.get("seed"))
         and a.players == b.players
         and not a.is_comparison
         and not b.is_comparison
+        and not deal_differences(a, b)
     )
+
+
+def newcomb_label(a: Run, b: Run) -> str:
+    """The interval label of an unpaired comparison, saying why it is not paired."""
+    same_seed = str(a.manifest.get("seed")) == str(b.manifest.get("seed"))
+    diff = deal_differences(a, b)
+    if same_seed and a.players == b.players and diff:
+        return f"Newcomb (independent: {', '.join(diff)} changes the cards dealt)"
+    return "Newcomb (independent runs)"
+
+
+def paired_rate(ya: pl.Expr, yb: pl.Expr, deal: pl.Expr, frame: pl.LazyFrame) -> dict | None:
+    """Paired difference of proportions on shared deals: ``frame`` holds one row per unit
+    present in both runs (``ya``, ``yb`` its 0/1 outcomes, ``deal`` its deal). Estimate
+    ``d̄ = Σ (ya − yb) / N``; standard error clustered by deal (CR1, the ratio estimator's):
+    ``se² = G/(G−1) Σ_g (Σ_{i∈g} d_i − d̄ n_g)² / N²`` — with one unit per deal, ``sd(d)/√N``
+    up to the factor (N−1)/N. Normal 95 % interval and two-sided p."""
+    from scipy.stats import norm
+
+    per = (
+        frame.select(deal.alias("_g"), (ya.cast(pl.Float64) - yb.cast(pl.Float64)).alias("_d"))
+        .group_by("_g")
+        .agg(s=pl.col("_d").sum(), m=pl.len().cast(pl.Float64))
+        .collect()
+    )
+    g = per.height
+    n = float(per["m"].sum()) if g else 0.0
+    if g < 2 or n == 0:
+        return None
+    dbar = float(per["s"].sum()) / n
+    resid = per["s"].to_numpy() - dbar * per["m"].to_numpy()
+    se = float(np.sqrt(g / (g - 1) * float((resid**2).sum())) / n)
+    half = float(norm.ppf(0.975) * se)
+    p = float(2 * norm.sf(abs(dbar) / se)) if se > 0 else float(dbar != 0)
+    return {
+        "diff": dbar,
+        "diff_lo": max(dbar - half, -1.0),
+        "diff_hi": min(dbar + half, 1.0),
+        "p": p,
+        "interval": f"paired on {g:,} shared deals (same root seed; se clustered by deal)",
+        "_se": se,
+        "_n": int(n),
+        "_deals": g,
+    }
+
+
+def _paired_rate(it: RunData, base: RunData, per_row: Callable) -> dict | None:
+    """A headline rate of two runs on the same deals, paired unit by unit (the rows of both
+    runs that count for it: ``per_row()`` gives the indicator and the rows counted)."""
+    if not shares_deals(it.run, base.run):
+        return None
+    keys = [c for c in ("game", "round") if c in it.run.games.collect_schema().names()]
+    ind, counted = per_row()
+
+    def side(run: Run, tag: str) -> pl.LazyFrame:
+        return run.games.select(*keys, ind.alias(f"y{tag}"), counted.alias(f"c{tag}"))
+
+    j = side(it.run, "a").join(side(base.run, "b"), on=keys).filter(pl.col("ca") & pl.col("cb"))
+    return paired_rate(pl.col("ya"), pl.col("yb"), pl.col("game"), j)
 
 
 def _paired_first(it: RunData, base: RunData) -> dict | None:

@@ -31,7 +31,7 @@ from sim.errors import CardsimError
 
 #: Sections whose findings are a part's headline (besides facts about stopping early).
 HEADLINE = {
-    "comparison of runs": ("comparison",),
+    "comparison of runs": ("comparison", "objective"),
     "strategy comparison": ("duplicate",),
     "skill ladder": ("ladder",),
 }
@@ -68,6 +68,49 @@ def _describe(scenarios) -> str:
     return ("Scenarios: " if len(scenarios) > 1 else "Scenario: ") + "; ".join(bits)
 
 
+def _with_objective(report: Report, objective: str, a: Path, b: Path, names: list[str]):
+    """The comparison's report with the tuned objective re-tested (verify.toml of cardsim
+    tune): a section and an answer, judged with the part's other questions."""
+    import polars as pl
+
+    from analysis.model import Section, Table
+    from sim.tune import objective_comparison
+
+    v = objective_comparison(objective, a, b)
+    text = (
+        f"Tuned objective {v['objective']} (lower is better): {names[0]} "
+        f"{v['a']['estimate']:.4f} [{v['a']['lo']:.4f}, {v['a']['hi']:.4f}] vs {names[1]} "
+        f"{v['b']['estimate']:.4f} [{v['b']['lo']:.4f}, {v['b']['hi']:.4f}]; difference "
+        f"{v['diff']:+.4f} [{v['lo']:+.4f}, {v['hi']:+.4f}], {v['label']}."
+    )
+    f = Finding(
+        text, text, v["p_two"], estimate=v["diff"], se=v["se"], n=v["deals"],
+        margin=v["margin"], measure="mean", unit="deal", table="objective", row=0, answer=True,
+    )  # fmt: skip
+    sec = Section(
+        "objective",
+        "Tuned objective",
+        f"The objective cardsim tune optimised, {v['objective']}, on these two runs: "
+        f"{names[0]} − {names[1]}, {v['label']} (sim.tune.objective_comparison).",
+    )
+    sec.tables.append(
+        Table(
+            "objective", "Objective (first − second)",
+            pl.DataFrame([{
+                "run": names[0], "objective": v["a"]["estimate"], "baseline": names[1],
+                "objective_baseline": v["b"]["estimate"], "diff": v["diff"],
+                "diff_lo": v["lo"], "diff_hi": v["hi"], "deals": v["deals"],
+                "interval": v["label"], "p": v["p_two"],
+            }]),
+        )
+    )  # fmt: skip
+    findings = [*report.findings, ("objective", f)]
+    judge(findings, report.margins)  # one family: the part's questions and this one
+    sections = [*report.sections, sec]
+    verdicts.fill_tables(sections)
+    return replace(report, sections=sections, findings=findings)
+
+
 def build_parts(
     study, runs: dict[str, Path], margins: dict[str, float] | None = None
 ) -> tuple[list[Part], list[str]]:
@@ -93,6 +136,8 @@ def build_parts(
         if len(names) < 2:
             continue
         report = build_report([runs[n] for n in names], margins)
+        if getattr(c, "objective", None) and len(names) == 2:
+            report = _with_objective(report, c.objective, runs[names[0]], runs[names[1]], names)
         kind = "comparison of runs"
         parts.append(
             Part(

@@ -5,7 +5,9 @@
 - **equivalent within ±m**: not clear, and the two one-sided tests (TOST) put the difference
   inside ±m at 5 % (the 90 % interval lies inside the margin).
 - **not enough games**: neither; with the games (deals) needed to show equivalence within ±m at
-  80 % power if the true difference were 0.
+  80 % power if the true difference were 0 and, when the estimate is not well inside the margin
+  (|estimate| > m/2), also the games needed to detect the observed difference at 80 % power
+  (two-sided 5 %; :func:`analysis.stats.units_to_detect`).
 
 A *check* (the simulator against exact probabilities) passes or fails at 5 % on its own, outside
 the family: a failed check means "look at the simulator", not an answer about the game.
@@ -74,6 +76,8 @@ def judge(
             else:
                 f.verdict = stats.NOT_ENOUGH
                 f.needed = stats.units_needed(f.se, f.n or 0, f.margin, alpha)
+                if not stats.well_inside(f.estimate, f.margin):
+                    f.needed_detect = stats.units_to_detect(f.estimate, f.se, f.n or 0, alpha)
     for _, f in findings:
         if f.kind == CHECK and f.pvalue is not None and np.isfinite(f.pvalue):
             f.significant = bool(f.pvalue < alpha)
@@ -85,6 +89,13 @@ def _margin_text(f: Finding) -> str:
     if f.measure == "mean":
         return f"±{m:g}"
     return f"±{100 * m:g} point{'s' if 100 * m != 1 else ''}"
+
+
+def _diff_text(f: Finding) -> str:
+    e = f.estimate or 0.0
+    if f.measure == "mean":
+        return f"{e:+.3g} per {f.unit}" if f.unit else f"{e:+.3g}"
+    return f"{100 * e:+.2f} points"
 
 
 def _p(p: float | None) -> str:
@@ -104,10 +115,16 @@ def text(f: Finding) -> str:
         return f"{base} Equivalent within {_margin_text(f)} (TOST {_p(f.p_tost)})."
     if f.needed is not None and math.isfinite(f.needed):
         unit = plural(f.unit) if f.unit else "games"
-        return (
+        out = (
             f"{base} Not enough games to tell: about {f.needed:,.0f} {unit} would show "
-            f"equivalence within {_margin_text(f)} at 80 % power."
+            f"equivalence within {_margin_text(f)} at 80 % power"
         )
+        if f.needed_detect is not None and math.isfinite(f.needed_detect):
+            return (
+                f"{out} if the true difference is 0; about {f.needed_detect:,.0f} {unit} would "
+                f"detect the observed difference ({_diff_text(f)}) at 80 % power."
+            )
+        return out + "."
     return f"{base} Not enough games to tell."
 
 

@@ -19,6 +19,15 @@ HEADLINE = (
     ("1-2 finish in half 1", "yuanzi_finish.patterns", {"half": 1, "pattern": "1-2"}),
 )
 PATTERNS = {2: "1-2", 3: "1-3", 4: "1-4"}
+#: per-row definitions of the HEADLINE rates (games table: indicator, rows counted), so runs on
+#: the same deals are compared paired (analysis/report.py)
+HEADLINE_ROWS = {
+    "双夹 (share of matches)": lambda: (pl.col("shuangjia"), pl.lit(True)),
+    "1-2 finish in half 1": lambda: (
+        partner_of_upstream(0) == 2,
+        pl.col("h1_tricks").is_not_null(),
+    ),
+}
 
 
 def match_rates(games: pl.LazyFrame) -> pl.LazyFrame:

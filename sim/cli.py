@@ -570,24 +570,42 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     "its step (default: every choice/bool option).",
 )
 @click.option("--budget", type=int, default=200_000, show_default=True, help="Games in all.")
-@click.option("--seed", type=Seed(), default=1, show_default=True, help="Root seed of the race.")
+@click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed of the race.")
 @click.option("--players", type=int, default=None, help="Players (ATLAS 2..10).")
 @click.option("--strategy", default=None, help="Strategy of every seat.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Tune directory.")
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace a different tune run in --out.")
+@click.option(
+    "--no-verify",
+    is_flag=True,
+    help="Write verify.toml but do not play it (tune.html then has no fresh-seed test).",
+)
 @click.option("--quiet", is_flag=True, help="No progress lines.")
-def tune_cmd(game, objective, options, budget, seed, players, strategy, out, threads, force, quiet):
+def tune_cmd(
+    game, objective, options, budget, seed, players, strategy, out, threads, force, no_verify,
+    quiet,
+):  # fmt: skip
     """Search rule options for the most balanced rule set (racing on common deals).
 
     Rerunning the same command resumes: finished rungs are reused (sim/tune.py).
     """
+    from sim.runner import RunInterrupted
     from sim.tune import summary, tune
 
-    result = tune(
-        game, objective, out=out, options=options, budget=budget, seed=seed, players=players,
-        strategy=strategy, threads=threads, progress=not quiet, force=force,
-    )  # fmt: skip
+    try:
+        result = tune(
+            game, objective, out=out, options=options, budget=budget, seed=seed,
+            players=players, strategy=strategy, threads=threads, progress=not quiet, force=force,
+            run_verify=not no_verify,
+        )  # fmt: skip
+    except RunInterrupted:
+        raise
+    except KeyboardInterrupt:  # between runs: tune has no --resume, rerunning resumes
+        raise RunInterrupted(
+            f"interrupted; {out} is resumable (run the same cardsim tune command again: "
+            "finished rungs are reused)"
+        ) from None
     click.echo(summary(result))
 
 

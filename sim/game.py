@@ -53,6 +53,9 @@ class GameFacts:
     #: how ``compare`` puts strategies on seats: "team_swap" (two teams) / "rotation"
     comparison_layout: str
     headline: tuple[Measure, ...] = ()
+    #: rule options that change the cards dealt (ATLAS AT-D1..D3: the deck or the hand size):
+    #: runs that differ in one share the deal stream but not the cards, so they are not paired
+    deal_options: tuple[str, ...] = ()
 
     def sides(self, players: int) -> int:
         return self.sides_of(players)

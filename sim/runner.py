@@ -149,6 +149,8 @@ def same_run(manifest: dict, config: RunConfig, extra: dict | None) -> dict:
 
 
 def _again(command: str) -> str:
+    if command == "tune":  # tune has no --resume: the same command resumes (issue 19)
+        return "run the same cardsim tune command again: finished rungs are reused"
     return "run the study again" if command == "study" else "use --resume"
 
 

@@ -173,7 +173,18 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
             verdict = f"{stats.EQUIVALENT} within ±{margin:g} (TOST p = {p_tost:.3g})"
         else:
             needed = stats.units_needed(row["se"], row["deals"], margin)
-            more = f"; equivalence within ±{margin:g} needs ~{needed:,.0f} deals" if needed else ""
+            more = (
+                f"; equivalence within ±{margin:g} needs ~{needed:,.0f} deals if the true "
+                "difference is 0"
+                if needed
+                else ""
+            )
+            if needed and not stats.well_inside(diff, margin):  # issue 19, point 6
+                detect = stats.units_to_detect(diff, row["se"], row["deals"])
+                more += (
+                    f"; ~{detect:,.0f} deals would detect the observed {100 * diff:+.1f} "
+                    "points at 80 % power"
+                )
             verdict = f"{stats.NOT_ENOUGH} (p = {p:.3g}{more})"
     return {
         "deals": int(row["deals"]),

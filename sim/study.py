@@ -50,6 +50,8 @@ class Scenario:
 class Comparison:
     name: str
     scenarios: list[str]
+    #: a tune objective (sim/tune.py) to re-test on the two scenarios: first minus second
+    objective: str | None = None
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Design:
     cells: list[dict[str, int]]
     scenarios: list[Scenario]
     margins: dict[str, float] = field(default_factory=dict)
+    raw: dict = field(default_factory=dict)  # the [[design]] table as written (for a fold-over)
 
 
 @dataclass
@@ -227,11 +230,11 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     comparisons = []
     for i, c in enumerate(doc.get("comparison", []), 1):
         label = f"{source}, comparison {i}"
-        bad = set(c) - {"name", "scenarios"}
+        bad = set(c) - {"name", "scenarios", "objective"}
         if bad:
             raise CardsimError(
                 f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
-                "(allowed: name, scenarios)"
+                "(allowed: name, scenarios, objective)"
             )
         names = c.get("scenarios", [])
         if not isinstance(names, list) or len(names) < 2:
@@ -247,7 +250,22 @@ def parse_study(text: str, source: str = "<study>") -> Study:
                 raise CardsimError(f"{label}: {n!r} is a strategy comparison, not a run")
         if len({by_name[n].game for n in names}) > 1:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
-        comparisons.append(Comparison(str(c.get("name", " vs ".join(names))), list(names)))
+        objective = c.get("objective")
+        if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
+            from sim.tune import parse_objective
+
+            if len(names) != 2 or not isinstance(objective, str):
+                raise CardsimError(
+                    f'{label}: objective is a text like "first_excess" and compares exactly '
+                    "two scenarios"
+                )
+            try:
+                objective = parse_objective(objective).text()
+            except CardsimError as e:
+                raise CardsimError(f"{label}: {e}") from None
+        comparisons.append(
+            Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
+        )
     designs = [
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
@@ -272,7 +290,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
 
 DESIGN_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "chunk_size",
-    "options", "fraction", "generators", "interactions", "margins",
+    "options", "fraction", "generators", "interactions", "margins", "foldover",
 }  # fmt: skip
 
 
@@ -367,16 +385,31 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
         isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
     ):
         raise CardsimError(f"{label}: margins must be a table of positive numbers")
+    foldover = d.get("foldover", [])
+    if (
+        not isinstance(foldover, list)
+        or (foldover and not fraction)
+        or not all(isinstance(f, str) and f in levels for f in foldover)
+        or len(set(foldover)) != len(foldover)
+    ):
+        raise CardsimError(
+            f"{label}: foldover lists design options to switch (each once), like "
+            f'["a", "b"], and needs fraction >= 1 (options: {", ".join(levels)})'
+        )
     spec = DesignSpec(
-        levels, fraction, {str(k): str(v) for k, v in generators.items()}, interactions
-    )
+        levels, fraction, {str(k): str(v) for k, v in generators.items()}, interactions,
+        list(foldover),
+    )  # fmt: skip
     try:
         cells = design_cells(spec)
     except CardsimError as e:
         raise CardsimError(f"{label}: {e}") from None
     if len(cells) > 4096:
         raise CardsimError(f"{label}: {len(cells)} cells is too many (at most 4096); use fraction")
-    width = max(3, len(str(len(cells) - 1)))
+    # a fold-over's first half is the fraction itself: the same cell names (a rerun into the
+    # study's folder reuses them); the folded half is <name>-fNNN
+    half = len(cells) // 2 if foldover else len(cells)
+    width = max(3, len(str(half - 1)))
     scenarios = []
     for c, cell in enumerate(cells):
         rules = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in fixed.items()}
@@ -384,15 +417,17 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
             v = spec.options[opt][li]
             rules[opt] = str(v).lower() if isinstance(v, bool) else str(v)
         sc = {
-            "name": f"{name}-c{c:0{width}d}", "game": d["game"], "games": d["games"],
+            "name": f"{name}-c{c:0{width}d}" if c < half else f"{name}-f{c - half:0{width}d}",
+            "game": d["game"], "games": d["games"],
             "seed": d.get("seed", 1), "rules": rules,
             **{k: d[k] for k in ("strategy", "seats", "players", "chunk_size") if k in d},
         }  # fmt: skip
         one = parse_study(_scenario_toml(sc), f"{label}, cell {c}")
         scenarios.append(one.scenarios[0])
     return Design(
-        name, d["game"], spec, cells, scenarios, {k: float(v) for k, v in margins.items()}
-    )
+        name, d["game"], spec, cells, scenarios, {k: float(v) for k, v in margins.items()},
+        dict(d),
+    )  # fmt: skip
 
 
 def _scenario_toml(sc: dict) -> str:
@@ -602,7 +637,10 @@ def study_digest(study: Study) -> str:
         "name": study.name,
         "scenarios": {s.name: scenario_config(s).identity() for s in study.scenarios},
         "until_ci": {s.name: s.until_ci for s in study.scenarios},
-        "comparisons": [[c.name, c.scenarios] for c in study.comparisons],
+        "comparisons": [
+            [c.name, c.scenarios, *([c.objective] if c.objective else [])]
+            for c in study.comparisons
+        ],
     }
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -691,7 +729,9 @@ def run_study(
             resume = True
         plans[s.name] = (chunk, resume, stop)
     marker = out / STUDY_MARKER
-    stale = report and not force and (out / "report.html").exists()
+    # only a study with scenarios writes report.html (a design-only one, e.g. a fold-over
+    # file run into its study's folder, leaves that study's report alone)
+    stale = report and study.scenarios and not force and (out / "report.html").exists()
     if stale and _read_marker(marker) != study_digest(study):
         raise CardsimError(
             f"{out / 'report.html'} exists and is not this study's report; use --force to "
@@ -764,4 +804,40 @@ def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path
         get_engine(design.game).facts, name=design.name, game=design.game,
         margins=design.margins,
     )  # fmt: skip
-    return factorial.write_report(result, Path(out) / f"{design.name}-factorial.html")
+    stem = f"{design.name}-foldover" if design.spec.foldover else design.name
+    if result.suggested_foldover:
+        path = write_foldover(design, result.suggested_foldover, Path(out))
+        result.foldover_file = str(path)
+    return factorial.write_report(result, Path(out) / f"{stem}-factorial.html")
+
+
+def foldover_toml(design: Design, factors: list[str]) -> str:
+    """A study file of ``design``'s fold-over on ``factors``: the same [[design]] table (the
+    games its cells played) with ``foldover`` added, so its first half is the cells already
+    played (same names and configurations) and only the folded half is new."""
+    import json
+
+    doc = {**design.raw, "games": design.scenarios[0].games, "foldover": list(factors)}
+    lines = [
+        f"# Fold-over of design {design.name!r} on {', '.join(factors)}: separates the terms its",
+        "# report reads 'clear, but aliased with …' (docs/design.md, 'Aliases and the fold-over').",
+        "# Run it into the study's folder to reuse the cells already played:",
+        f"#   cardsim study {design.name}-foldover.toml --out DIR",
+        "[[design]]",
+    ]
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
+            lines.append(f"{k} = {{ {inner} }}")
+        else:
+            lines.append(f"{k} = {json.dumps(v, ensure_ascii=False)}")
+    return "\n".join(lines) + "\n"
+
+
+def write_foldover(design: Design, factors: list[str], out: Path) -> Path:
+    """Write ``out/<design>-foldover.toml`` (:func:`foldover_toml`); returns its path."""
+    from sim.rundir import atomic_write_bytes
+
+    path = Path(out) / f"{design.name}-foldover.toml"
+    atomic_write_bytes(path, foldover_toml(design, factors).encode("utf-8"))
+    return path

@@ -25,9 +25,12 @@ Objectives (lower is better), combined with weights as ``NAME[=TARGET][*WEIGHT],
 Each objective is a smooth function of per-deal means, so its standard error and the paired
 differences use the per-deal influence values (delta method, signs held fixed).
 
-Output in ``OUT``: ``tune.json`` and ``tune.md`` (the top configurations with intervals, the
-paired comparison of each against the best with its verdict, games spent) and ``verify.toml``,
-a study file that replays the winner and the default rules on fresh seeds.
+Output in ``OUT``: ``tune.json``, ``tune.md`` and ``tune.html`` (the objective; the winner
+against the default rules on fresh seeds with the objective's own comparison; the top
+configurations with intervals, the comparison of each against the best with its verdict; the
+racing history) and ``verify.toml``, a study file that replays the winner and the default rules
+on fresh seeds and re-tests the objective (played into ``OUT/verify`` unless ``run_verify`` is
+False).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from scipy import stats as ss
 from kernels.options import RuleOption
 from sim.errors import CardsimError
 from sim.game import GameEngine
+from sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
 #: equivalence margins per objective (shares: 0.01 = one percentage point; length: turns/tricks)
@@ -58,6 +62,9 @@ OBJECTIVES = ("first_excess", "seat_spread", "length")
 #: little better than chance: a 2-point edge has an SE of ~2.5 points at 400 games)
 MIN_GAMES = 400
 MANIFEST = "tune-manifest.json"
+#: a rung's run of one configuration may use at most the runner's chunk count at its default
+#: chunk size (runner.MAX_CHUNKS × DEFAULT_CHUNK_SIZE games), so the budget is capped there
+MAX_BUDGET = MAX_CHUNKS * DEFAULT_CHUNK_SIZE
 
 
 # --- objectives -------------------------------------------------------------------------------
@@ -110,6 +117,11 @@ def parse_objective(text: str) -> Objective:
             raise CardsimError(f"--objective {text}: weights must be positive numbers")
         if name == "length" and tv is None:
             raise CardsimError(f"--objective {text}: length needs a target, e.g. length=40")
+        if name == "length" and not (math.isfinite(tv) and tv > 0):
+            raise CardsimError(
+                f"--objective {text}: the length target must be a positive number (the "
+                f"game's length unit: turns or tricks per game), got {target.strip()}"
+            )
         if name != "length" and tv is not None:
             raise CardsimError(f"--objective {text}: {name} takes no target")
         terms.append(Term(name, tv, w))
@@ -296,6 +308,9 @@ class Comparison:
     p: float  # one-sided: this one is worse than the best
     deals: int
     verdict: str
+    #: on shared deals (paired); False when a deck or hand-size option (AT-D1..D3) differs:
+    #: the same seed then deals other cards, and the difference is of independent samples
+    paired: bool = True
 
 
 @dataclass
@@ -314,6 +329,10 @@ class TuneResult:
     verify: str
     out: str
     log: list[str] = field(default_factory=list)
+    #: the winner against the default rules on the fresh seeds of verify.toml (played by tune
+    #: unless verify=False): :func:`objective_comparison`'s dict, else None
+    verification: dict | None = None
+    html: str | None = None  # OUT/tune.html
 
 
 def _deal_data(run_dir: Path, engine: GameEngine, players: int, sides: list[str]) -> DealData:
@@ -383,7 +402,7 @@ def tune(
     out: Path | str,
     options: str | None = None,
     budget: int = 200_000,
-    seed: int = 1,
+    seed: int = 0,
     players: int | None = None,
     strategy: str | None = None,
     eta: int = 2,
@@ -393,8 +412,11 @@ def tune(
     threads: int | None = None,
     progress: bool = True,
     force: bool = False,
+    run_verify: bool = True,
 ) -> TuneResult:
-    """Race the configurations of ``options`` for ``objective`` within ``budget`` games."""
+    """Race the configurations of ``options`` for ``objective`` within ``budget`` games, then
+    (``run_verify``) play ``OUT/verify.toml`` — the winner and the default rules on fresh seeds,
+    ``verify_games`` games each, beyond the budget — into ``OUT/verify``."""
     from analysis.factorial import verdict
     from sim import runner
     from sim.config import build_config
@@ -409,6 +431,8 @@ def tune(
     space = parse_space(engine, options)
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < min_games * 2:
         raise CardsimError(f"--budget must be at least {2 * min_games} games, got {budget!r}")
+    if budget > MAX_BUDGET:  # checked before anything is written (issue 19, point 18)
+        raise CardsimError(f"--budget must be at most {MAX_BUDGET:,} games, got {budget:,}")
     if eta < 2:
         raise CardsimError("eta must be at least 2")
     base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
@@ -468,7 +492,7 @@ def tune(
                 print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
             runner.run(
                 cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
-                resume=resume, progress=False,
+                resume=resume, progress=False, command="tune",
             )  # fmt: skip
             dirs.append(run_dir)
             spent += n
@@ -529,17 +553,91 @@ def tune(
                 float(ss.norm.sf(diff / se)) if se > 0 else float("nan"),
                 deals,
                 v,
+                not deal_differences(engine, c.rules, best.rules),
             )  # fmt: skip
         )
     verify = write_verify(
-        out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000)
-    )
+        out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000),
+        obj.text(),
+    )  # fmt: skip
     result = TuneResult(
         game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
         comps, margin, str(verify), str(out), log,
     )  # fmt: skip
+    if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
+        from sim.study import load_study, run_study
+
+        done = run_study(
+            load_study(verify), out / "verify", threads=threads, progress=progress, force=force
+        )
+        result.verification = objective_comparison(
+            obj.text(), done.runs["winner"], done.runs["default"]
+        )
     write_outputs(result, out)
     return result
+
+
+def deal_differences(engine: GameEngine, a: dict, b: dict) -> list[str]:
+    """The options that change the cards dealt (``facts.deal_options``, ATLAS AT-D1..D3) whose
+    values differ between two rule sets (missing: the option's default)."""
+    table = engine.rule_options
+
+    def value(rules: dict, o: str) -> str:
+        return _text(rules[o]) if o in rules else _text(table[o].default)
+
+    return [o for o in engine.facts.deal_options if o in table and value(a, o) != value(b, o)]
+
+
+def objective_comparison(objective: str, run_a: Path | str, run_b: Path | str) -> dict:
+    """The objective of two runs of one game (e.g. verify.toml's winner and default): each
+    one's estimate and SE, and ``a − b`` — paired on the shared deals when the runs share seed,
+    player count and deal rules, else as independent samples (SEs added in quadrature).
+
+    Keys: ``objective``, ``a``/``b`` (estimate, se, lo, hi, deals), ``diff``, ``se``, ``lo``,
+    ``hi``, ``p_two`` (two-sided), ``p_better`` (one-sided: a is not better), ``deals``,
+    ``paired``, ``label``, ``margin``, ``verdict``, ``p_tost``, ``needed``."""
+    from analysis.factorial import verdict
+    from sim.games import get_engine
+    from sim.runner import read_manifest
+
+    obj = parse_objective(objective)
+    ma, mb = read_manifest(Path(run_a)), read_manifest(Path(run_b))
+    if ma["game"] != mb["game"]:
+        raise CardsimError("objective comparison: the runs must be of one game")
+    engine = get_engine(ma["game"])
+    sides = _side_labels([Path(run_a), Path(run_b)], engine, ma["players"])
+    da = _deal_data(Path(run_a), engine, ma["players"], sides)
+    db = _deal_data(Path(run_b), engine, mb["players"], sides)
+    diffs = deal_differences(engine, ma.get("rules", {}), mb.get("rules", {}))
+    paired = ma["seed"] == mb["seed"] and ma["players"] == mb["players"] and not diffs
+    z = ss.norm.ppf(1 - ALPHA / 2)
+    one = {}
+    for tag, d in (("a", da), ("b", db)):
+        est, psi = objective_values(obj, d)
+        se_ = _se(psi)
+        one[tag] = {"estimate": est, "se": se_, "lo": max(0.0, est - z * se_),
+                    "hi": est + z * se_, "deals": int(d.first.size)}  # fmt: skip
+    if paired:
+        k = min(da.first.size, db.first.size)
+        trim = [DealData(d.first[:k], d.wins[:k], d.length[:k], d.fair) for d in (da, db)]
+        diff, se, deals = _paired(obj, [trim[0]], [trim[1]])
+        label = f"paired on {deals:,} shared deals (same root seed)"
+    else:
+        diff = one["a"]["estimate"] - one["b"]["estimate"]
+        se = math.hypot(one["a"]["se"], one["b"]["se"])
+        deals = min(one["a"]["deals"], one["b"]["deals"])
+        why = f"{', '.join(diffs)} changes the cards dealt" if diffs else "other seeds or players"
+        label = f"independent samples ({why})"
+    p_two = float(2 * ss.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
+    margin = obj.margin()
+    v, p_tost, need = verdict(diff, se, p_two, margin, deals)
+    return {
+        "objective": obj.text(), "a": one["a"], "b": one["b"], "diff": float(diff),
+        "se": float(se), "lo": float(diff - z * se), "hi": float(diff + z * se),
+        "p_two": p_two, "p_better": float(ss.norm.cdf(diff / se)) if se > 0 else float(diff >= 0),
+        "deals": int(deals), "paired": paired, "label": label, "margin": margin,
+        "verdict": v, "p_tost": p_tost, "needed": need,
+    }  # fmt: skip
 
 
 def compare_runs(
@@ -614,9 +712,10 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
 
 def write_verify(
     out: Path, engine: GameEngine, best: Candidate, players: int, strategy: str | None,
-    seed: int, games: int,
+    seed: int, games: int, objective: str | None = None,
 ) -> Path:  # fmt: skip
-    """A study file that plays the winner and the default rules on fresh seeds."""
+    """A study file that plays the winner and the default rules on fresh seeds; its comparison
+    re-tests the tuned ``objective`` (the study report's finding "tuned objective")."""
     fresh = seed + 1000  # the race used seed .. seed + rungs - 1
     lines = [
         "# Verifies a cardsim tune winner on fresh deals (seed not used by the race).",
@@ -635,7 +734,10 @@ def write_verify(
             lines.append(f"rules = {{ {inner} }}")
         lines.append("")
     lines += ["[[comparison]]", 'name = "tune winner vs default rules"']
-    lines += ['scenarios = ["winner", "default"]', ""]
+    lines += ['scenarios = ["winner", "default"]']
+    if objective:
+        lines.append(f"objective = {json.dumps(objective)}")
+    lines.append("")
     path = out / "verify.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
@@ -648,7 +750,11 @@ def _json_default(x):
 
 
 def write_outputs(result: TuneResult, out: Path) -> None:
-    """``tune.json`` (everything) and ``tune.md`` (the tables)."""
+    """``tune.json`` (everything), ``tune.md`` (the tables) and ``tune.html`` (the page:
+    analysis/tune_report.py)."""
+    from analysis.tune_report import write_tune_html
+
+    result.html = str(write_tune_html(result, out / "tune.html"))
     (out / "tune.json").write_text(
         json.dumps(asdict(result), indent=2, ensure_ascii=False, default=_json_default),
         encoding="utf-8",
@@ -681,16 +787,19 @@ def summary(result: TuneResult) -> str:
         )
     lines += [
         "",
-        f"Is the best really best? Each against {result.best.id} on their shared deals "
-        f"(paired; equivalence margin ±{result.margin:g}):",
+        f"Is the best really best? Each against {result.best.id} on the same seeds, paired "
+        "on the shared deals (unless a deck or hand-size option differs: then independent); "
+        f"equivalence margin ±{result.margin:g}:",
         "",
-        "| configuration | difference [95 % interval] | deals | one-sided p (worse) | verdict |",
-        "|---|---|---|---|---|",
+        "| configuration | difference [95 % interval] | deals | pairing | one-sided p (worse) "
+        "| verdict |",
+        "|---|---|---|---|---|---|",
     ]
     for c in result.comparisons:
         lines.append(
             f"| {c.id} | {c.diff:+.4f} [{c.lo:+.4f}, {c.hi:+.4f}] | {c.deals:,} | "
-            f"{c.p:.3g} | {c.verdict} |"
+            f"{'paired' if c.paired else 'independent (other cards)'} | {c.p:.3g} | "
+            f"{c.verdict} |"
         )
     lines += ["", "Rungs:", ""]
     for r in result.rungs:
@@ -701,11 +810,23 @@ def summary(result: TuneResult) -> str:
         )
     if result.log:
         lines += ["", "Notes:", "", *(f"- {line}" for line in result.log)]
+    v = result.verification
+    if v:
+        lines += [
+            "",
+            f"On fresh seeds ({v['a']['deals']:,} deals each): winner {result.best.id} "
+            f"{v['a']['estimate']:.4f} [{v['a']['lo']:.4f}, {v['a']['hi']:.4f}], default rules "
+            f"{v['b']['estimate']:.4f} [{v['b']['lo']:.4f}, {v['b']['hi']:.4f}]; difference "
+            f"{v['diff']:+.4f} [{v['lo']:+.4f}, {v['hi']:+.4f}] ({v['label']}): {v['verdict']}.",
+        ]
     lines += [
         "",
-        f"Verify the winner on fresh seeds: `cardsim study {result.verify} --out DIR`",
+        f"Verify the winner on fresh seeds: `cardsim study {result.verify} --out DIR`"
+        + (f" (played into {result.out}/verify)" if v else ""),
         "",
     ]
+    if result.html:
+        lines += [f"Page: {result.html}", ""]
     return "\n".join(lines)
 
 

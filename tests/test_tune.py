@@ -4,6 +4,7 @@ bad input is a clear error; a small real run writes its tables and a verify stud
 import dataclasses
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -134,6 +135,10 @@ def test_other_tune_run_in_out_is_an_error(tmp_path):
         ("length", "length needs a target"),
         ("first_excess=3", "takes no target"),
         ("first_excess*-1", "weights must be positive"),
+        # issue 19, point 18: a length is a positive number of turns / tricks
+        ("length=-5", "length target must be a positive number"),
+        ("length=0", "length target must be a positive number"),
+        ("length=inf", "length target must be a positive number"),
     ],
 )
 def test_bad_objectives(objective, message):
@@ -173,7 +178,50 @@ def test_small_real_run_cli(tmp_path, capsys):
 
     study = load_study(out / "verify.toml")
     assert [s.name for s in study.scenarios] == ["winner", "default"]
-    assert study.scenarios[0].seed == 1001
+    # issue 19, point 18: --seed defaults to 0 (README, docs/cli.md); fresh seeds from 1000
+    assert [r["seed"] for r in doc["rungs"]][0] == 0
+    assert study.scenarios[0].seed == 1000
+
+
+def test_18_budget_too_large_names_budget_and_writes_nothing(tmp_path, capsys):
+    from sim.cli import main
+
+    out = tmp_path / "t"
+    with pytest.raises(SystemExit) as e:
+        main(["tune", "yuanzi", "--objective", "first_excess", "--budget", str(10**15),
+              "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--budget must be at most 20,000,000,000 games" in err and "--games" not in err, err
+    assert not out.exists()  # no tune-manifest.json left behind
+
+
+def test_18_ctrl_c_advises_rerunning_the_command_not_resume(tmp_path):
+    """A real `cardsim tune` process, SIGINT mid-rung: the line names what resumes a tune (the
+    same command again; tune has no --resume; resuming is test_interrupted_race_resumes…)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "t"
+    args = [sys.executable, "-m", "sim", "tune", "yuanzi", "--objective", "first_excess",
+            "--options", "pass_is_final", "--budget", "400000", "--threads", "1",
+            "--out", str(out)]  # fmt: skip
+    p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 600
+    while time.time() < deadline and not list(out.glob("configs/*/r0/manifest.json")):
+        time.sleep(0.05)
+    time.sleep(1.0)  # inside rung 0 (200,000 games of one configuration: many seconds)
+    assert p.poll() is None, p.stderr.read()
+    p.send_signal(signal.SIGINT)
+    p.wait(60)
+    err = p.stderr.read()
+    assert p.returncode == 130, err
+    assert "run the same cardsim tune command again" in err and "--resume" not in err, err
+    assert "Traceback" not in err
 
 
 def test_cli_bad_objective_is_one_line(tmp_path, capsys):
@@ -260,7 +308,74 @@ def test_unplayable_configurations_are_left_out_and_said(tmp_path):
     }
     assert any("hand_size=20, atlas_cards=0" in line and "AT-D1" in line for line in res.log)
     assert "cannot be played" in (tmp_path / "at" / "tune.md").read_text()
+    # issue 19, point 7: hand_size 19/20 vs the default 13 deals other cards from the same
+    # seed: the objective's comparison and the verify page do not call it paired
+    v = res.verification
+    assert not v["paired"] and "hand_size" in v["label"]
+    verify_page = (tmp_path / "at" / "verify" / "report.html").read_text()
+    assert "paired on" not in verify_page.split("Differences from the first run")[1]
+    assert "Newcomb (independent: hand_size" in verify_page
     with pytest.raises(CardsimError, match="no configuration"):  # at most 184 cards for 190+
         tune("atlas", "first_excess", out=tmp_path / "none", players=10, budget=2400,
              options="hand_size=19|20,atlas_cards=0|1,skip_cards=0|1,reverse_cards=0|1,"
              "trade_cards=0|1", progress=False)  # fmt: skip
+
+
+def test_7_verify_retests_the_objective_and_tune_writes_its_page(tmp_path):
+    """verify.toml re-tests the tuned objective itself (its study report has the finding), tune
+    plays it and writes tune.html: the objective first, defaults vs winner on fresh seeds, the
+    objective's own paired comparison, the racing history."""
+    from sim.tune import compare_runs
+
+    out = tmp_path / "t"
+    res = tune("tunable", "length=45", out=out, options="cap=4..8", budget=4_000, seed=2,
+               progress=False, min_games=100, verify_games=1500)  # fmt: skip
+    assert res.best.rules == {"cap": "5"}
+    verify = (out / "verify.toml").read_text()
+    assert 'objective = "length=45*1"' in verify
+    v = res.verification
+    assert v["paired"] and v["label"] == "paired on 1,500 shared deals (same root seed)"
+    diff, se, p, deals = compare_runs("length=45", out / "verify/winner", out / "verify/default")
+    assert (v["diff"], v["se"], v["deals"]) == pytest.approx((diff, se, deals))
+    # the defaults (cap 9: length 57) are 12 tricks off the target, the winner on it
+    assert v["b"]["estimate"] == pytest.approx(12.0, abs=0.5) and v["a"]["estimate"] < 0.5
+    assert v["verdict"] == "clear difference"
+    page = (out / "tune.html").read_text()
+    i = [page.index(s) for s in ("Objective:</strong> length=45*1", "<h2>Defaults vs winner on "
+         "fresh seeds", "<h2>The objective&#39;s own comparison", "<h2>Racing history")]  # fmt: skip
+    assert i == sorted(i)
+    assert "paired on 1,500 shared deals" in page and "clear difference" in page
+    study_page = (out / "verify" / "report.html").read_text()
+    assert "Tuned objective length=45*1" in study_page
+    assert str(out / "tune.html") in (out / "tune.md").read_text()
+
+
+class DeckEngine(TunableEngine):
+    """The tunable game with ``cap`` declared a deal option (as ATLAS hand_size, AT-D1)."""
+
+    name = "tunable_deck"
+    facts = dataclasses.replace(TunableEngine.facts, deal_options=("cap",))
+
+
+try:
+    get_engine("tunable_deck")
+except CardsimError:
+    register_engine(DeckEngine())
+
+
+def test_7_configurations_with_other_cards_are_not_called_paired(tmp_path):
+    out = tmp_path / "t"
+    res = tune("tunable_deck", "length=45", out=out, options="cap=4..7", budget=4_000,
+               seed=2, progress=False, min_games=100, verify_games=600)  # fmt: skip
+    assert res.comparisons and not any(c.paired for c in res.comparisons)
+    v = res.verification
+    assert not v["paired"] and v["label"] == "independent samples (cap changes the cards dealt)"
+    assert v["se"] == pytest.approx(math.hypot(v["a"]["se"], v["b"]["se"]))
+    for page in (out / "tune.html", out / "verify" / "report.html"):
+        text = page.read_text()  # no row or sentence calls a comparison paired
+        assert not re.search(r"paired on [\d,]+ shared deals|>paired on shared deals<", text)
+    assert "independent (a deck or hand-size option differs" in (out / "tune.html").read_text()
+    assert (
+        "Newcomb (independent: cap changes the cards dealt)"
+        in (out / "verify" / "report.html").read_text()
+    )

@@ -81,6 +81,7 @@ FACTS = GameFacts(
     deal_columns_games=("players",),
     deal_columns_seats=("atlas_dealt", "skip_dealt", "reverse_dealt", "trade_dealt"),
     comparison_layout="rotation",
+    deal_options=("hand_size", "atlas_cards", "skip_cards", "reverse_cards", "trade_cards"),
     headline=(
         Measure("first_side_wins", "first player wins the round", "round"),
         Measure("no_winner", "round ends without a winner", "round"),
