@@ -37,8 +37,10 @@ def _tables(rules: dict, games: int = 400) -> pl.DataFrame:
 
 
 def test_at07_kernel_default_is_after_claim_only_and_differs_from_any():
-    default, explicit, anyone = _tables({}), _tables({"self_melds": "after_claim_only"}), _tables(
-        {"self_melds": "any"}
+    default, explicit, anyone = (
+        _tables({}),
+        _tables({"self_melds": "after_claim_only"}),
+        _tables({"self_melds": "any"}),
     )
     assert_frame_equal(default, explicit)
     # fewer self-melds and longer rounds when only a claimant may self-meld (measured in

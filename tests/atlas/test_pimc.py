@@ -161,8 +161,12 @@ def test_pimc_reproducible_and_chunk_independent():
         (600, {}),
         (
             200,
-            {"claim_priority": "nearest_win", "self_melds_shown": "true", "forced_claims": "false",
-             "self_melds": "any"},
+            {
+                "claim_priority": "nearest_win",
+                "self_melds_shown": "true",
+                "forced_claims": "false",
+                "self_melds": "any",
+            },
         ),  # fmt: skip
     ],
     ids=["default-rules", "first-readings"],
