@@ -57,7 +57,7 @@ def game_modules(game: str) -> tuple[ModuleType, ...]:
     for info in pkgutil.iter_modules(analysis.__path__):
         if info.name in _SHARED:
             continue
-        mod = importlib.import_module(f"analysis.{info.name}")
+        mod = importlib.import_module(f"{__package__}.{info.name}")
         if getattr(mod, "FOR_GAME", None) == game:
             found.append(mod)
     found.sort(key=lambda m: (getattr(m, "ORDER", 50), m.__name__))
