@@ -254,25 +254,39 @@ def _until_ci(width):
     return until_ci_rule(check_until_ci(width))
 
 
+def _test_labels(spec, engine, config) -> tuple[str, str]:
+    """``--test A>B`` as the two strategy labels of the tables (``mybot:choose``), checked
+    against the comparison before anything is written. A and B may be written as labels or
+    as the strategies were given (a path, relative or through a link, ``pimc:samples=4``)."""
+    from sim.config import check_strategy
+    from sim.schema import strategy_label
+
+    labels = sorted({strategy_label(x) for seats in config.assignments for x in seats})
+    a, sep, b = str(spec).partition(">")
+
+    def as_label(x: str) -> str:
+        x = x.strip()
+        if x in labels:
+            return x
+        try:
+            return strategy_label(check_strategy(engine, x))
+        except CardsimError:
+            return x
+
+    a, b = as_label(a), as_label(b)
+    if not sep or a not in labels or b not in labels or a == b:
+        raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
+    return a, b
+
+
 def _sprt(spec, config, delta, alpha, beta):
     if spec is None:
         return None
-    from sim.config import is_user_strategy
-
-    a, sep, b = spec.partition(">")
-    a, b = (
-        str(Path(x.rsplit(":", 1)[0]).resolve()) + ":" + x.rsplit(":", 1)[1]
-        if is_user_strategy(x)
-        else x
-        for x in (a.strip(), b.strip())
-    )
-    labels = sorted({x for seats in config.assignments for x in seats})
-    if not sep or a not in labels or b not in labels or a == b:
-        raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
     if not 0 < delta < 1 or not 0 < alpha < 0.5 or not 0 < beta < 0.5:
         raise CardsimError("--test: need 0 < --delta < 1 and 0 < --alpha, --beta < 0.5")
     from analysis.stopping import sprt_rule
 
+    a, b = spec  # labels (_test_labels)
     return sprt_rule(a, b, delta, alpha, beta)
 
 
@@ -400,6 +414,10 @@ def compare_cmd(
     config = build_compare_config(
         engine, split_strategies(strategies), games=games, seed=seed, players=players, rules=rules
     )
+    if test_spec is not None:  # the manifest records the labels: --resume may spell them anew
+        test_spec = ">".join(_test_labels(test_spec, engine, config))
+    pair = None if test_spec is None else tuple(test_spec.split(">"))
+    stop_rule = first_of(_until_ci(until_ci), _sprt(pair, config, delta, alpha, beta))
     result = run(
         config,
         out,
@@ -409,7 +427,7 @@ def compare_cmd(
         force=force,
         progress=not quiet,
         engine=DuplicateEngine(engine),
-        stop_rule=first_of(_until_ci(until_ci), _sprt(test_spec, config, delta, alpha, beta)),
+        stop_rule=stop_rule,
         extra_manifest=_stop_spec(until_ci, test_spec, delta, alpha, beta),
         scheduler=scheduler,
         unit="deals",
@@ -552,7 +570,10 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
                           rules=rules, chunk_size=chunk_size)  # fmt: skip
     result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m)
-    click.echo(f"ladder of {len(ladder.levels)} levels ({', '.join(ladder.levels)}) in {out}")
+    from sim.schema import strategy_label
+
+    names = ", ".join(map(strategy_label, ladder.levels))
+    click.echo(f"ladder of {len(ladder.levels)} levels ({names}) in {out}")
     click.echo(f"report: {result.report}")
 
 

@@ -54,7 +54,11 @@ class Ladder:
 
 
 def _slug(level: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", level).strip("-") or "level"
+    """A level's part of a sub-run name, from its label (a user file: ``mybot-choose``, not
+    its whole path)."""
+    from sim.schema import strategy_label
+
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", strategy_label(level)).strip("-") or "level"
 
 
 def parse_levels(engine, text: str | list[str] | None) -> list[str]:
@@ -239,12 +243,13 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
 def ladder_data(ladder: Ladder, runs: dict[str, Path]):
     """The :class:`analysis.ladder.LadderData` of a played ladder (scenario name -> run dir)."""
     from analysis.ladder import LadderData
+    from sim.schema import strategy_label as label  # the tables' names of the levels
 
     return LadderData(
         ladder.game,
-        ladder.levels,
+        [label(lv) for lv in ladder.levels],
         {g: runs[r] for g, (r, _) in ladder.groups.items()},
-        {g: {lv: runs[s] for lv, s in sp.items()} for g, (_, sp) in ladder.groups.items()},
+        {g: {label(lv): runs[s] for lv, s in sp.items()} for g, (_, sp) in ladder.groups.items()},
     )
 
 

@@ -117,14 +117,17 @@ def parse(spec: str) -> UserStrategy:
 
 
 def label(name: str) -> str:
-    """The name a strategy has in tables and reports: a built-in name as it is, a user strategy
-    as ``stem:function`` (a comparison suffix ``@2`` is kept): ``bots/mybot.py:choose`` ->
-    ``mybot:choose``. (``sim.schema.strategy_label`` is this function.)"""
+    """The one name a strategy has in tables, reports, manifests' readers, ``--test``, studies
+    and ladders: a built-in name as it is, a user strategy as ``stem:function`` (a comparison
+    suffix ``@2`` is kept): ``bots/mybot.py:choose`` -> ``mybot:choose``; ``py:`` strategies
+    alike. The stem is the file's after symlinks are resolved — the file that is hashed and
+    played — so every spelling of one file (relative, absolute, through a link) gives one
+    label. (``sim.schema.strategy_label`` is this function.)"""
     base, suffix = _split_suffix(name)
     if not is_user_strategy(base):
         return name
-    path_text, function = base.rsplit(":", 1)
-    return f"{Path(path_text).stem}:{function}{suffix}"
+    function = base.rsplit(":", 1)[1]
+    return f"{Path(file_of(base)).resolve().stem}:{function}{suffix}"
 
 
 def labels(seats: Sequence[str]) -> list[str]:
