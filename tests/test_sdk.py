@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -128,6 +129,15 @@ def test_atlas_accessors_agree_with_the_rules():
     ps.play_atlas(replace(cfg, seats=(illegal, "greedy", "greedy", "greedy")), 0, 2, bad.append)
     assert bad and all(b.seat == 0 and "discard decision" in b.position for b in bad)
     assert "returned index" in bad[0].text() and "legal: discard" in bad[0].text()
+    assert all(_hand_is_card_names(b.position) for b in bad)  # issue 19 #4: not O, r, a, …
+
+
+def _hand_is_card_names(position: str) -> bool:
+    """Whether the ``hand …`` of an ATLAS position lists whole card names (``Lion ×2, ATLAS``)."""
+    from kernels.atlas.encoding import CARD_NAMES
+
+    held = position.split(" decision, hand ", 1)[1]
+    return all(item.split(" ×")[0] in CARD_NAMES for item in held.split(", "))
 
 
 # --- plain-Python strategies ----------------------------------------------------------------------
@@ -270,6 +280,35 @@ def test_strategy_check_locates_illegal_answers(capsys):
         assert code == 1, err
         assert "ILLEGAL ANSWERS" in out and "leading" in out and "legal:" in out
         assert returned in out and "comparison is skipped" in out
+
+
+@pytest.mark.parametrize(
+    ("function", "returned"),
+    [("last_index", r"returned \d+, not a move code"), ("huge", "returned 999999, not a move code"),
+     ("minus_one", "returned -1, not a move code")],
+)  # fmt: skip
+def test_a_python_answer_outside_the_move_codes_is_one_line(capsys, tmp_path, function, returned):
+    """Issue 19 #4: a py: 原子 answer that is no move code at all names game, decision and the
+    answer — in strategy check (exit 1) and in a run (one line, exit 2) — never a traceback."""
+    spec = f"py:{PY_FILE}:{function}"
+    code, out, err = cardsim(capsys, "strategy", "check", "yuanzi", spec, "--games", "2")
+    assert code == 1, err
+    assert "Traceback" not in out + err and "ILLEGAL ANSWERS" in out
+    assert f"python_strategies:{function}: game 0, decision " in out and re.search(returned, out)
+    code, out, err = cardsim(capsys, "run", "yuanzi", "--games", "2", "--seat", f"1={spec}",
+                             "--out", tmp_path / "r", "--quiet")  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"python_strategies:{function}: game 0, decision " in err and re.search(returned, err)
+    assert "IndexError" not in err
+
+
+def test_an_illegal_python_atlas_answer_lists_the_hand_by_card(capsys):
+    code, out, err = cardsim(
+        capsys, "strategy", "check", "atlas", f"py:{PY_FILE}:atlas_illegal", "--games", "2"
+    )
+    assert code == 1, err
+    listed = [ln for ln in out.splitlines() if "returned -5, not a move code" in ln]
+    assert listed and all(_hand_is_card_names(ln.split("; returned")[0]) for ln in listed)
 
 
 @pytest.mark.parametrize(
