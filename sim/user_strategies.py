@@ -37,7 +37,6 @@ import json
 import os
 import re
 import sys
-import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -373,17 +372,18 @@ def driver_for(
         _DRIVERS[key] = module
     dispatcher = getattr(module, entry)
     if not _numba_cached(dispatcher) and not dispatcher.signatures:
-        t = time.perf_counter()
-        for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
-            check_compiles(s, fn, argtypes, name)
+        # the one notice of a user driver's compile, given only when it really compiles (a
+        # cached driver loads in seconds, silently); the function alone compiles first, so a
+        # broken one fails in seconds (done already if strategy check compiled it)
         print(
-            f"cardsim: user strategy {', '.join(names)} compiled alone in "
-            f"{time.perf_counter() - t:.1f} s; now compiling the {title} driver with it "
-            f"({entry}, {estimate}; once per version of the file, later runs load it from the "
-            "cache)",
+            f"cardsim: user strategy {', '.join(names)}: now compiling the {title} driver with "
+            f"it ({entry}, {estimate}; once per version of the file, later runs load it from "
+            "the cache)",
             file=sys.stderr,
             flush=True,
         )
+        for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
+            check_compiles(s, fn, argtypes, name)
     return module
 
 

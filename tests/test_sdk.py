@@ -256,6 +256,22 @@ def test_strategy_check_of_the_compiled_example(capsys, numba_example):
     assert "clear difference" in out and "greedy is better" in out
 
 
+def test_strategy_check_says_one_compile_time(capsys, monkeypatch, numba_example):
+    """Issue 19 #15: when the driver compiles, stderr announces it without a second, wrong
+    compile time of the function alone ("compiled alone in 0.0 s": strategy check had compiled
+    it already; stdout gives the real time)."""
+    from sim import user_strategies as us
+
+    monkeypatch.setattr(us, "_DRIVERS", {})  # a fresh driver module, as in a new process
+    monkeypatch.setattr(us, "_numba_cached", lambda dispatcher: False)  # announce its compile
+    code, out, err = cardsim(
+        capsys, "strategy", "check", "yuanzi", numba_example, "--games", "20", "--threads", "1"
+    )
+    assert code == 0, err
+    assert re.search(r"^compiled alone in \d+\.\d s$", out, re.M)
+    assert "now compiling the 原子 driver" in err and "compiled alone" not in err
+
+
 def test_strategy_check_of_a_python_atlas_strategy(capsys):
     code, out, err = cardsim(capsys, "strategy", "check", "atlas", AT_PY, "--games", "10")
     assert code == 0, err
