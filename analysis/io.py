@@ -35,6 +35,14 @@ class Run:
     chunks_total: int
     warnings: tuple[str, ...] = field(default=())
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        done = f"{self.games_done:,} of {self.games_planned:,} games"
+        return html_of(
+            self, f"cardsim run {self.game}: {done}", skip=("manifest", "games", "seats")
+        )
+
     @property
     def game(self) -> str:
         return str(self.manifest["game"])

@@ -46,6 +46,11 @@ class ReportResult:
     findings: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, "cardsim report")
+
 
 @dataclass
 class Report:

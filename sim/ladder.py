@@ -261,6 +261,11 @@ class LadderResult:
     runs: dict[str, Path]
     reused: list[str]
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, "cardsim ladder")
+
 
 def _check_report(out: Path, force: bool) -> None:
     """``ladder.html`` / ``ladder.json`` are replaced only when they are a ladder's report."""

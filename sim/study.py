@@ -570,6 +570,11 @@ class StudyResult:
     designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
     ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, f"cardsim study: {len(self.runs)} scenarios")
+
 
 def scenario_config(scenario: Scenario) -> RunConfig:
     """The validated :class:`~sim.game.RunConfig` of a scenario."""
