@@ -493,17 +493,13 @@ def write_report(
     if json_out is not None:
         json_out = _check_out(Path(json_out), "--json")
     report = build_report(list(run_dirs), margins)
-    try:
-        if fmt == "html":
-            render.write_html(report, out)
-        elif fmt == "md":
-            render.write_markdown(report, out)
-        else:
-            render.write_json(report, out)
-        if json_out is not None:
-            render.write_json(report, json_out)
-    except OSError as e:
-        raise CardsimError(f"cannot write the report: {e.strerror or e} ({e.filename})") from None
+    main = {"html": render.write_html, "md": render.write_markdown, "json": render.write_json}
+    writers = [(out, main[fmt])] + ([(json_out, render.write_json)] if json_out else [])
+    for path, write in writers:
+        try:
+            write(report, path)
+        except OSError as e:  # a full disk names no file: name the one being written
+            raise CardsimError(f"cannot write the report {path}: {e.strerror or e}") from None
     return ReportResult(
         out=out,
         json_out=json_out,

@@ -81,8 +81,23 @@ class Number(click.ParamType):
         return float(text)
 
 
+class OutPath(click.ParamType):
+    """An output path (``--out``, ``--json``): an empty one is refused, never taken as the
+    current directory."""
+
+    name = "PATH"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("is empty: name the directory or file to write", param, ctx)
+        return Path(value)
+
+
 INT = Integer()
 NUMBER = Number()
+OUT = OutPath()
 
 
 class Seed(click.ParamType):
@@ -183,7 +198,7 @@ def cli() -> None:
     required=True,
     help="Number of games (matches; ATLAS: matches of --rule rounds=R rounds).",
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
+@click.option("--out", type=OUT, required=True, help="Run directory.")
 @config_options
 @run_options
 @click.option(
@@ -332,7 +347,7 @@ def _echo_result(result, game, unit: str = "games") -> None:
 @click.option(
     "--games", type=INT, required=True, help="Deals (each played once per seat assignment)."
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
+@click.option("--out", type=OUT, required=True, help="Run directory.")
 @setup_options
 @run_options
 @click.option(
@@ -477,7 +492,7 @@ def compare_cmd(
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     default=Path("studies/default"),
     show_default=True,
     help="Study directory (one run directory per scenario).",
@@ -546,7 +561,7 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
               "random,greedy,pimc:samples=4,pimc:samples=16).")  # fmt: skip
 @click.option("--games", type=INT, required=True, help="Self-play games per level.")
 @click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Ladder directory.")
+@click.option("--out", type=OUT, required=True, help="Ladder directory.")
 @click.option("--players", default=None, help="Player count, or a list: 2,4,6 (ATLAS; default 4).")
 @click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed.")
 @click.option("--rule", "rules", multiple=True, type=Pair("KEY=VALUE", "dao_bomb=same_count_only"), help="Rule option KEY=VALUE (repeatable).")  # fmt: skip
@@ -594,7 +609,7 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
 @click.option("--seed", type=Seed(), default=1, show_default=True, help="Root seed of the race.")
 @click.option("--players", type=int, default=None, help="Players (ATLAS 2..10).")
 @click.option("--strategy", default=None, help="Strategy of every seat.")
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Tune directory.")
+@click.option("--out", type=OUT, required=True, help="Tune directory.")
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace a different tune run in --out.")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
@@ -831,7 +846,7 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     required=True,
     help="Report file; its suffix picks the format: .html, .md (plus PNG files) or .json.",
 )
@@ -853,7 +868,7 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     default=None,
     help="Also write every number of the report as JSON to this file.",
 )
@@ -899,7 +914,19 @@ def _os_error_line(e: OSError) -> str:
     return str(os_error(e, e.filename or "?", "cannot write" if e.filename else "OS error:"))
 
 
-def _interrupted(e: BaseException) -> None:
+#: What Ctrl-C outside a run's own handling advises, by command (the runner's RunInterrupted
+#: says it itself); commands that write a run directory resume, the others wrote nothing.
+_AFTER_INTERRUPT = {
+    "run": "a run completes with --resume",
+    "compare": "a comparison completes with --resume",
+    "study": "run the same command again: finished scenarios are reused",
+    "ladder": "run the same command again: finished sub-runs are reused",
+    "tune": "run the same command again: finished rungs are reused",
+    "report": "the report was not written; run the command again",
+}
+
+
+def _interrupted(e: BaseException, command: str | None = None) -> None:
     """Ctrl-C / SIGTERM: one line, exit 130 / 143; a kernel still running in its thread (a
     nogil Numba call, or a user strategy stuck in a loop) is not waited for."""
     from sim.runner import RunInterrupted, kernel_busy
@@ -907,8 +934,9 @@ def _interrupted(e: BaseException) -> None:
     cause = e.__cause__ or e.__context__ if isinstance(e, click.exceptions.Abort) else e
     if isinstance(cause, RunInterrupted):
         text, code = cause.message, 128 + int(cause.signum)
-    else:
-        text, code = "interrupted (a run completes with --resume)", 130
+    else:  # files are written whole (a temporary, then renamed): nothing is half-written
+        advice = _AFTER_INTERRUPT.get(command or "", "run the command again")
+        text, code = f"interrupted ({advice})", 130
     click.echo(f"cardsim: {text}", err=True)
     if kernel_busy():
         sys.stdout.flush()
@@ -927,7 +955,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"cardsim: error: {one_line(str(e))}", err=True)
         sys.exit(2)
     except (click.exceptions.Abort, KeyboardInterrupt) as e:  # click: KeyboardInterrupt -> Abort
-        _interrupted(e)
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        _interrupted(e, words[0] if words else None)
     except click.ClickException as e:
         click.echo(f"cardsim: error: {e.format_message()}", err=True)
         sys.exit(e.exit_code)

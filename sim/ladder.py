@@ -200,7 +200,7 @@ def build_ladder(
 def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
     """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
     named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
-    from sim.study import NAME_RE
+    from sim.study import NAME_RE, NAME_RULE
 
     label = f"{source}, ladder {i}"
     bad = set(d) - LADDER_KEYS
@@ -214,7 +214,7 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
             raise CardsimError(f"{label}: missing key {key!r}")
     name = d["name"]
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(f"{label}: ladder name {name!r} must use letters, digits, '-', '_'")
+        raise CardsimError(f"{label}: ladder name {name!r} {NAME_RULE}")
     label = f"{label} ({name})"
     if name in taken:
         raise CardsimError(f"{label}: the name is also a scenario's")
