@@ -79,6 +79,45 @@ def test_every_sdk_function_is_exported_and_documented(sdk):
     assert "first_half_margin" in yuanzi_sdk.__all__ and "rule" in atlas_sdk.__all__
 
 
+def test_the_python_sdk_reads_what_the_numba_sdk_reads():
+    """Issue 19 #19: ``trick_points`` and ``opponent_min_count`` in the py: SDK agree with the
+    Numba SDK's on every view of reference matches (pub holding the view's public numbers)."""
+    from kernels.yuanzi import state as KS
+    from sim import python_sdk
+    from sim.rules import yuanzi as ref
+
+    assert {"trick_points", "opponent_min_count"} <= set(python_sdk.__all__)
+    views = []
+
+    def recording(choose):
+        return lambda v, legal: views.append(v) or choose(v, legal)
+
+    for game in range(3):
+        ref.play_match(ref.deal_from_seed(5, game), recording(ref.random_chooser(game)))
+    assert any(v.trick_points > 0 for v in views) and any(0 in v.hand_sizes for v in views)
+    for v in views:
+        pub = np.zeros(KS.N_ST, np.int64)
+        pub[KS.ST_COUNT : KS.ST_COUNT + 4] = v.hand_sizes
+        pub[KS.ST_TRICK_PTS] = v.trick_points
+        assert python_sdk.trick_points(v) == yuanzi_sdk.trick_points(pub)
+        for seat in range(4):
+            want = yuanzi_sdk.opponent_min_count(pub, seat)
+            assert python_sdk.opponent_min_count(v, seat) == want
+        assert python_sdk.opponent_min_count(v) == yuanzi_sdk.opponent_min_count(pub, v.seat)
+
+
+def test_the_view_fields_are_documented():
+    """Every field of both games' View is named in docs/strategies.md (view.seat, …)."""
+    from dataclasses import fields
+
+    from sim.rules import atlas, yuanzi
+
+    text = (ROOT / "docs" / "strategies.md").read_text()
+    for view in (yuanzi.View, atlas.View):
+        missing = [f.name for f in fields(view) if f"view.{f.name}`" not in text]
+        assert not missing, (view.__module__, missing)
+
+
 def test_atlas_public_block_holds_the_rule_options():
     """P_RULES + R_* is the rule array in force, inside the public block (what strategies get)."""
     from kernels.atlas import driver as drv
