@@ -377,13 +377,23 @@ class FactorialResult:
     constant: list[tuple[str, str, str, float]] = field(default_factory=list)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False, default=_json_default)
+        """Strict JSON: a number that is not finite (an estimate that does not exist) is
+        ``null``, never a bare ``NaN`` token (``allow_nan=False`` enforces it)."""
+        doc = _finite(asdict(self))
+        return json.dumps(doc, indent=2, ensure_ascii=False, default=str, allow_nan=False)
 
 
-def _json_default(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return str(x)
+def _finite(v):
+    """``v`` with every non-finite float (NumPy's too) replaced by None, recursively."""
+    if isinstance(v, float | np.floating):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_finite(x) for x in v]
+    return v
 
 
 def fit_rows(y: np.ndarray, x: np.ndarray, groups: np.ndarray, kind: str):
