@@ -40,6 +40,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
+from analysis.model import p_value
 from analysis.stats import holm
 from sim.errors import CardsimError
 from sim.game import GameFacts
@@ -687,8 +688,8 @@ def _table_html(mr: MeasureResult) -> str:
             verdict_text += f" (≈{e.deals_needed:,.0f} deals per cell needed)"
         rows.append(
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
-            f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{e.p:.3g}</td>"
-            f"<td>{e.p_holm:.3g}</td><td>{html.escape(verdict_text)}</td></tr>"
+            f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{p_value(e.p)}</td>"
+            f"<td>{p_value(e.p_holm)}</td><td>{html.escape(verdict_text)}</td></tr>"
         )
     return f"<table>{head}{''.join(rows)}</table>"
 

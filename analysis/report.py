@@ -212,6 +212,12 @@ def comparison_section(items: list[RunData]) -> Section:
                 a = get(it)
             except (KeyError, IndexError, pl.exceptions.PolarsError):
                 continue
+            if a["k"] == 0 and b["k"] == 0:  # never happened in either: a note, not an answer
+                sec.notes.append(
+                    f"{it.label} vs {items[0].label}: {what}: no {unit} of either run "
+                    "(nothing to compare)."
+                )
+                continue
             d, lo, hi, p = stats.diff_proportions(a["k"], a["n"], b["k"], b["n"])
             shift = a["fair"] - b["fair"]
             ra, rb = a["k"] / a["n"], b["k"] / b["n"]
@@ -251,7 +257,7 @@ def comparison_section(items: list[RunData]) -> Section:
     for i, (r, (measure, se)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
         base = (
             f"{r['run']} vs {items[0].label}: {r['measure']}: "
-            f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} %, difference "
+            f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} points, difference "
             f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
             if "excess" in r["measure"]
             else f"{r['run']} vs {items[0].label}: {r['measure']}: {100 * r['value']:.1f} % vs "
@@ -389,10 +395,12 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
     for (i, key), df in zip(keys, frames, strict=True):
         items[i].data[key] = df
     config = config_section(runs, labels, warnings)
+    several = any(r.is_comparison or len(set(r.strategies)) > 1 for r in runs)
     sections = [
         mod.section(items)
         for mod in modules
-        if mod is not duplicate or any(r.is_comparison for r in runs)
+        if (mod is not duplicate or any(r.is_comparison for r in runs))
+        and (mod is not strategy or several)  # every seat one strategy: no empty card
     ]
     if len(items) > 1:
         sections.insert(0, comparison_section(items))

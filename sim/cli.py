@@ -305,6 +305,14 @@ def _sprt(spec, config, delta, alpha, beta):
     return sprt_rule(a, b, delta, alpha, beta)
 
 
+def _p_words(p: float) -> str:
+    """``= 0.023``, ``< 1e-300`` (a p that underflows is never "= 0")."""
+    from analysis.model import p_value
+
+    text = p_value(p)
+    return text if text.startswith("<") else f"= {text}"
+
+
 def _stop_spec(until_ci=None, test_spec=None, delta=None, alpha=None, beta=None):
     """What the manifest records of the stopping rule (``--resume`` must repeat it)."""
     spec = {}
@@ -476,14 +484,14 @@ def compare_cmd(
         click.echo(
             f"{r['a']} vs {r['b']}: win {r['win_a']:.4f} vs {r['win_b']:.4f}, "
             f"diff {r['diff']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}] paired 95 %, "
-            f"Holm p = {r['p_holm']:.3g}; unpaired would be [{r['unpaired_lo']:+.4f}, "
+            f"Holm p {_p_words(r['p_holm'])}; unpaired would be [{r['unpaired_lo']:+.4f}, "
             f"{r['unpaired_hi']:+.4f}] = {r['equivalent_unpaired_games']:,.0f} unpaired games"
         )
     rt = ratings(seats.collect(), game)
+    ref = rt.table["strategy"][0]  # fixed at 0: it has no interval
     for r in rt.table.sort("rating", descending=True).iter_rows(named=True):
-        click.echo(
-            f"rating {r['strategy']:<12} {r['rating']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
-        )
+        where = "(the reference)" if r["strategy"] == ref else f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
+        click.echo(f"rating {r['strategy']:<12} {r['rating']:+.3f} {where}")
 
 
 @cli.command("study")
