@@ -372,9 +372,11 @@ def driver_for(
         _DRIVERS[key] = module
     dispatcher = getattr(module, entry)
     if not _numba_cached(dispatcher) and not dispatcher.signatures:
-        # the one notice of a user driver's compile, given only when it really compiles (a
-        # cached driver loads in seconds, silently); the function alone compiles first, so a
-        # broken one fails in seconds (done already if strategy check compiled it)
+        # the function alone compiles first, so that a broken one fails in seconds with one
+        # line (already done if strategy check compiled it); then the one notice of the
+        # driver's compile, given only when it really compiles (a cached driver loads silently)
+        for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
+            check_compiles(s, fn, argtypes, name)
         print(
             f"cardsim: user strategy {', '.join(names)}: now compiling the {title} driver with "
             f"it ({entry}, {estimate}; once per version of the file, later runs load it from "
@@ -382,8 +384,6 @@ def driver_for(
             file=sys.stderr,
             flush=True,
         )
-        for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
-            check_compiles(s, fn, argtypes, name)
     return module
 
 
