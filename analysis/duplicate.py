@@ -90,9 +90,14 @@ def pair_finding(r: dict, pre: str = "", row: int | None = None) -> Finding:
     w_win, w_lose = (r["win_a"], r["win_b"]) if r["diff"] >= 0 else (r["win_b"], r["win_a"])
     rates = f"{100 * w_win:.1f} % vs {100 * w_lose:.1f} %"
     deals = f"paired on {r['deals']:,} duplicate deals"
-    return Finding(
+    text = (
         f"{pre}{win} beats {lose} by {_points(abs(r['diff']))} ± {_points(half)} points of win "
-        f"rate ({rates}, {deals}).",
+        f"rate ({rates}, {deals})."
+    )
+    if w_win >= 1 and w_lose <= 0:  # separated: no interval to give, say what happened
+        text = f"{pre}{win} won every game against {lose} ({deals})."
+    return Finding(
+        text,
         f"{pre}{r['a']} vs {r['b']}: {100 * r['win_a']:.1f} % vs {100 * r['win_b']:.1f} % "
         f"(difference {100 * r['diff']:+.1f} ± {_points(half)} points, {deals}).",
         r["p"],
@@ -200,11 +205,12 @@ def section(items: list[RunData]) -> Section:
             )
         sec.findings.append(
             Finding(
-                f"{pre}Ratings (logit scale, {ref} = 0): "
+                f"{pre}Ratings (logit scale, against {ref}, the reference at 0): "
                 + "; ".join(
                     f"{r['strategy']} {r['rating']:+.2f} [{r['rating_lo']:+.2f}, "
                     f"{r['rating_hi']:+.2f}]"
                     for r in table.iter_rows(named=True)
+                    if r["strategy"] != ref
                 )
                 + f" (fitted on {rt.units:,} games).",
                 answer=True,

@@ -40,6 +40,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as ss
 
+from analysis.model import p_value
 from analysis.stats import holm, units_to_detect, well_inside
 from sim.errors import CardsimError
 from sim.game import GameFacts
@@ -470,13 +471,23 @@ class FactorialResult:
     foldover_file: str | None = None  # the ready study file of that fold-over
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, ensure_ascii=False, default=_json_default)
+        """Strict JSON: a number that is not finite (an estimate that does not exist) is
+        ``null``, never a bare ``NaN`` token (``allow_nan=False`` enforces it)."""
+        doc = _finite(asdict(self))
+        return json.dumps(doc, indent=2, ensure_ascii=False, default=str, allow_nan=False)
 
 
-def _json_default(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return str(x)
+def _finite(v):
+    """``v`` with every non-finite float (NumPy's too) replaced by None, recursively."""
+    if isinstance(v, float | np.floating):
+        return float(v) if math.isfinite(v) else None
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_finite(x) for x in v]
+    return v
 
 
 def fit_rows(y: np.ndarray, x: np.ndarray, groups: np.ndarray, kind: str):
@@ -849,8 +860,8 @@ def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
             )
         rows.append(
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
-            f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{e.p:.3g}</td>"
-            f"<td>{e.p_holm:.3g}</td><td>{html.escape(verdict_text)}</td>"
+            f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{p_value(e.p)}</td>"
+            f"<td>{p_value(e.p_holm)}</td><td>{html.escape(verdict_text)}</td>"
             + (f"<td>{html.escape('; '.join(e.aliases) or '–')}</td>" if aliases else "")
             + "</tr>"
         )

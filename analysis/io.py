@@ -15,6 +15,7 @@ import polars as pl
 
 from sim import rundir
 from sim.errors import CardsimError
+from sim.schema import strategy_label
 
 MANIFEST = rundir.MANIFEST
 TABLES = rundir.TABLES
@@ -34,6 +35,14 @@ class Run:
     chunks_total: int
     warnings: tuple[str, ...] = field(default=())
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        done = f"{self.games_done:,} of {self.games_planned:,} games"
+        return html_of(
+            self, f"cardsim run {self.game}: {done}", skip=("manifest", "games", "seats")
+        )
+
     @property
     def game(self) -> str:
         return str(self.manifest["game"])
@@ -44,7 +53,9 @@ class Run:
 
     @property
     def strategies(self) -> list[str]:
-        return [str(s) for s in self.manifest["seats"]]
+        """The strategy label of each seat, as the tables name it (``mybot:choose`` for a user
+        file: the manifest keeps its path, :func:`sim.schema.strategy_label`)."""
+        return [strategy_label(str(s)) for s in self.manifest["seats"]]
 
     @property
     def rules(self) -> dict:
@@ -60,8 +71,9 @@ class Run:
 
     @property
     def assignments(self) -> list[list[str]]:
-        """A comparison run's seat assignments (strategy label per seat); [] for a plain run."""
-        return [[str(x) for x in a] for a in self.manifest.get("assignments") or []]
+        """A comparison run's seat assignments (strategy label per seat, as in the tables; the
+        manifest keeps user files' paths); [] for a plain run."""
+        return [[strategy_label(str(x)) for x in a] for a in self.manifest.get("assignments") or []]
 
     @property
     def is_comparison(self) -> bool:

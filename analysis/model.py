@@ -132,6 +132,24 @@ def fmt_p(p: float | None) -> str:
     return f"{p:.3f}"
 
 
+#: The smallest p a double holds apart from 0: a p below it is printed as "< 1e-300".
+P_FLOOR = 1e-300
+
+
+def p_value(p: float) -> str:
+    """A p-value as text: ``0.023``, ``6.9e-55``; one that underflows is ``< 1e-300``, never
+    ``0``.
+
+    Examples
+    --------
+    >>> p_value(0.0234), p_value(6.9e-55), p_value(0.0)
+    ('0.0234', '6.9e-55', '< 1e-300')
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "–"
+    return f"< {P_FLOOR:g}" if p < P_FLOOR else f"{p:.3g}"
+
+
 def pm(rate: float, lo: float, hi: float) -> str:
     """``27.1 % ± 0.3 %`` (half the interval width) for findings."""
     half = (hi - lo) / 2

@@ -106,6 +106,20 @@ def _legend(ax) -> None:
         ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 
 
+def tick_text(category: object, width: int = 10) -> str:
+    r"""A category as an axis tick: words, not snake_case, wrapped at ``width`` characters.
+
+    Examples
+    --------
+    >>> tick_text("last_card_claim"), tick_text("claim")
+    ('last card\nclaim', 'claim')
+    """
+    import textwrap
+
+    text = str(category).replace("_", " ")
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def bar_rates(df: pl.DataFrame, x: str, y: str = "rate", **kw) -> bytes:
     """:func:`bar_rates_fig` as PNG bytes."""
     return _png(bar_rates_fig(df, x, y, **kw))
@@ -130,7 +144,12 @@ def bar_rates_fig(
     cats = list(dict.fromkeys(df[x].to_list()))
     pos = {c: i for i, c in enumerate(cats)}
     width = 0.8 / len(groups)
-    fig, ax = plt.subplots(figsize=(max(4.0, 0.6 * len(cats) * max(1, len(groups)) + 1.5), 2.8))
+    ticks = [tick_text(c) for c in cats]
+    # room per category for its longest tick line (about 0.08 in per character at 9 pt)
+    per_cat = max(
+        0.6 * max(1, len(groups)), 0.08 * max(len(t) for s in ticks for t in s.split("\n"))
+    )
+    fig, ax = plt.subplots(figsize=(max(4.0, per_cat * len(cats) + 1.5), 2.8))
     scale = 100.0 if percent else 1.0
     for gi, (label, d) in enumerate(groups):
         xs = np.array([pos[c] for c in d[x].to_list()]) + (gi - (len(groups) - 1) / 2) * width
@@ -168,7 +187,7 @@ def bar_rates_fig(
             zorder=5,
             label="expected (exact)",
         )
-    ax.set_xticks(range(len(cats)), [str(c) for c in cats])
+    ax.set_xticks(range(len(cats)), ticks)
     ax.set_xlim(-0.6, len(cats) - 0.4)
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel + (" (%)" if percent else ""))

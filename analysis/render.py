@@ -122,7 +122,27 @@ def _env():
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        _ENV.filters["inline_md"] = inline_md
     return _ENV
+
+
+def inline_md(text: str):
+    """The inline Markdown of report prose as HTML: ``**bold**`` and ```code``` become
+    ``<strong>`` and ``<code>``, everything else escaped (the Markdown report keeps the marks).
+
+    Examples
+    --------
+    >>> str(inline_md("the **excess** of `a<b`"))
+    'the <strong>excess</strong> of <code>a&lt;b</code>'
+    """
+    import re
+
+    from markupsafe import Markup, escape
+
+    html = str(escape(text))
+    html = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html)
+    html = re.sub(r"`([^`]+)`", r"<code>\1</code>", html)
+    return Markup(html)
 
 
 def _unit_note(t: Table) -> str:

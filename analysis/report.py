@@ -46,6 +46,11 @@ class ReportResult:
     findings: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, "cardsim report")
+
 
 @dataclass
 class Report:
@@ -213,6 +218,12 @@ def comparison_section(items: list[RunData]) -> Section:
                 a = get(it)
             except (KeyError, IndexError, pl.exceptions.PolarsError):
                 continue
+            if a["k"] == 0 and b["k"] == 0:  # never happened in either: a note, not an answer
+                sec.notes.append(
+                    f"{it.label} vs {items[0].label}: {what}: no {unit} of either run "
+                    "(nothing to compare)."
+                )
+                continue
             d, lo, hi, p = stats.diff_proportions(a["k"], a["n"], b["k"], b["n"])
             shift = a["fair"] - b["fair"]
             ra, rb = a["k"] / a["n"], b["k"] / b["n"]
@@ -258,7 +269,7 @@ def comparison_section(items: list[RunData]) -> Section:
     for i, (r, (measure, se, units)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
         base = (
             f"{r['run']} vs {items[0].label}: {r['measure']}: "
-            f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} %, difference "
+            f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} points, difference "
             f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
             if "excess" in r["measure"]
             else f"{r['run']} vs {items[0].label}: {r['measure']}: {100 * r['value']:.1f} % vs "
@@ -464,10 +475,12 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
     for (i, key), df in zip(keys, frames, strict=True):
         items[i].data[key] = df
     config = config_section(runs, labels, warnings)
+    several = any(r.is_comparison or len(set(r.strategies)) > 1 for r in runs)
     sections = [
         mod.section(items)
         for mod in modules
-        if mod is not duplicate or any(r.is_comparison for r in runs)
+        if (mod is not duplicate or any(r.is_comparison for r in runs))
+        and (mod is not strategy or several)  # every seat one strategy: no empty card
     ]
     if len(items) > 1:
         sections.insert(0, comparison_section(items))
@@ -568,17 +581,13 @@ def write_report(
     if json_out is not None:
         json_out = _check_out(Path(json_out), "--json")
     report = build_report(list(run_dirs), margins)
-    try:
-        if fmt == "html":
-            render.write_html(report, out)
-        elif fmt == "md":
-            render.write_markdown(report, out)
-        else:
-            render.write_json(report, out)
-        if json_out is not None:
-            render.write_json(report, json_out)
-    except OSError as e:
-        raise CardsimError(f"cannot write the report: {e.strerror or e} ({e.filename})") from None
+    main = {"html": render.write_html, "md": render.write_markdown, "json": render.write_json}
+    writers = [(out, main[fmt])] + ([(json_out, render.write_json)] if json_out else [])
+    for path, write in writers:
+        try:
+            write(report, path)
+        except OSError as e:  # a full disk names no file: name the one being written
+            raise CardsimError(f"cannot write the report {path}: {e.strerror or e}") from None
     return ReportResult(
         out=out,
         json_out=json_out,

@@ -20,13 +20,15 @@ from analysis import plots, stats
 from analysis.exprs import with_rate
 from analysis.facts import facts
 from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix
+from sim.schema import strategy_label
 
 KEY = "strategy"
 
 
 def side_units(strategies: list[str], side_of_seat: dict[int, int]) -> dict[int, str]:
-    """The strategy unit of every side: a seat's strategy, or a team's line-up ``a + b``."""
-    short = [s.rsplit(":", 1)[-1] if ":" in s else s for s in strategies]
+    """The strategy unit of every side: a seat's strategy, or a team's line-up ``a + b``
+    (strategies by their table labels: ``mybot:choose``, ``pimc:samples=4``)."""
+    short = [strategy_label(s) for s in strategies]
     sides: dict[int, list[str]] = {}
     for seat, side in sorted(side_of_seat.items()):
         sides.setdefault(side, []).append(short[seat])

@@ -252,6 +252,14 @@ def json_doc(study, page: Page, generated: str) -> dict:
     )
 
 
+def source_text(source: str) -> str:
+    """Where a study came from, for a header: its file, or words for a built-in one
+    (``<default study>`` -> ``the built-in default study``, never the placeholder itself)."""
+    if source.startswith("<") and source.endswith(">"):
+        return f"the built-in {source[1:-1]}"
+    return source
+
+
 def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
     """Write the study's report to ``out`` (HTML) and its numbers to ``out.with_suffix('.json')``.
 
@@ -267,7 +275,7 @@ def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
     page = Page(
         title=f"cardsim study — {study.name}",
         subtitle=(
-            f"{study.source} · {len(study.scenarios)} scenarios, {len(parts)} parts · "
+            f"{source_text(study.source)} · {len(study.scenarios)} scenarios, {len(parts)} parts · "
             f"{n_games:,} games reported · cardsim {__version__} · generated {generated}"
         ),
         parts=parts,

@@ -13,8 +13,11 @@ seed. docs/python-api.md walks through each function.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
 
@@ -32,9 +35,56 @@ __all__ = [
     "run",
     "simulate",
     "study",
+    "tune",
 ]
 
+F = TypeVar("F", bound=Callable)
+#: Command-line options whose API argument has another name; flags are ``name=True``.
+_ARGUMENTS = {"rule": "rules", "seat": "seats"}
+_FLAGS = {"resume", "force", "quiet"}
+_OPTION = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 
+
+def api_words(message: str) -> str:
+    """An error message in the API's words: command-line options become argument names.
+
+    Examples
+    --------
+    >>> api_words("--out runs/x is not empty; use --resume to complete that run or --force to "
+    ...           "replace it")
+    'out runs/x is not empty; use resume=True to complete that run or force=True to replace it'
+    >>> api_words("--chunk-size must be a positive integer; --rule dao_bomb is given twice")
+    'chunk_size must be a positive integer; rules dao_bomb is given twice'
+    """
+
+    def word(m: re.Match) -> str:
+        name = m.group(1).replace("-", "_")
+        return f"{name}=True" if name in _FLAGS else _ARGUMENTS.get(name, name)
+
+    return _OPTION.sub(word, message)
+
+
+def _api(fn: F) -> F:
+    """A function of this API: its :class:`CardsimError` speaks of arguments, not options."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        try:
+            return fn(*args, **kw)
+        except CardsimError as e:
+            raise CardsimError(api_words(str(e))) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _out(out: Path | str) -> Path:
+    """``out`` as a path; an empty one is refused (it would mean the current directory)."""
+    if not str(out).strip():
+        raise CardsimError("out is empty: name a directory (the current one is never written into)")
+    return Path(out)
+
+
+@_api
 def config(
     game: str,
     *,
@@ -64,6 +114,7 @@ def _text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+@_api
 def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Play ``games`` games in memory: (games table, seats table) as Polars frames.
 
@@ -75,17 +126,22 @@ def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFram
     return get_engine(game).play_chunk(cfg, 0, cfg.games)
 
 
+@_api
 def run(game: str, out: Path | str, *, games: int, seed: int = 0, threads: int | None = None,
         chunk_size: int | None = None, resume: bool = False, force: bool = False,
         progress: bool = False, **kw):  # fmt: skip
-    """Play into the run directory ``out`` (resumable); returns :class:`sim.runner.RunResult`."""
+    """Play into the run directory ``out``; returns :class:`sim.runner.RunResult`.
+
+    ``out`` must be new or empty, unless ``resume=True`` (complete the same run there; a
+    finished one is returned as it is) or ``force=True`` (replace the run there)."""
     from sim import runner
 
     cfg = config(game, games=games, seed=seed, **kw)
-    return runner.run(cfg, out, chunk_size=chunk_size, threads=threads, resume=resume,
+    return runner.run(cfg, _out(out), chunk_size=chunk_size, threads=threads, resume=resume,
                       force=force, progress=progress)  # fmt: skip
 
 
+@_api
 def open_run(path: Path | str):
     """A run directory as an :class:`analysis.io.Run`: ``.games`` / ``.seats`` LazyFrames."""
     from analysis.io import open_run as _open
@@ -93,24 +149,33 @@ def open_run(path: Path | str):
     return _open(path)
 
 
+@_api
 def compare(game: str, strategies: Sequence[str], out: Path | str, *, games: int, seed: int = 0,
             players: int | None = None, rules: Mapping[str, object] | None = None,
-            threads: int | None = None, progress: bool = False) -> pl.DataFrame:  # fmt: skip
+            threads: int | None = None, chunk_size: int | None = None, resume: bool = False,
+            force: bool = False, progress: bool = False) -> pl.DataFrame:  # fmt: skip
     """Duplicate-deal comparison of ``strategies`` into ``out``; returns the pairwise table
-    (one row per pair: win-rate difference, paired 95 % interval, deals)."""
+    (one row per pair: win-rate difference, paired 95 % interval, deals).
+
+    ``resume=True`` completes (or, finished, just reads) the same comparison in ``out``;
+    ``force=True`` replaces what is there; without either ``out`` must be new or empty."""
     from analysis.compare import pairwise
     from sim import runner
     from sim.compare import DuplicateEngine, build_compare_config
     from sim.games import get_engine
 
+    if isinstance(strategies, str):
+        raise CardsimError("strategies is a list of names, e.g. ['greedy', 'random']")
     engine = get_engine(game)
     rule_items = {k: v if isinstance(v, str) else _text(v) for k, v in (rules or {}).items()}
     cfg = build_compare_config(engine, list(strategies), games=games, seed=seed,
                                players=players, rules=rule_items)  # fmt: skip
-    runner.run(cfg, out, threads=threads, progress=progress, engine=DuplicateEngine(engine))
+    runner.run(cfg, _out(out), chunk_size=chunk_size, threads=threads, resume=resume,
+               force=force, progress=progress, engine=DuplicateEngine(engine))  # fmt: skip
     return pairwise(open_run(out).seats).table
 
 
+@_api
 def report(run_dirs: Path | str | Sequence[Path | str], out: Path | str,
            json_out: Path | str | None = None):  # fmt: skip
     """Write the balance report of one or more run directories to ``out`` (Markdown for a
@@ -120,19 +185,21 @@ def report(run_dirs: Path | str | Sequence[Path | str], out: Path | str,
 
     dirs = [run_dirs] if isinstance(run_dirs, str | Path) else list(run_dirs)
     fmt = "md" if Path(out).suffix.lower() == ".md" else "html"
-    return write_report([Path(d) for d in dirs], Path(out), fmt=fmt,
+    return write_report([Path(d) for d in dirs], _out(out), fmt=fmt,
                         json_out=None if json_out is None else Path(json_out))  # fmt: skip
 
 
+@_api
 def study(study_file: Path | str | None, out: Path | str, *, threads: int | None = None,
           force: bool = False, progress: bool = False):  # fmt: skip
     """Run a study file (None: the built-in default study) into ``out`` with its report."""
     from sim.study import default_study, load_study, run_study
 
     s = default_study() if study_file is None else load_study(study_file)
-    return run_study(s, out, threads=threads, progress=progress, force=force)
+    return run_study(s, _out(out), threads=threads, progress=progress, force=force)
 
 
+@_api
 def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | None = None,
            deals: int | None = None, seed: int = 0, players: int | Sequence[int] | None = None,
            rules: Mapping[str, object] | None = None, threads: int | None = None,
@@ -146,4 +213,19 @@ def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | No
         players=list(players) if isinstance(players, list | tuple) else players,
         rules={k: _text(v) for k, v in (rules or {}).items()},
     )  # fmt: skip
-    return run_ladder(lad, out, threads=threads, progress=progress, force=force)
+    return run_ladder(lad, _out(out), threads=threads, progress=progress, force=force)
+
+
+@_api
+def tune(game: str, objective: str, out: Path | str, *, options: str | None = None,
+         budget: int = 200_000, seed: int = 0, players: int | None = None,
+         strategy: str | None = None, threads: int | None = None, force: bool = False,
+         progress: bool = False):  # fmt: skip
+    """Search rule options for the most balanced rule set (like ``cardsim tune``): returns
+    ``sim.tune.TuneResult``. Calling it again with the same arguments resumes (finished rungs
+    are reused); ``force=True`` replaces a different tune run in ``out``."""
+    from sim.tune import tune as _tune
+
+    return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
+                 players=players, strategy=strategy, threads=threads, progress=progress,
+                 force=force)  # fmt: skip

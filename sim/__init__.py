@@ -1,3 +1,4 @@
 """cardsim: Monte Carlo balance studies of the ATLAS card game and 原子 (yuanzi)."""
 
-__version__ = "0.1.0"
+#: The one version number (pyproject.toml reads it; CHANGELOG.md names it).
+__version__ = "0.2.0"

@@ -81,8 +81,23 @@ class Number(click.ParamType):
         return float(text)
 
 
+class OutPath(click.ParamType):
+    """An output path (``--out``, ``--json``): an empty one is refused, never taken as the
+    current directory."""
+
+    name = "PATH"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("is empty: name the directory or file to write", param, ctx)
+        return Path(value)
+
+
 INT = Integer()
 NUMBER = Number()
+OUT = OutPath()
 
 
 class Seed(click.ParamType):
@@ -183,7 +198,7 @@ def cli() -> None:
     required=True,
     help="Number of games (matches; ATLAS: matches of --rule rounds=R rounds).",
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
+@click.option("--out", type=OUT, required=True, help="Run directory.")
 @config_options
 @run_options
 @click.option(
@@ -254,26 +269,48 @@ def _until_ci(width):
     return until_ci_rule(check_until_ci(width))
 
 
+def _test_labels(spec, engine, config) -> tuple[str, str]:
+    """``--test A>B`` as the two strategy labels of the tables (``mybot:choose``), checked
+    against the comparison before anything is written. A and B may be written as labels or
+    as the strategies were given (a path, relative or through a link, ``pimc:samples=4``)."""
+    from sim.config import check_strategy
+    from sim.schema import strategy_label
+
+    labels = sorted({strategy_label(x) for seats in config.assignments for x in seats})
+    a, sep, b = str(spec).partition(">")
+
+    def as_label(x: str) -> str:
+        x = x.strip()
+        if x in labels:
+            return x
+        try:
+            return strategy_label(check_strategy(engine, x))
+        except CardsimError:
+            return x
+
+    a, b = as_label(a), as_label(b)
+    if not sep or a not in labels or b not in labels or a == b:
+        raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
+    return a, b
+
+
 def _sprt(spec, config, delta, alpha, beta):
     if spec is None:
         return None
-    from sim.config import is_user_strategy
-
-    a, sep, b = spec.partition(">")
-    a, b = (
-        str(Path(x.rsplit(":", 1)[0]).resolve()) + ":" + x.rsplit(":", 1)[1]
-        if is_user_strategy(x)
-        else x
-        for x in (a.strip(), b.strip())
-    )
-    labels = sorted({x for seats in config.assignments for x in seats})
-    if not sep or a not in labels or b not in labels or a == b:
-        raise CardsimError(f"--test must be A>B with A, B among {', '.join(labels)}; got {spec!r}")
     if not 0 < delta < 1 or not 0 < alpha < 0.5 or not 0 < beta < 0.5:
         raise CardsimError("--test: need 0 < --delta < 1 and 0 < --alpha, --beta < 0.5")
     from analysis.stopping import sprt_rule
 
+    a, b = spec  # labels (_test_labels)
     return sprt_rule(a, b, delta, alpha, beta)
+
+
+def _p_words(p: float) -> str:
+    """``= 0.023``, ``< 1e-300`` (a p that underflows is never "= 0")."""
+    from analysis.model import p_value
+
+    text = p_value(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 def _stop_spec(until_ci=None, test_spec=None, delta=None, alpha=None, beta=None):
@@ -318,7 +355,7 @@ def _echo_result(result, game, unit: str = "games") -> None:
 @click.option(
     "--games", type=INT, required=True, help="Deals (each played once per seat assignment)."
 )
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory.")
+@click.option("--out", type=OUT, required=True, help="Run directory.")
 @setup_options
 @run_options
 @click.option(
@@ -400,6 +437,10 @@ def compare_cmd(
     config = build_compare_config(
         engine, split_strategies(strategies), games=games, seed=seed, players=players, rules=rules
     )
+    if test_spec is not None:  # the manifest records the labels: --resume may spell them anew
+        test_spec = ">".join(_test_labels(test_spec, engine, config))
+    pair = None if test_spec is None else tuple(test_spec.split(">"))
+    stop_rule = first_of(_until_ci(until_ci), _sprt(pair, config, delta, alpha, beta))
     result = run(
         config,
         out,
@@ -409,7 +450,7 @@ def compare_cmd(
         force=force,
         progress=not quiet,
         engine=DuplicateEngine(engine),
-        stop_rule=first_of(_until_ci(until_ci), _sprt(test_spec, config, delta, alpha, beta)),
+        stop_rule=stop_rule,
         extra_manifest=_stop_spec(until_ci, test_spec, delta, alpha, beta),
         scheduler=scheduler,
         unit="deals",
@@ -443,14 +484,14 @@ def compare_cmd(
         click.echo(
             f"{r['a']} vs {r['b']}: win {r['win_a']:.4f} vs {r['win_b']:.4f}, "
             f"diff {r['diff']:+.4f} [{r['lo']:+.4f}, {r['hi']:+.4f}] paired 95 %, "
-            f"Holm p = {r['p_holm']:.3g}; unpaired would be [{r['unpaired_lo']:+.4f}, "
+            f"Holm p {_p_words(r['p_holm'])}; unpaired would be [{r['unpaired_lo']:+.4f}, "
             f"{r['unpaired_hi']:+.4f}] = {r['equivalent_unpaired_games']:,.0f} unpaired games"
         )
     rt = ratings(seats.collect(), game)
+    ref = rt.table["strategy"][0]  # fixed at 0: it has no interval
     for r in rt.table.sort("rating", descending=True).iter_rows(named=True):
-        click.echo(
-            f"rating {r['strategy']:<12} {r['rating']:+.3f} [{r['lo']:+.3f}, {r['hi']:+.3f}]"
-        )
+        where = "(the reference)" if r["strategy"] == ref else f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
+        click.echo(f"rating {r['strategy']:<12} {r['rating']:+.3f} {where}")
 
 
 @cli.command("study")
@@ -459,7 +500,7 @@ def compare_cmd(
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     default=Path("studies/default"),
     show_default=True,
     help="Study directory (one run directory per scenario).",
@@ -528,7 +569,7 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
               "random,greedy,pimc:samples=4,pimc:samples=16).")  # fmt: skip
 @click.option("--games", type=INT, required=True, help="Self-play games per level.")
 @click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Ladder directory.")
+@click.option("--out", type=OUT, required=True, help="Ladder directory.")
 @click.option("--players", default=None, help="Player count, or a list: 2,4,6 (ATLAS; default 4).")
 @click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed.")
 @click.option("--rule", "rules", multiple=True, type=Pair("KEY=VALUE", "dao_bomb=same_count_only"), help="Rule option KEY=VALUE (repeatable).")  # fmt: skip
@@ -552,7 +593,10 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
                           rules=rules, chunk_size=chunk_size)  # fmt: skip
     result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m)
-    click.echo(f"ladder of {len(ladder.levels)} levels ({', '.join(ladder.levels)}) in {out}")
+    from sim.schema import strategy_label
+
+    names = ", ".join(map(strategy_label, ladder.levels))
+    click.echo(f"ladder of {len(ladder.levels)} levels ({names}) in {out}")
     click.echo(f"report: {result.report}")
 
 
@@ -573,7 +617,7 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
 @click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed of the race.")
 @click.option("--players", type=int, default=None, help="Players (ATLAS 2..10).")
 @click.option("--strategy", default=None, help="Strategy of every seat.")
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Tune directory.")
+@click.option("--out", type=OUT, required=True, help="Tune directory.")
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")
 @click.option("--force", is_flag=True, help="Replace a different tune run in --out.")
 @click.option(
@@ -828,7 +872,7 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     required=True,
     help="Report file; its suffix picks the format: .html, .md (plus PNG files) or .json.",
 )
@@ -850,7 +894,7 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(path_type=Path),
+    type=OUT,
     default=None,
     help="Also write every number of the report as JSON to this file.",
 )
@@ -896,7 +940,19 @@ def _os_error_line(e: OSError) -> str:
     return str(os_error(e, e.filename or "?", "cannot write" if e.filename else "OS error:"))
 
 
-def _interrupted(e: BaseException) -> None:
+#: What Ctrl-C outside a run's own handling advises, by command (the runner's RunInterrupted
+#: says it itself); commands that write a run directory resume, the others wrote nothing.
+_AFTER_INTERRUPT = {
+    "run": "a run completes with --resume",
+    "compare": "a comparison completes with --resume",
+    "study": "run the same command again: finished scenarios are reused",
+    "ladder": "run the same command again: finished sub-runs are reused",
+    "tune": "run the same command again: finished rungs are reused",
+    "report": "the report was not written; run the command again",
+}
+
+
+def _interrupted(e: BaseException, command: str | None = None) -> None:
     """Ctrl-C / SIGTERM: one line, exit 130 / 143; a kernel still running in its thread (a
     nogil Numba call, or a user strategy stuck in a loop) is not waited for."""
     from sim.runner import RunInterrupted, kernel_busy
@@ -904,8 +960,9 @@ def _interrupted(e: BaseException) -> None:
     cause = e.__cause__ or e.__context__ if isinstance(e, click.exceptions.Abort) else e
     if isinstance(cause, RunInterrupted):
         text, code = cause.message, 128 + int(cause.signum)
-    else:
-        text, code = "interrupted (a run completes with --resume)", 130
+    else:  # files are written whole (a temporary, then renamed): nothing is half-written
+        advice = _AFTER_INTERRUPT.get(command or "", "run the command again")
+        text, code = f"interrupted ({advice})", 130
     click.echo(f"cardsim: {text}", err=True)
     if kernel_busy():
         sys.stdout.flush()
@@ -924,7 +981,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"cardsim: error: {one_line(str(e))}", err=True)
         sys.exit(2)
     except (click.exceptions.Abort, KeyboardInterrupt) as e:  # click: KeyboardInterrupt -> Abort
-        _interrupted(e)
+        words = [a for a in (sys.argv[1:] if argv is None else argv) if not a.startswith("-")]
+        _interrupted(e, words[0] if words else None)
     except click.ClickException as e:
         click.echo(f"cardsim: error: {e.format_message()}", err=True)
         sys.exit(e.exit_code)

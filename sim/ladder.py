@@ -54,7 +54,11 @@ class Ladder:
 
 
 def _slug(level: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", level).strip("-") or "level"
+    """A level's part of a sub-run name, from its label (a user file: ``mybot-choose``, not
+    its whole path)."""
+    from sim.schema import strategy_label
+
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", strategy_label(level)).strip("-") or "level"
 
 
 def parse_levels(engine, text: str | list[str] | None) -> list[str]:
@@ -196,7 +200,7 @@ def build_ladder(
 def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
     """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
     named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
-    from sim.study import NAME_RE
+    from sim.study import NAME_RE, NAME_RULE
 
     label = f"{source}, ladder {i}"
     bad = set(d) - LADDER_KEYS
@@ -210,7 +214,7 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
             raise CardsimError(f"{label}: missing key {key!r}")
     name = d["name"]
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(f"{label}: ladder name {name!r} must use letters, digits, '-', '_'")
+        raise CardsimError(f"{label}: ladder name {name!r} {NAME_RULE}")
     label = f"{label} ({name})"
     if name in taken:
         raise CardsimError(f"{label}: the name is also a scenario's")
@@ -239,12 +243,13 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
 def ladder_data(ladder: Ladder, runs: dict[str, Path]):
     """The :class:`analysis.ladder.LadderData` of a played ladder (scenario name -> run dir)."""
     from analysis.ladder import LadderData
+    from sim.schema import strategy_label as label  # the tables' names of the levels
 
     return LadderData(
         ladder.game,
-        ladder.levels,
+        [label(lv) for lv in ladder.levels],
         {g: runs[r] for g, (r, _) in ladder.groups.items()},
-        {g: {lv: runs[s] for lv, s in sp.items()} for g, (_, sp) in ladder.groups.items()},
+        {g: {label(lv): runs[s] for lv, s in sp.items()} for g, (_, sp) in ladder.groups.items()},
     )
 
 
@@ -255,6 +260,11 @@ class LadderResult:
     numbers: Path
     runs: dict[str, Path]
     reused: list[str]
+
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, "cardsim ladder")
 
 
 def _check_report(out: Path, force: bool) -> None:

@@ -39,6 +39,7 @@ __all__ = [
     "PASS", "SINGLE", "PAIR", "TRIPLE", "BOMB", "ATOM", "HYDROGEN", "View",
     "move_kind", "move_rank", "move_size", "move_jokers", "move_suit", "move_naturals",
     "is_bomb_class", "partner_of", "team_of", "my_team", "leading", "partner_on_top",
+    "trick_points", "opponent_min_count",
     "goes_out", "first_half_margin", "rule", "move_cost", "cheapest", "code_points",
     "describe_code", "hand_text", "beats_code", "cards_given_up", "classify",
 ]  # fmt: skip
@@ -92,6 +93,19 @@ def leading(view: View) -> bool:
 def partner_on_top(view: View) -> bool:
     """True when your partner made the top play of the trick."""
     return view.top != 0 and view.top_seat == partner_of(view.seat)
+
+
+def trick_points(view: View) -> int:
+    """Points lying in the current trick (YZ-03: 5 = 5, 10 = 10, K = 10)."""
+    return view.trick_points
+
+
+def opponent_min_count(view: View, seat: int | None = None) -> int:
+    """Fewest cards held by an opponent of ``seat`` (default yours) still in the half; 99 if
+    none (the kernel's ``opponent_min_count``, which greedy's bomb rule reads)."""
+    s = view.seat if seat is None else seat
+    held = [view.hand_sizes[(s + d) % 4] for d in (1, 3)]
+    return min([c for c in held if c > 0], default=99)
 
 
 def goes_out(view: View, code: int) -> bool:

@@ -327,8 +327,11 @@ def _play_yuanzi_match(
         for i in range(n):
             if isinstance(got, int | np.integer) and int(codes[i]) == got:
                 return i
-        text = ref.describe_code(int(got)) if isinstance(got, int | np.integer) else None
-        bad(seat, view, codes, f"{got!r}" + (f" ({text})" if text else "") + ", not a legal code")
+        if ref.is_move_code(got):
+            what = f"{int(got)} ({ref.describe_code(int(got))}), not a legal code"
+        else:  # a number outside the move-code space, or no integer at all
+            what = f"{got!r}, not a move code (return one of the codes in legal)"
+        bad(seat, view, codes, what)
         return None
 
     result = ref.play_match(deal, choose, rules)
@@ -545,6 +548,20 @@ def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
             row["won"] = out["winner"] == s
 
 
+def _atlas_returned(got: object, ref) -> str:
+    """What an illegal ``py:`` ATLAS answer was: a code that is not legal here, or no code."""
+    from kernels.atlas.encoding import PAIR
+
+    if isinstance(got, int | np.integer) and not isinstance(got, bool) and got >= 0:
+        if got < PAIR:  # a meld code: its cards depend on a hand it may not fit
+            return f"{int(got)} (a meld or no-claim code), not a legal code"
+        try:
+            return f"{int(got)} ({ref.describe(int(got))}), not a legal code"
+        except ValueError:
+            pass
+    return f"{got!r}, not a move code (return one of the codes in options)"
+
+
 def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, on_bad):
     """One ATLAS match on the reference engine; fills the kernel's records."""
     import sys
@@ -596,7 +613,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
                 for i in range(n):
                     if isinstance(got, int | np.integer) and int(codes[i]) == got:
                         return i
-                returned = f"{got!r}, not a legal code"
+                returned = _atlas_returned(got, ref)
         except CardsimError:
             raise
         except Exception as exc:
@@ -607,7 +624,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
                 ) from None
             returned = f"an exception: {us.describe(exc)}"
         now["bad"] += 1
-        held = ", ".join(ref.names(list(view.hand))) or "-"
+        held = ref.names(list(view.hand))
         position = f"round {view.round}, {ref.DECISION_NAMES[dtype]} decision, hand {held}"
         legal = []
         for c in codes:

@@ -84,6 +84,11 @@ class RunResult:
     stopped_by: str = "games"
     played: int = 0  # games played by this call (the rest were already done)
 
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, f"cardsim run: {self.games_done:,} games", skip=("manifest",))
+
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C or SIGTERM during a run; the directory is left resumable."""

@@ -166,11 +166,11 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
     p = row["p"]
     needed = None
     if np.isfinite(p) and p < stats.ALPHA:
-        verdict = f"{stats.CLEAR} (p = {p:.3g}): {mine if diff > 0 else against} is better"
+        verdict = f"{stats.CLEAR} (p {_p(p)}): {mine if diff > 0 else against} is better"
     else:
         p_tost = stats.tost_p(diff, row["se"], margin)
         if np.isfinite(p_tost) and p_tost < stats.ALPHA:
-            verdict = f"{stats.EQUIVALENT} within ±{margin:g} (TOST p = {p_tost:.3g})"
+            verdict = f"{stats.EQUIVALENT} within ±{margin:g} (TOST p {_p(p_tost)})"
         else:
             needed = stats.units_needed(row["se"], row["deals"], margin)
             more = (
@@ -185,7 +185,7 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
                     f"; ~{detect:,.0f} deals would detect the observed {100 * diff:+.1f} "
                     "points at 80 % power"
                 )
-            verdict = f"{stats.NOT_ENOUGH} (p = {p:.3g}{more})"
+            verdict = f"{stats.NOT_ENOUGH} (p {_p(p)}{more})"
     return {
         "deals": int(row["deals"]),
         "games": int(row["games"]),
@@ -198,6 +198,14 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
         "verdict": verdict,
         "seconds": seconds,
     }
+
+
+def _p(p: float) -> str:
+    """``= 0.023`` or ``< 1e-300`` (never "p = 0")."""
+    from analysis.model import p_value
+
+    text = p_value(p)
+    return text if text.startswith("<") else f"= {text}"
 
 
 # --- the command ------------------------------------------------------------------------------------

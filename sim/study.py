@@ -24,7 +24,12 @@ SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
     "chunk_size", "compare",
 }  # fmt: skip
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+#: Longest scenario, design or ladder name: each names a folder (and a design or ladder prefixes
+#: its sub-runs' folders and report files with it), so it must fit a file name with room left.
+MAX_NAME = 64
+NAME_RE = re.compile(rf"^[A-Za-z0-9_-]{{1,{MAX_NAME}}}$")
+#: How a name must look, for the messages.
+NAME_RULE = f"must use letters, digits, '-' and '_' only (at most {MAX_NAME} characters)"
 
 
 @dataclass
@@ -154,9 +159,10 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             ("until_ci", (int, float)),
         ):
             if key in sc and (not isinstance(sc[key], kinds) or isinstance(sc[key], bool)):
+                what = {str: "a string", int: "an integer (no decimal point)"}.get(kinds)
                 raise CardsimError(
-                    f"{_where(source, text, key)}: {key} must be "
-                    f"{'a string' if kinds is str else 'a number'}, got {sc[key]!r}"
+                    f"{_where(source, text, key)}: {key} must be {what or 'a number'}, "
+                    f"got {sc[key]!r}"
                 )
         bad = set(sc) - SCENARIO_KEYS
         if bad:
@@ -171,8 +177,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         name = sc["name"]
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise CardsimError(
-                f"{_where(source, text, 'name')}: scenario name {name!r} must use letters, "
-                "digits, '-' and '_' only"
+                f"{_where(source, text, 'name')}: scenario name {name!r} {NAME_RULE}"
             )
         if name in {s.name for s in scenarios}:
             raise CardsimError(f"{label}: scenario name {name!r} is used twice")
@@ -282,6 +287,10 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     if dup:
         raise CardsimError(f"{source}: run name {dup[0]!r} is used by two scenarios or designs")
     name = doc.get("study", {}).get("name", Path(source).stem)
+    if not isinstance(name, str) or not name.strip():
+        raise CardsimError(
+            f"{_where(source, text, 'name')}: [study] name must be a non-empty string, got {name!r}"
+        )
     return Study(
         str(name), scenarios, comparisons, source,
         {str(k): float(v) for k, v in margins.items()}, designs, ladders,
@@ -312,9 +321,7 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
             raise CardsimError(f"{label}: missing key {key!r}")
     name = d["name"]
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(
-            f"{label}: design name {name!r} must use letters, digits, '-' and '_' only"
-        )
+        raise CardsimError(f"{label}: design name {name!r} {NAME_RULE}")
     label = f"{label} ({name})"
     if name in taken:
         raise CardsimError(f"{label}: the name is also a scenario's")
@@ -604,6 +611,11 @@ class StudyResult:
     stopped_by: dict[str, str]
     designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
     ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
+
+    def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
+        from sim.display import html_of
+
+        return html_of(self, f"cardsim study: {len(self.runs)} scenarios")
 
 
 def scenario_config(scenario: Scenario) -> RunConfig:

@@ -37,7 +37,6 @@ import json
 import os
 import re
 import sys
-import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -117,14 +116,17 @@ def parse(spec: str) -> UserStrategy:
 
 
 def label(name: str) -> str:
-    """The name a strategy has in tables and reports: a built-in name as it is, a user strategy
-    as ``stem:function`` (a comparison suffix ``@2`` is kept): ``bots/mybot.py:choose`` ->
-    ``mybot:choose``. (``sim.schema.strategy_label`` is this function.)"""
+    """The one name a strategy has in tables, reports, manifests' readers, ``--test``, studies
+    and ladders: a built-in name as it is, a user strategy as ``stem:function`` (a comparison
+    suffix ``@2`` is kept): ``bots/mybot.py:choose`` -> ``mybot:choose``; ``py:`` strategies
+    alike. The stem is the file's after symlinks are resolved — the file that is hashed and
+    played — so every spelling of one file (relative, absolute, through a link) gives one
+    label. (``sim.schema.strategy_label`` is this function.)"""
     base, suffix = _split_suffix(name)
     if not is_user_strategy(base):
         return name
-    path_text, function = base.rsplit(":", 1)
-    return f"{Path(path_text).stem}:{function}{suffix}"
+    function = base.rsplit(":", 1)[1]
+    return f"{Path(file_of(base)).resolve().stem}:{function}{suffix}"
 
 
 def labels(seats: Sequence[str]) -> list[str]:
@@ -370,14 +372,15 @@ def driver_for(
         _DRIVERS[key] = module
     dispatcher = getattr(module, entry)
     if not _numba_cached(dispatcher) and not dispatcher.signatures:
-        t = time.perf_counter()
+        # the function alone compiles first, so that a broken one fails in seconds with one
+        # line (already done if strategy check compiled it); then the one notice of the
+        # driver's compile, given only when it really compiles (a cached driver loads silently)
         for s, fn, name in zip(strategies, _SLOTS[key], names, strict=True):
             check_compiles(s, fn, argtypes, name)
         print(
-            f"cardsim: user strategy {', '.join(names)} compiled alone in "
-            f"{time.perf_counter() - t:.1f} s; now compiling the {title} driver with it "
-            f"({entry}, {estimate}; once per version of the file, later runs load it from the "
-            "cache)",
+            f"cardsim: user strategy {', '.join(names)}: now compiling the {title} driver with "
+            f"it ({entry}, {estimate}; once per version of the file, later runs load it from "
+            "the cache)",
             file=sys.stderr,
             flush=True,
         )

@@ -7,8 +7,9 @@ game in a process of its own (``python -m sim.warmup GAME``), and :meth:`Compili
 for a game's process before that game is first played. Before compiling it prints one notice
 naming what is compiled and roughly how long it takes.
 
-Only the built-in kernels are cached. A user strategy (``path/file.py:function``) is compiled
-into an uncached copy of the driver in every process; the runner's own warm-up covers that.
+A user strategy (``path/file.py:function``) is compiled into its own copy of the driver, cached
+on disk too (once per version of the file, ``sim/user_strategies.py``); that module gives the
+notice of that compile itself, only when it happens, so nothing here announces user drivers.
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ ENTRY_POINTS = {
 }  # fmt: skip
 #: Seconds to compile, measured on the 2-core reference machine with one core each, idle
 #: (cardsim 0.2 with pimc, the SDK and the design parameters: 原子 146 s, ATLAS 114 s for runs,
-#: both at once); what the notice quotes, rounded. Replays and user drivers: estimated.
+#: both at once); what the notice quotes, rounded. Replays: estimated.
 COMPILE_SECONDS = {
-    "yuanzi": {"run": 145, "replay": 160, "user": 150},
-    "atlas": {"run": 115, "replay": 125, "user": 120},
+    "yuanzi": {"run": 145, "replay": 160},
+    "atlas": {"run": 115, "replay": 125},
 }
 GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
 
@@ -114,20 +115,12 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
 def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
     """The notice to give before ``config``'s kernels compile, or None if they are cached.
 
-    A configuration with user strategies compiles an uncached driver in every process.
+    None for a configuration with user strategies: ``py:`` seats play on the reference engine,
+    and a Numba one plays in its own driver, cached once per version of the file, whose
+    compile ``sim.user_strategies.driver_for`` announces when (and only when) it happens.
     """
-    from sim.user_strategies import is_python_strategy
-
-    if any(is_python_strategy(s) for a in (config.seats, *config.assignments) for s in a):
-        return None  # py: seats play on the reference engine; no driver is compiled
-    users = sorted(user_strategy_files(config))
-    if users and config.game in COMPILE_SECONDS:
-        names = ", ".join(Path(u).name for u in users)
-        seconds = COMPILE_SECONDS[config.game]["user"]
-        return (
-            f"compiling user strategy {names} into the {GAME_NAMES[config.game]} kernels "
-            f"(in every run: user strategies are not cached): {_about(seconds)}"
-        )
+    if user_strategy_files(config):
+        return None
     if is_cached(config.game, purpose):
         return None
     return notice([(config.game, purpose)])

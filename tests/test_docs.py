@@ -72,3 +72,27 @@ def test_every_output_column_is_documented(game):
         assert col in documented or generic in documented, (
             f"{game}: column {col} is not documented in docs/{game}-columns.md"
         )
+
+
+def test_the_documented_sql_of_the_atlas_end_column_runs(tmp_path):
+    """Issue 19 #19: ``end`` is reserved in SQL; the quoted query of docs/atlas-columns.md runs
+    on a real ATLAS run in Polars SQL (and in DuckDB, which refuses it unquoted, if installed)."""
+    import polars as pl
+
+    from sim.runner import run
+
+    out = tmp_path / "atlas"
+    run(build_config(get_engine("atlas"), games=20, seed=1), out, progress=False)
+    doc = text("docs/atlas-columns.md")
+    query = re.search(r"```sql\n(.*?)```", doc, re.S).group(1)
+    assert '"end"' in query
+    query = query.replace("runs/atlas", str(out))
+    rounds = pl.sql(query).collect()
+    assert rounds["rounds"].sum() == 20 and rounds.columns == ["end", "rounds"]
+    try:
+        import duckdb
+    except ImportError:
+        return
+    assert dict(duckdb.sql(query).fetchall()) == dict(rounds.iter_rows())
+    with pytest.raises(duckdb.ParserException, match="end"):
+        duckdb.sql(query.replace('"end"', "end")).fetchall()

@@ -138,6 +138,31 @@ def test_planted_effects_recovered(planted_study):
     assert sizes == sorted(sizes, reverse=True)
 
 
+def _strict(text: str):
+    """JSON as JavaScript's JSON.parse reads it: NaN / Infinity tokens are errors."""
+
+    def refuse(token):
+        raise ValueError(f"not JSON: {token}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_factorial_json_is_strict_json(planted_study):
+    """Issue 19 #17: a number that does not exist is null, never a bare NaN token."""
+    import numpy as np
+
+    _, result, _ = planted_study
+    _strict(result.designs["planted"].with_suffix(".json").read_text())
+    r = factorial.FactorialResult(
+        design="d", game="g", factors={"a": ["x", "y"]}, cells=2, deals_per_cell=1, fraction=0,
+        resolution=None, aliased=[], measures=[],
+        cell_means={"m": [{"mean": np.float64("nan"), "n": np.int64(3)}]},
+        constant=[("m", "m", "", float("inf"))],
+    )  # fmt: skip
+    doc = _strict(r.to_json())
+    assert doc["cell_means"]["m"] == [{"mean": None, "n": 3}] and doc["constant"][0][3] is None
+
+
 def test_report_has_answers_table_and_interaction_plot(planted_study):
     _, result, _ = planted_study
     text = result.designs["planted"].read_text()

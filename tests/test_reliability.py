@@ -186,7 +186,7 @@ def test_2_a_cardsim_0_1_run_is_recognised_but_not_mixed_with_schema_v2(tmp_path
     m = json.loads((out / "manifest.json").read_text())
     for k in ("format", "manifest_version"):
         m.pop(k)
-    m["status"] = "running"
+    m["status"], m["cardsim_version"] = "running", "0.1.0"  # as cardsim 0.1 wrote it
     (out / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(CardsimError, match="cardsim 0.1.*--force"):
         fake_run(out, games=200, resume=True)

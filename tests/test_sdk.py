@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -78,6 +79,45 @@ def test_every_sdk_function_is_exported_and_documented(sdk):
     assert "first_half_margin" in yuanzi_sdk.__all__ and "rule" in atlas_sdk.__all__
 
 
+def test_the_python_sdk_reads_what_the_numba_sdk_reads():
+    """Issue 19 #19: ``trick_points`` and ``opponent_min_count`` in the py: SDK agree with the
+    Numba SDK's on every view of reference matches (pub holding the view's public numbers)."""
+    from kernels.yuanzi import state as KS
+    from sim import python_sdk
+    from sim.rules import yuanzi as ref
+
+    assert {"trick_points", "opponent_min_count"} <= set(python_sdk.__all__)
+    views = []
+
+    def recording(choose):
+        return lambda v, legal: views.append(v) or choose(v, legal)
+
+    for game in range(3):
+        ref.play_match(ref.deal_from_seed(5, game), recording(ref.random_chooser(game)))
+    assert any(v.trick_points > 0 for v in views) and any(0 in v.hand_sizes for v in views)
+    for v in views:
+        pub = np.zeros(KS.N_ST, np.int64)
+        pub[KS.ST_COUNT : KS.ST_COUNT + 4] = v.hand_sizes
+        pub[KS.ST_TRICK_PTS] = v.trick_points
+        assert python_sdk.trick_points(v) == yuanzi_sdk.trick_points(pub)
+        for seat in range(4):
+            want = yuanzi_sdk.opponent_min_count(pub, seat)
+            assert python_sdk.opponent_min_count(v, seat) == want
+        assert python_sdk.opponent_min_count(v) == yuanzi_sdk.opponent_min_count(pub, v.seat)
+
+
+def test_the_view_fields_are_documented():
+    """Every field of both games' View is named in docs/strategies.md (view.seat, …)."""
+    from dataclasses import fields
+
+    from sim.rules import atlas, yuanzi
+
+    text = (ROOT / "docs" / "strategies.md").read_text()
+    for view in (yuanzi.View, atlas.View):
+        missing = [f.name for f in fields(view) if f"view.{f.name}`" not in text]
+        assert not missing, (view.__module__, missing)
+
+
 def test_atlas_public_block_holds_the_rule_options():
     """P_RULES + R_* is the rule array in force, inside the public block (what strategies get)."""
     from kernels.atlas import driver as drv
@@ -128,6 +168,15 @@ def test_atlas_accessors_agree_with_the_rules():
     ps.play_atlas(replace(cfg, seats=(illegal, "greedy", "greedy", "greedy")), 0, 2, bad.append)
     assert bad and all(b.seat == 0 and "discard decision" in b.position for b in bad)
     assert "returned index" in bad[0].text() and "legal: discard" in bad[0].text()
+    assert all(_hand_is_card_names(b.position) for b in bad)  # issue 19 #4: not O, r, a, …
+
+
+def _hand_is_card_names(position: str) -> bool:
+    """Whether the ``hand …`` of an ATLAS position lists whole card names (``Lion ×2, ATLAS``)."""
+    from kernels.atlas.encoding import CARD_NAMES
+
+    held = position.split(" decision, hand ", 1)[1]
+    return all(item.split(" ×")[0] in CARD_NAMES for item in held.split(", "))
 
 
 # --- plain-Python strategies ----------------------------------------------------------------------
@@ -246,6 +295,22 @@ def test_strategy_check_of_the_compiled_example(capsys, numba_example):
     assert "clear difference" in out and "greedy is better" in out
 
 
+def test_strategy_check_says_one_compile_time(capsys, monkeypatch, numba_example):
+    """Issue 19 #15: when the driver compiles, stderr announces it without a second, wrong
+    compile time of the function alone ("compiled alone in 0.0 s": strategy check had compiled
+    it already; stdout gives the real time)."""
+    from sim import user_strategies as us
+
+    monkeypatch.setattr(us, "_DRIVERS", {})  # a fresh driver module, as in a new process
+    monkeypatch.setattr(us, "_numba_cached", lambda dispatcher: False)  # announce its compile
+    code, out, err = cardsim(
+        capsys, "strategy", "check", "yuanzi", numba_example, "--games", "20", "--threads", "1"
+    )
+    assert code == 0, err
+    assert re.search(r"^compiled alone in \d+\.\d s$", out, re.M)
+    assert "now compiling the 原子 driver" in err and "compiled alone" not in err
+
+
 def test_strategy_check_of_a_python_atlas_strategy(capsys):
     code, out, err = cardsim(capsys, "strategy", "check", "atlas", AT_PY, "--games", "10")
     assert code == 0, err
@@ -270,6 +335,35 @@ def test_strategy_check_locates_illegal_answers(capsys):
         assert code == 1, err
         assert "ILLEGAL ANSWERS" in out and "leading" in out and "legal:" in out
         assert returned in out and "comparison is skipped" in out
+
+
+@pytest.mark.parametrize(
+    ("function", "returned"),
+    [("last_index", r"returned \d+, not a move code"), ("huge", "returned 999999, not a move code"),
+     ("minus_one", "returned -1, not a move code")],
+)  # fmt: skip
+def test_a_python_answer_outside_the_move_codes_is_one_line(capsys, tmp_path, function, returned):
+    """Issue 19 #4: a py: 原子 answer that is no move code at all names game, decision and the
+    answer — in strategy check (exit 1) and in a run (one line, exit 2) — never a traceback."""
+    spec = f"py:{PY_FILE}:{function}"
+    code, out, err = cardsim(capsys, "strategy", "check", "yuanzi", spec, "--games", "2")
+    assert code == 1, err
+    assert "Traceback" not in out + err and "ILLEGAL ANSWERS" in out
+    assert f"python_strategies:{function}: game 0, decision " in out and re.search(returned, out)
+    code, out, err = cardsim(capsys, "run", "yuanzi", "--games", "2", "--seat", f"1={spec}",
+                             "--out", tmp_path / "r", "--quiet")  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"python_strategies:{function}: game 0, decision " in err and re.search(returned, err)
+    assert "IndexError" not in err
+
+
+def test_an_illegal_python_atlas_answer_lists_the_hand_by_card(capsys):
+    code, out, err = cardsim(
+        capsys, "strategy", "check", "atlas", f"py:{PY_FILE}:atlas_illegal", "--games", "2"
+    )
+    assert code == 1, err
+    listed = [ln for ln in out.splitlines() if "returned -5, not a move code" in ln]
+    assert listed and all(_hand_is_card_names(ln.split("; returned")[0]) for ln in listed)
 
 
 @pytest.mark.parametrize(

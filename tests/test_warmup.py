@@ -2,8 +2,10 @@
 after one notice naming what compiles and roughly how long; a study waits for a game's
 kernels before its first scenario. (How fast that is is measured, not tested: README.)"""
 
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +13,8 @@ from sim import warmup
 from sim.config import build_config
 from sim.games import get_engine
 from sim.study import parse_study, run_study
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pretend_compiler(tmp_path):
@@ -86,8 +90,29 @@ def test_cached_kernels_and_user_strategies_compile_nothing_here(tmp_path, monke
         seat_strategies={0: "examples/yuanzi_strategy.py:choose"},
     )
     monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": False)
-    assert not warmup.start([user], say=said.append).here  # an uncached driver: the runner's job
-    assert "not cached" in warmup.notice_for(user)
+    assert not warmup.start([user], say=said.append).here  # its own driver: the runner's job
+    # issue 19 #15: no "user strategies are not cached" — the user driver is cached, and
+    # sim.user_strategies announces its compile only when it happens
+    assert warmup.notice_for(user) is None
+
+
+def test_a_cached_user_driver_is_announced_by_nothing(tmp_path):
+    """Issue 19 #15, a real process: the second run with an unchanged user strategy file says
+    nothing about compiling (the first may compile it, and then says so)."""
+    cmd = [sys.executable, "-m", "sim", "run", "yuanzi", "--games", "2",
+           "--seat", "0=examples/yuanzi_strategy.py:choose"]  # fmt: skip
+    runs = [
+        subprocess.run(
+            [*cmd, "--out", str(tmp_path / f"r{i}")],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=900,
+        )  # fmt: skip
+        for i in range(2)
+    ]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    assert "compil" not in runs[1].stderr and "not cached" not in runs[0].stderr
 
 
 def test_a_later_game_compiles_in_its_own_process_while_the_first_plays(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 
 from kernels.yuanzi import encoding as enc
 from kernels.yuanzi.options import OPTIONS
@@ -374,10 +375,38 @@ def cards_given_up(hand: str | Sequence[int], code: int) -> list[int]:
     return taken
 
 
+def is_move_code(code: object) -> bool:
+    """Whether ``code`` is a move code at all (``encoding.pack_move``'s layout, fields in
+    range) — not whether it is legal anywhere. What a strategy returns is checked with this
+    before it is described.
+
+    Examples
+    --------
+    >>> is_move_code(PASS), is_move_code(pack(BOMB, 4, 4)), is_move_code(pack(ATOM, 13, 2))
+    (True, True, True)
+    >>> is_move_code(-1), is_move_code(999999), is_move_code(7), is_move_code(pack(PAIR, 13, 2))
+    (False, False, False, False)
+    """
+    if isinstance(code, bool) or not isinstance(code, Integral):
+        return False
+    code = int(code)
+    if code == PASS:
+        return True
+    if not 0 < code < 1 << 17:
+        return False
+    kind, rank, size, jokers = kind_of(code), rank_of(code), size_of(code), jokers_of(code)
+    top_rank = ATOM_BJ_RANK if kind == ATOM else len(RANK_NAMES) - 1
+    return SINGLE <= kind <= HYDROGEN and rank <= top_rank and size >= 1 and jokers <= size
+
+
 def describe_code(code: int, dao: int | None = None) -> str:
-    """A move code without a hand: ``"bomb of 7 (4 cards, 1 joker)"``, ``"atom 7S"``, ``"pass"``."""
+    """A move code without a hand: ``"bomb of 7 (4 cards, 1 joker)"``, ``"atom 7S"``, ``"pass"``.
+
+    Raises ``ValueError`` for a number that is not a move code (:func:`is_move_code`)."""
     if code == PASS:
         return "pass"
+    if not is_move_code(code):
+        raise ValueError(f"{code!r} is not a 原子 move code")
     kind, rank, size, jokers = kind_of(code), rank_of(code), size_of(code), jokers_of(code)
     prefix = "dao " if dao is not None and is_dao_move(code, dao) else ""
     if kind == ATOM:

@@ -77,3 +77,22 @@ def test_count_axes_have_integer_ticks():
     ticks = [t for t in captured["fig"].axes[0].get_xticks() if 0 <= t <= 3]
     assert ticks and all(float(t).is_integer() for t in ticks)
     plt.close("all")
+
+
+def test_category_ticks_never_overlap():
+    """Issue 19 #17: the ATLAS round ends as ticks (words, wrapped) do not overlap, however
+    many runs share the plot."""
+    ends = ["claim", "self_meld", "last_card_draw", "last_card_claim", "action_card",
+            "no_winner", "turn_cap", "last_discard"]  # fmt: skip
+    for runs in (1, 3):
+        df = pl.DataFrame(
+            {"end": ends * runs, "rate": [0.1] * 8 * runs,
+             "run": [f"run-{i}" for i in range(runs) for _ in ends]}
+        )  # fmt: skip
+        fig = plots.bar_rates_fig(df, "end", group="run" if runs > 1 else None)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        boxes = [t.get_window_extent(renderer) for t in fig.axes[0].get_xticklabels()]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()][2] == "last card\ndraw"
+        for a, b in zip(boxes, boxes[1:], strict=False):
+            assert a.x1 < b.x0, (a, b)

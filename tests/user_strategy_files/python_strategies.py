@@ -1,4 +1,4 @@
-"""Plain-Python (py:) 原子 strategies for tests/test_sdk.py."""
+"""Plain-Python (py:) strategies for tests/test_sdk.py: 原子 ones, then ATLAS ones."""
 
 from sim import python_sdk as sdk
 
@@ -24,3 +24,25 @@ def raises(view, legal, rng):
 
 def wrong_signature(view):
     return 0
+
+
+def last_index(view, legal):
+    """An index instead of a code: len(legal) - 1 is outside the move-code space."""
+    return len(legal) - 1
+
+
+def huge(view, legal):
+    """A number far outside the move-code space."""
+    return 999999
+
+
+def minus_one(view, legal):
+    """A negative number (no move code)."""
+    return -1
+
+
+def atlas_illegal(view, dtype, options):
+    """ATLAS: the first option, but -5 (no code) at every discard decision."""
+    from sim.rules.atlas import DISCARD
+
+    return -5 if dtype == DISCARD else options[0]
