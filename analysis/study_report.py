@@ -74,7 +74,7 @@ def _with_objective(report: Report, objective: str, a: Path, b: Path, names: lis
     import polars as pl
 
     from analysis.model import Section, Table
-    from sim.tune import objective_comparison
+    from analysis.objective import objective_comparison
 
     v = objective_comparison(objective, a, b)
     text = (
@@ -91,7 +91,7 @@ def _with_objective(report: Report, objective: str, a: Path, b: Path, names: lis
         "objective",
         "Tuned objective",
         f"The objective cardsim tune optimised, {v['objective']}, on these two runs: "
-        f"{names[0]} − {names[1]}, {v['label']} (sim.tune.objective_comparison).",
+        f"{names[0]} − {names[1]}, {v['label']} (analysis.objective.objective_comparison).",
     )
     sec.tables.append(
         Table(

@@ -257,7 +257,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
         objective = c.get("objective")
         if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
-            from sim.tune import parse_objective
+            from analysis.objective import parse_objective
 
             if len(names) != 2 or not isinstance(objective, str):
                 raise CardsimError(

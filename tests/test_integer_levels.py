@@ -185,7 +185,7 @@ def test_real_integer_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子: a higher 双夹 threshold (YZ-D1) ends more matches after the first half, so matches
     are shorter; racing shuangjia_threshold = 60, 180, 300 for a short length picks 300, and its
     advantage over the default holds on the fresh deals of verify.toml."""
-    from sim.tune import compare_runs
+    from analysis.objective import compare_runs
 
     out = tmp_path / "t"
     result = tune(

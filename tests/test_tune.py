@@ -9,12 +9,13 @@ import re
 import numpy as np
 import pytest
 
+from analysis.objective import parse_objective
 from kernels.options import OptionTable, RuleOption
 from kernels.rng import bounded, new_stream
 from sim.errors import CardsimError
 from sim.game import Measure
 from sim.games import get_engine, register_engine
-from sim.tune import parse_objective, parse_space, tune
+from sim.tune import parse_space, tune
 from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: P(first leader's team wins) = 1/2 + EDGE (cap − 6) + SPICE [flavour = spicy]: the fair
@@ -238,8 +239,8 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子 tricks per match: both `pass_only_if_unable=true` and `lead_after_out=partner` shorten
     a match (by about 1.5 tricks each); the race for a short target picks a configuration
     whose advantage over the defaults holds on the fresh deals of verify.toml."""
+    from analysis.objective import compare_runs
     from sim.study import parse_study, run_study
-    from sim.tune import compare_runs
 
     out = tmp_path / "t"
     result = tune(
@@ -325,7 +326,7 @@ def test_7_verify_retests_the_objective_and_tune_writes_its_page(tmp_path):
     """verify.toml re-tests the tuned objective itself (its study report has the finding), tune
     plays it and writes tune.html: the objective first, defaults vs winner on fresh seeds, the
     objective's own paired comparison, the racing history."""
-    from sim.tune import compare_runs
+    from analysis.objective import compare_runs
 
     out = tmp_path / "t"
     res = tune("tunable", "length=45", out=out, options="cap=4..8", budget=4_000, seed=2,
