@@ -233,6 +233,12 @@ class TuneResult:
     verification: dict | None = None
     html: str | None = None  # OUT/tune.html
 
+    def _repr_html_(self) -> str:
+        """A notebook shows the result as a small table (the other API results do too)."""
+        from sim.display import html_of
+
+        return html_of(self, "cardsim tune", skip=("log", "rungs", "top", "comparisons"))
+
 
 def _holm(p: list[float]) -> list[float]:
     from analysis.stats import holm

@@ -83,3 +83,14 @@ def test_tune_is_part_of_the_api():
     with pytest.raises(cardsim.CardsimError) as err:
         cardsim.tune("yuanzi", "first_player", "")
     assert "out is empty" in str(err.value)
+
+
+def test_a_tune_result_shows_itself_in_a_notebook():
+    from sim.tune import Candidate, TuneResult
+
+    best = Candidate("c001", {"dao_bomb": "same_count_only"})
+    result = TuneResult("yuanzi", "first_excess*1", {"dao_bomb": ["any"]}, 2, 1000, 900, [], best,
+                        [best], [], 0.01, "tune/verify.toml", "tune")  # fmt: skip
+    html = result._repr_html_()
+    assert html.startswith("<div><strong>cardsim tune</strong>") and "first_excess*1" in html
+    assert "racing" not in html and "<th style='text-align:left'>log</th>" not in html
