@@ -154,14 +154,13 @@ def atlas_positions(count, players=4):
 
 def bench_atlas(positions, repeats):
     from kernels.atlas import pimc
-    from kernels.atlas.rules import DEFAULT_RULES
     from kernels.atlas.state import S_LEN
     from kernels.atlas.strategies import DT_DISCARD
 
     snaps = atlas_positions(positions)
     from sim.games.atlas import PIMC_DEFAULT
 
-    sid = int(pimc.bind_rules(np.array([pimc.encode(*PIMC_DEFAULT)]), DEFAULT_RULES)[0])
+    sid = pimc.encode(*PIMC_DEFAULT)
     samples, cap, _, _ = PIMC_DEFAULT
 
     @njit

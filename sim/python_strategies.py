@@ -482,7 +482,7 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
 
 
 def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarray:
-    """``options`` in the kernel's order (driver.claim_window / self_meld_phase)."""
+    """``options`` in the kernel's order (kernels.atlas.turn.legal_moves)."""
     from kernels.atlas import state as ST
     from kernels.atlas.encoding import N_SPECIES, NONE
     from kernels.atlas.rules import claim_meld_options, self_meld_options
@@ -502,7 +502,7 @@ def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarra
         k = int(self_meld_options(S, q, wild, opts, 1))
     else:
         k = int(claim_meld_options(S, q, view.discard, wild, opts, 1))
-        if rules["forced_claims"]:  # AT-12: NONE is not offered (driver.claim_window)
+        if rules["forced_claims"]:  # AT-12: NONE is not offered (kernels.atlas.turn.legal_moves)
             opts[0] = opts[k - 1]
             k -= 1
             return _checked(opts[:k].copy(), options, view)

@@ -1,6 +1,8 @@
-"""ATLAS driver: turns, claim windows, TRADE, rounds, matches, ``simulate`` and trace mode.
+"""ATLAS driver: the seats' decisions, their trace, rounds, matches, ``simulate`` and trace mode.
 
-Everything that takes a decision lives here, so that user strategies run in a variant of this
+The round itself is the turn engine's (``kernels/atlas/turn.py``): ``play_on`` is its loop of
+decide → trace → advance. Everything that takes a decision lives here, so that user strategies
+run in a variant of this
 module: a generated copy of this file whose prelude sets ``_USER_STRATEGIES``
 (``sim/user_strategies.py``, cached under its own file name). The built-in driver dispatches
 strategies by integer id (``kernels.atlas.strategies``).
@@ -28,81 +30,23 @@ import numpy as np
 from numba import prange
 from numba.core import types as nt
 
-from kernels.atlas.encoding import (
-    ATLAS,
-    DISCARD,
-    GIVE,
-    MAX_OPTIONS,
-    N_TYPES,
-    NONE,
-    PAIR,
-    REVERSE,
-    SKIP,
-    TAKE,
-    TARGET,
-    TRADE,
-    option_set_hash,
-)
+from kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
 from kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
 from kernels.atlas.pimc import PIMC_BASE, choose_pimc
-from kernels.atlas.rules import (
-    R_ALL_WILD,
-    R_CLAIM_PRIORITY,
-    R_CLAIM_TURN,
-    R_EXHAUSTED,
-    R_FORCED,
-    R_LAST_DISCARD,
-    R_REVERSE_2P,
-    R_ROUNDS,
-    R_SELF_MELDS,
-    R_SELF_MELDS_SHOWN,
-    R_TRADE_PICK,
-    R_TURN_CAP,
-    apply_meld,
-    claim_key,
-    claim_meld_options,
-    claim_wins,
-    hand_value,
-    pairs,
-    same_species_claim,
-    self_meld_options,
-    set_design,
-)
-from kernels.atlas.state import (  # noqa: I001
-    END_ACTION_CARD,
-    END_CLAIM,
-    END_LAST_CARD_CLAIM,
-    END_LAST_CARD_DRAW,
-    END_LAST_DISCARD,
-    END_NO_WINNER,
-    END_SELF_MELD,
-    END_TURN_CAP,
-    H_FIRST,
+from kernels.atlas.rules import R_ROUNDS, hand_value
+from kernels.atlas.state import (
+    E_CLOSED,
+    E_WIN,
     HANDS,
-    P_CARD,
-    P_DIR,
-    P_DISCARDER,
-    P_DRAW,
-    P_MELDED,
-    P_N,
-    P_NDISC,
     P_ROUND,
-    P_RULES,
     P_SEAT,
     P_SIZES,
-    P_TAKEN,
-    P_TARGET,
-    P_TARGET_HAND,
-    P_TURN,
     P_TURNS,
     PUB_LEN,
     S_LEN,
     SEAT_CLAIMS,
     SEAT_DEALT,
-    SEAT_DISCARDED,
-    SEAT_MELDED,
     SEAT_MELDS,
-    SEAT_TRADE_NET,
     ST_ATLAS,
     ST_CLAIMS,
     ST_DEC,
@@ -111,7 +55,6 @@ from kernels.atlas.state import (  # noqa: I001
     ST_ERR,
     ST_FIVES,
     ST_LCP,
-    ST_MELD_OK,
     ST_QUADS,
     ST_RESHUFFLES,
     ST_REVERSES,
@@ -121,31 +64,12 @@ from kernels.atlas.state import (  # noqa: I001
     ST_TRIPLES,
     ST_WINNER,
     ST_YOUXIAN,
-    add_card,
-    deal,
-    draw_card,
     hot_kernel,
-    next_seat,
-    only_card,
-    push_discard,
-    remove_card,
-    reset_round,
-    reshuffle,
 )
-from kernels.atlas.strategies import (
-    DT_CLAIM,
-    DT_DISCARD,
-    DT_GIVE,
-    DT_SELF,
-    DT_TAKE,
-    DT_TARGET,
-    MAX_USER,
-    USER_BASE,
-    choose_in_state,
-    user_placeholder,
-)
+from kernels.atlas.strategies import MAX_USER, USER_BASE, choose_in_state, user_placeholder
+from kernels.atlas.turn import apply_move, legal_moves, new_round
 from kernels.jit import kernel, parallel_kernel
-from kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, bounded, seed_stream
+from kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
 TC_LEN = 8
@@ -308,266 +232,42 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
 
 
 @_jit
-def held_options(S, p, base, opts):
-    """``base + t`` for every card type ``t`` that ``p`` holds, ascending, into ``opts``; returns
-    how many. Branch-free: every type is written and the count only advances for held ones (the
-    slots past the count are scratch), since a data-dependent branch per type mispredicted so
-    often that this loop was the hottest spot of the profile (``opts`` has room for 64)."""
-    hand = S[HANDS + p * N_TYPES : HANDS + (p + 1) * N_TYPES]
-    k = 0
-    for t in range(N_TYPES):
-        opts[k] = base + t
-        k += hand[t] > 0
-    return k
-
-
-@_jit
-def _win(S, p, end):
-    S[ST_WINNER] = p
-    S[ST_END] = end
-
-
-@_jit
-def self_meld_phase(S, p, R, sids, rng, opts, tc, tdec, thash, topt, snap):
-    """AT-07, §3.4: repeated {NONE} ∪ self-melds; True when a meld empties the hand (AT-20)."""
-    while True:
-        opts[0] = NONE
-        k = self_meld_options(S, p, R[R_ALL_WILD], opts, 1)
-        if k == 1:
-            return False
-        code = decide(S, p, DT_SELF, opts, k, sids, rng, tc, tdec, thash, topt, snap)
-        if code == NONE:
-            return False
-        apply_meld(S, p, code, -1, R[R_SELF_MELDS_SHOWN], False)  # AT-26: face down by default
-        S[ST_SELF] += 1
-        S[SEAT_MELDS + p] += 1
-        if S[P_SIZES + p] == 0:
-            _win(S, p, END_SELF_MELD)
-            return True
-
-
-@_jit
-def claim_window(S, d, x, R, sids, rng, opts, tc, tdec, thash, twin, topt, snap):
-    """AT-12..14, §4: every other seat decides at once; the best key wins. Returns (seat, code)."""
-    n = S[P_N]
-    S[P_DISCARDER] = d
-    S[P_CARD] = x
-    bkey = 1 << 30
-    bq = -1
-    bcode = 0
-    q = next_seat(S, d)
-    for _ in range(n - 1):
-        opts[0] = NONE
-        k = 1
-        if S[P_SIZES + q] == 1:
-            if pairs(only_card(S, q), x):  # AT-21 last-card pair
-                opts[1] = PAIR
-                k = 2
-        else:
-            k = claim_meld_options(S, q, x, R[R_ALL_WILD], opts, 1)
-        if k > 1:
-            if R[R_FORCED]:  # AT-12 variant: NONE is not offered
-                opts[0] = opts[k - 1]
-                k -= 1
-            code = decide(S, q, DT_CLAIM, opts, k, sids, rng, tc, tdec, thash, topt, snap)
-            if code != NONE:
-                key = claim_key(S, q, d, x, code, claim_wins(S, q, code), R[R_CLAIM_PRIORITY])
-                if key < bkey:
-                    bkey = key
-                    bq = q
-                    bcode = code
-        q = next_seat(S, q)
-    S[P_DISCARDER] = -1
-    S[P_CARD] = -1
+def _trace_window(S, tc, twin):
+    """The claim window the engine closed (``E_WIN``) as a ``twin`` row (module doc)."""
+    S[E_CLOSED] = 0
     if tc[T_LEVEL] > 0:
         i = tc[T_NWIN]
         if i >= twin.shape[0]:
             tc[T_OVERFLOW] = 1
         else:
             twin[i, 0] = S[P_ROUND]
-            twin[i, 1] = d
-            twin[i, 2] = x
-            twin[i, 3] = bq
-            twin[i, 4] = bcode
+            for j in range(4):
+                twin[i, 1 + j] = S[E_WIN + j]
             tc[T_NWIN] = i + 1
-    return bq, bcode
 
 
 @_jit
-def trade(S, p, R, sids, rngs, opts, tc, tdec, thash, topt, snap):
-    """AT-19: optional TRADE: target, card taken (blind: events stream; seen: a decision), give."""
-    n = S[P_N]
+def play_on(S, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
+    """Play the round on from the phase it is at (``kernels/atlas/turn.py``) to its end: the
+    engine's next decision, the seat's strategy, the trace, the move (also on hand-built
+    states). Random events come from the events stream ``rngs[1]``, strategies draw from
+    ``rngs[2]``."""
+    ev = rngs[1]
     rng = rngs[2]
-    opts[0] = NONE
-    k = 1
-    for s in range(n):
-        if s != p and S[P_SIZES + s] > 0:
-            opts[k] = TARGET + s
-            k += 1
-    code = decide(S, p, DT_TARGET, opts, k, sids, rng, tc, tdec, thash, topt, snap)
-    if code == NONE:
-        return
-    t = code - TARGET
-    S[P_TARGET] = t
-    ht = HANDS + t * N_TYPES
-    c = -1
-    if R[R_TRADE_PICK] == 0:
-        kk = bounded(rngs[1], S[P_SIZES + t])  # §1: k-th card by type id ascending
-        for ty in range(N_TYPES):
-            kk -= S[ht + ty]
-            if kk < 0:
-                c = ty
-                break
-    else:
-        k = 0
-        for ty in range(N_TYPES):
-            S[P_TARGET_HAND + ty] = S[ht + ty]
-            if S[ht + ty] > 0:
-                opts[k] = TAKE + ty
-                k += 1
-        c = decide(S, p, DT_TAKE, opts, k, sids, rng, tc, tdec, thash, topt, snap) - TAKE
-        S[P_TARGET_HAND : P_TARGET_HAND + N_TYPES] = 0
-    remove_card(S, t, c)
-    add_card(S, p, c)
-    S[SEAT_TRADE_NET + p] += 1
-    S[SEAT_TRADE_NET + t] -= 1
-    S[P_TAKEN] = c
-    k = held_options(S, p, GIVE, opts)
-    g = decide(S, p, DT_GIVE, opts, k, sids, rng, tc, tdec, thash, topt, snap) - GIVE
-    remove_card(S, p, g)
-    add_card(S, t, g)
-    S[SEAT_TRADE_NET + p] -= 1
-    S[SEAT_TRADE_NET + t] += 1
-    S[P_TAKEN] = -1
-    S[P_TARGET] = -1
-
-
-@_jit
-def discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
-    """§3 steps 5–6 and §4 (with ``jump`` claim turns); returns the next seat, -1 if won."""
-    n = S[P_N]
-    rng = rngs[2]
-    cur = p
     while True:
-        if S[P_SIZES + cur] == 1:  # AT-22
-            if R[R_LAST_DISCARD]:
-                t = only_card(S, cur)
-                remove_card(S, cur, t)
-                S[SEAT_DISCARDED + cur] += 1
-                push_discard(S, t)
-                _win(S, cur, END_LAST_DISCARD)
-                return -1
-            return next_seat(S, cur)
-        k = held_options(S, cur, DISCARD, opts)
-        x = decide(S, cur, DT_DISCARD, opts, k, sids, rng, tc, tdec, thash, topt, snap) - DISCARD
-        remove_card(S, cur, x)
-        S[SEAT_DISCARDED + cur] += 1
-        if x == SKIP:  # AT-17
-            push_discard(S, x)
-            S[ST_SKIPS] += 1
-            return next_seat(S, next_seat(S, cur))
-        if x == REVERSE:  # AT-18
-            push_discard(S, x)
-            S[ST_REVERSES] += 1
-            if n == 2:
-                return cur if R[R_REVERSE_2P] == 0 else next_seat(S, cur)
-            S[P_DIR] = -S[P_DIR]
-            S[ST_DIRCH] += 1
-            return next_seat(S, cur)
-        if x == TRADE:  # AT-19
-            push_discard(S, x)
-            S[ST_TRADES] += 1
-            trade(S, cur, R, sids, rngs, opts, tc, tdec, thash, topt, snap)
-            return next_seat(S, cur)
-        q, code = claim_window(S, cur, x, R, sids, rng, opts, tc, tdec, thash, twin, topt, snap)
-        if q < 0:
-            push_discard(S, x)
-            return next_seat(S, cur)
-        S[ST_CLAIMS] += 1
-        S[SEAT_CLAIMS + q] += 1
-        if code == PAIR:  # AT-21: the last-card pair wins at once
-            remove_card(S, q, only_card(S, q))
-            S[SEAT_MELDED + q] += 1
-            S[ST_LCP] += 1
-            _win(S, q, END_LAST_CARD_CLAIM)
-            return -1
-        same = same_species_claim(S, q, x, code, R[R_CLAIM_PRIORITY])
-        if R[R_CLAIM_PRIORITY] == 0:  # protocol §6: 優先配 claims won (text: the triple)
-            S[ST_YOUXIAN] += 1 if same else 0
-        elif x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2:  # nearest_win: holding two
-            S[ST_YOUXIAN] += 1
-        apply_meld(S, q, code, x, 1, same)  # AT-26: a claim is shown
-        S[SEAT_MELDS + q] += 1
-        if S[P_SIZES + q] == 0:  # AT-20
-            _win(S, q, END_CLAIM)
-            return -1
-        if R[R_CLAIM_TURN] == 0:  # AT-15 stay
-            nx = next_seat(S, cur)
-            if nx == q:
-                S[ST_MELD_OK] = q
-            return nx
-        # AT-15 jump: q plays steps 4-6 at once, without drawing; it counts as a turn
-        S[P_TURNS] += 1
-        S[P_TURN] = q
-        if self_meld_phase(S, q, R, sids, rng, opts, tc, tdec, thash, topt, snap):
-            return -1
-        cur = q
+        p, kind, n = legal_moves(S, opts, ev)
+        if S[E_CLOSED]:
+            _trace_window(S, tc, twin)
+        if n == 0:
+            return
+        apply_move(decide(S, p, kind, opts, n, sids, rng, tc, tdec, thash, topt, snap), S)
 
 
 @_jit
 def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
     """One round (§3) from a fresh deal; the outcome is left in the ``ST_*`` counters."""
-    reset_round(S, n, r)
-    for i in range(R.shape[0]):  # the rule options in force are public (P_RULES, issue 12)
-        S[P_RULES + i] = R[i]
-    S[H_FIRST] = first
-    set_design(S, R)  # AT-D1 … AT-D4: the deck, the hand size and the values of this run
-    deal(S, rngs[0], n)
-    play_from(S, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
-
-
-@_jit
-def play_from(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
-    """Play turns (§3) from seat ``p``'s turn until the round ends (also on hand-built states)."""
-    rng = rngs[2]
-    cap = R[R_TURN_CAP]
-    while True:
-        if S[P_TURNS] >= cap:  # AT-23 turn cap
-            S[ST_END] = END_TURN_CAP
-            return
-        S[P_TURNS] += 1
-        S[P_TURN] = p
-        held = S[P_SIZES + p]
-        h = only_card(S, p) if held == 1 else -1
-        if held == 1 and h > ATLAS:  # AT-21: a last action card is played and wins
-            remove_card(S, p, h)
-            S[SEAT_DISCARDED + p] += 1
-            push_discard(S, h)
-            _win(S, p, END_ACTION_CARD)
-            return
-        if S[P_DRAW] == 0:  # AT-23
-            if R[R_EXHAUSTED] == 0 and S[P_NDISC] > 0:
-                reshuffle(S, rngs[1])
-            else:
-                S[ST_END] = END_NO_WINNER
-                return
-        y = draw_card(S, p)
-        if held == 1 and pairs(h, y):  # AT-21 last card drawn
-            remove_card(S, p, h)
-            remove_card(S, p, y)
-            S[SEAT_MELDED + p] += 2
-            S[P_MELDED + h] += 1
-            S[P_MELDED + y] += 1
-            S[ST_LCP] += 1
-            _win(S, p, END_LAST_CARD_DRAW)
-            return
-        allowed = R[R_SELF_MELDS] == 0 or S[ST_MELD_OK] == p
-        S[ST_MELD_OK] = -1
-        if allowed and self_meld_phase(S, p, R, sids, rng, opts, tc, tdec, thash, topt, snap):
-            return
-        p = discard_phase(S, p, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
-        if p < 0:
-            return
+    new_round(S, n, r, first, R, rngs[0])
+    play_on(S, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
 
 
 @_jit

@@ -94,6 +94,9 @@ DISCARD = 8192
 TARGET = 16384
 TAKE = 24576
 GIVE = 32768
+#: Decision kinds (the ``dtype`` a strategy gets): claim, self-meld, discard, TRADE target,
+#: TRADE take (``trade_pick=seen``), TRADE give.
+DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE = 0, 1, 2, 3, 4, 5
 #: Capacity of a decision buffer (far above the most options any decision can have).
 MAX_OPTIONS = 512
 

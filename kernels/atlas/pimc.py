@@ -28,8 +28,11 @@ Objective of the viewer (AT-24): the round result and score —
 ``1000 * (n - 1) + winner points`` when it wins, ``-1000 - own hand value`` when another seat
 wins (AT-05 values it hands over), 0 when nobody wins.
 
-The strategy call carries no rule array, so the strategy id of a pimc seat carries the rule
-options the rollouts need with its parameters (``encode`` / ``bind_rules`` / ``decode``).
+The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
+``apply_move``, the driver's own), so they play by the rule options in force, which the engine
+reads from the state's public block (``P_RULES``) that every determinization copies: this
+module reads no rule option. The strategy id carries only the parameters (``encode`` /
+``decode``).
 
 Scratch memory: the turn loop runs without NRT and may not allocate, so the search works in
 the tail of the options buffer, which the driver allocates ``BUF_SIZE`` long. Given a shorter
@@ -40,90 +43,40 @@ import numpy as np
 
 from kernels.atlas.encoding import (
     ATLAS,
-    DISCARD,
-    GIVE,
+    DT_DISCARD,
+    DT_GIVE,
+    DT_TARGET,
     MAX_OPTIONS,
     N_CELLS,
     N_SPECIES,
     N_TYPES,
-    NONE,
-    PAIR,
-    REVERSE,
-    SKIP,
-    TAKE,
-    TARGET,
-    TRADE,
 )
-from kernels.atlas.rules import (
-    R_ALL_WILD,
-    R_CLAIM_PRIORITY,
-    R_CLAIM_TURN,
-    R_EXHAUSTED,
-    R_FORCED,
-    R_LAST_DISCARD,
-    R_REVERSE_2P,
-    R_SELF_MELDS,
-    R_SELF_MELDS_SHOWN,
-    R_TRADE_PICK,
-    R_TURN_CAP,
-    apply_meld,
-    claim_key,
-    claim_meld_options,
-    claim_wins,
-    hand_value,
-    pairs,
-    same_species_claim,
-    self_meld_options,
-)
+from kernels.atlas.rules import hand_value
 from kernels.atlas.state import (
     CELL_OF,
     CELLS,
+    E_END,
+    E_PHASE,
     H_FIRST,
     H_PILE_END,
     H_PILE_POS,
     HANDS,
-    P_CARD,
     P_DECK,
-    P_DIR,
-    P_DISCARDER,
     P_DISCC,
     P_DRAW,
     P_MELDED,
     P_N,
-    P_NDISC,
-    P_SEAT,
     P_SIZES,
-    P_TAKEN,
-    P_TARGET,
-    P_TARGET_HAND,
-    P_TURN,
-    P_TURNS,
     PILE,
     PUB_LEN,
     S_LEN,
     ST_END,
     ST_MELD_OK,
     ST_WINNER,
-    add_card,
-    draw_card,
     hot_kernel,
-    next_seat,
-    only_card,
-    push_discard,
-    remove_card,
-    reshuffle,
 )
-from kernels.atlas.strategies import (
-    DT_CLAIM,
-    DT_DISCARD,
-    DT_GIVE,
-    DT_SELF,
-    DT_TAKE,
-    DT_TARGET,
-    GREEDY,
-    RANDOM,
-    choose_in_state,
-)
+from kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
+from kernels.atlas.turn import apply_move, legal_moves
 from kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -133,19 +86,11 @@ from kernels.pimc_common import (
     clear_scores,
     select,
 )
-from kernels.rng import bounded, next_u64, shuffle
+from kernels.rng import next_u64, shuffle
 
-#: Strategy ids at and above this are ``pimc`` (parameters and rule options in the low bits).
+#: Strategy ids at and above this are ``pimc`` (its parameters in the low bits).
 PIMC_BASE = 1 << 56
 MAX_CAP = 63
-N_FLAGS = 8  # rule options R_SELF_MELDS .. R_EXHAUSTED, each 0 / 1
-MAX_TURN_CAP = (1 << 20) - 1
-_RULE_SHIFT = 17
-_CAP_SHIFT = _RULE_SHIFT + N_FLAGS
-_Z_SHIFT = _CAP_SHIFT + 20
-#: rule options after the 10 first (AT-14 claim_priority, AT-26 self_melds_shown), each 0 / 1
-_EXTRA_FLAGS = (R_CLAIM_PRIORITY, R_SELF_MELDS_SHOWN)
-_X_SHIFT = _Z_SHIFT + 6
 
 
 # scratch layout in int32 words after MAX_OPTIONS (int64 views start at even offsets)
@@ -153,8 +98,7 @@ _SC_CAND = 0  # int32[64] candidate indices
 _SC_SCORE = 64  # int64[64]
 _SC_SQ = _SC_SCORE + 128  # int64[64] summed squares
 _SC_EV = _SC_SQ + 128  # uint64[4] rollout events stream, uint64[4] its seed per sample
-_SC_R = _SC_EV + 16  # int64[16] the rule options (from the id)
-_SC_POOL = _SC_R + 32  # int32[256] unseen cards
+_SC_POOL = _SC_EV + 16  # int32[256] unseen cards
 _SC_D = _SC_POOL + 256  # int32[S_LEN] the determinized state
 _SC_W = _SC_D + S_LEN + (S_LEN & 1)  # int32[S_LEN] the rollout state
 _SC_OPTS = _SC_W + S_LEN + (S_LEN & 1)  # int32[MAX_OPTIONS] rollout options
@@ -165,261 +109,38 @@ BUF_SIZE = MAX_OPTIONS + SCRATCH
 
 
 def encode(samples: int, cap: int, rollout: int, z: float) -> int:
-    """The id of ``pimc`` with these parameters (rule options bound later: ``bind_rules``)."""
+    """The id of ``pimc`` with these parameters."""
     z10 = check_params(samples, cap, rollout, z, MAX_CAP)
-    return PIMC_BASE + samples + (cap << 10) + (rollout << 16) + (z10 << _Z_SHIFT)
-
-
-def bind_rules(sids: np.ndarray, rules_arr: np.ndarray) -> np.ndarray:
-    """``sids`` with the rule options the rollouts need written into every pimc id."""
-    out = np.asarray(sids, np.int64).copy()
-    flags = sum(int(rules_arr[i] != 0) << i for i in range(N_FLAGS))
-    extra = sum(int(rules_arr[r] != 0) << i for i, r in enumerate(_EXTRA_FLAGS))
-    tcap = min(int(rules_arr[R_TURN_CAP]), MAX_TURN_CAP)
-    low = (1 << _RULE_SHIFT) - 1
-    for i, sid in enumerate(out):
-        if sid >= PIMC_BASE:
-            z = ((int(sid) - PIMC_BASE) >> _Z_SHIFT) & 63
-            out[i] = (
-                PIMC_BASE
-                + (int(sid) & low)
-                + (flags << _RULE_SHIFT)
-                + (tcap << _CAP_SHIFT)
-                + (z << _Z_SHIFT)
-                + (extra << _X_SHIFT)
-            )
-    return out
+    return PIMC_BASE + samples + (cap << 10) + (rollout << 16) + (z10 << 17)
 
 
 @hot_kernel
-def decode(sid, R):
-    """(samples, cap, rollout, 10 z) of a pimc id; its rule options into ``R`` (int64[>= 9])."""
+def decode(sid):
+    """(samples, cap, rollout, 10 z) of a pimc id."""
     p = sid - PIMC_BASE
-    for i in range(N_FLAGS):
-        R[i] = (p >> (_RULE_SHIFT + i)) & 1
-    R[R_TURN_CAP] = (p >> _CAP_SHIFT) & MAX_TURN_CAP
-    R[R_CLAIM_PRIORITY] = (p >> _X_SHIFT) & 1
-    R[R_SELF_MELDS_SHOWN] = (p >> (_X_SHIFT + 1)) & 1
-    return p & 1023, (p >> 10) & 63, (p >> 16) & 1, (p >> _Z_SHIFT) & 63
+    return p & 1023, (p >> 10) & 63, (p >> 16) & 1, (p >> 17) & 63
 
 
-# --- a round played on by the rollout policy (the driver's turn loop, without tracing) -----
+# --- the rollout: the turn engine's loop with the rollout policy at every seat ----------------
 
 
 @hot_kernel
-def _pick(W, q, dtype, opts, k, sid, rng):
-    """The rollout policy's option for seat ``q`` (what the driver's ``decide`` asks)."""
-    W[P_SEAT] = q
-    if k == 1:
-        return opts[0]
-    return opts[choose_in_state(W, q, sid, dtype, opts, k, rng)]
-
-
-@hot_kernel
-def _held(W, p, base, opts):
-    k = 0
-    h = HANDS + p * N_TYPES
-    for t in range(N_TYPES):
-        if W[h + t] > 0:
-            opts[k] = base + t
-            k += 1
-    return k
-
-
-@hot_kernel
-def _self_melds(W, p, R, sid, rng, opts):
-    """AT-07: {NONE} ∪ self-melds until NONE; True when a meld empties the hand (AT-20)."""
+def rollout(W, sid, rng, ev, opts, log):
+    """Play the round on from ``W`` (in place) to its end, every seat by built-in strategy
+    ``sid`` (``rng``: its stream; ``ev``: the rollout's events stream): the turn engine's
+    ``legal_moves`` → pick → ``apply_move``, as the driver's ``play_on`` with the strategy of
+    every seat. The moves go into ``log`` while it has room (pimc passes an empty one); returns
+    how many were played."""
+    m = 0
     while True:
-        opts[0] = NONE
-        k = self_meld_options(W, p, R[R_ALL_WILD], opts, 1)
-        if k == 1:
-            return False
-        code = _pick(W, p, DT_SELF, opts, k, sid, rng)
-        if code == NONE:
-            return False
-        apply_meld(W, p, code, -1, R[R_SELF_MELDS_SHOWN], False)  # AT-26 as in the driver
-        if W[P_SIZES + p] == 0:
-            W[ST_WINNER] = p
-            return True
-
-
-@hot_kernel
-def _claims(W, d, x, R, sid, rng, opts):
-    """AT-12..14: the claim window on discard ``x`` of seat ``d``; (seat, code) or (-1, 0)."""
-    n = W[P_N]
-    W[P_DISCARDER] = d
-    W[P_CARD] = x
-    bkey = 1 << 30
-    bq = -1
-    bcode = 0
-    q = next_seat(W, d)
-    for _ in range(n - 1):
-        opts[0] = NONE
-        k = 1
-        if W[P_SIZES + q] == 1:
-            if pairs(only_card(W, q), x):
-                opts[1] = PAIR
-                k = 2
-        else:
-            k = claim_meld_options(W, q, x, R[R_ALL_WILD], opts, 1)
-        if k > 1:
-            if R[R_FORCED]:
-                opts[0] = opts[k - 1]
-                k -= 1
-            code = _pick(W, q, DT_CLAIM, opts, k, sid, rng)
-            if code != NONE:
-                key = claim_key(W, q, d, x, code, claim_wins(W, q, code), R[R_CLAIM_PRIORITY])
-                if key < bkey:
-                    bkey = key
-                    bq = q
-                    bcode = code
-        q = next_seat(W, q)
-    W[P_DISCARDER] = -1
-    W[P_CARD] = -1
-    return bq, bcode
-
-
-@hot_kernel
-def _trade(W, p, R, sid, rng, ev, opts):
-    """AT-19 (blind picks from the rollout's events stream ``ev``)."""
-    n = W[P_N]
-    opts[0] = NONE
-    k = 1
-    for s in range(n):
-        if s != p and W[P_SIZES + s] > 0:
-            opts[k] = TARGET + s
-            k += 1
-    code = _pick(W, p, DT_TARGET, opts, k, sid, rng)
-    _trade_with(W, p, code, R, sid, rng, ev, opts)
-
-
-@hot_kernel
-def _trade_with(W, p, code, R, sid, rng, ev, opts):
-    """AT-19 after the target decision ``code`` (NONE: no trade): the take and the give."""
-    if code == NONE:
-        return
-    t = code - TARGET
-    W[P_TARGET] = t
-    ht = HANDS + t * N_TYPES
-    c = -1
-    if R[R_TRADE_PICK] == 0:
-        kk = bounded(ev, W[P_SIZES + t])
-        for ty in range(N_TYPES):
-            kk -= W[ht + ty]
-            if kk < 0:
-                c = ty
-                break
-    else:
-        k = 0
-        for ty in range(N_TYPES):
-            W[P_TARGET_HAND + ty] = W[ht + ty]
-            if W[ht + ty] > 0:
-                opts[k] = TAKE + ty
-                k += 1
-        c = _pick(W, p, DT_TAKE, opts, k, sid, rng) - TAKE
-        for ty in range(N_TYPES):
-            W[P_TARGET_HAND + ty] = 0
-    remove_card(W, t, c)
-    add_card(W, p, c)
-    W[P_TAKEN] = c
-    k = _held(W, p, GIVE, opts)
-    _give(W, p, t, _pick(W, p, DT_GIVE, opts, k, sid, rng) - GIVE)
-
-
-@hot_kernel
-def _give(W, p, t, g):
-    """AT-19: ``p`` gives card ``g`` to the target ``t``; the trade is over."""
-    remove_card(W, p, g)
-    add_card(W, t, g)
-    W[P_TAKEN] = -1
-    W[P_TARGET] = -1
-
-
-@hot_kernel
-def _discard_on(W, p, x, R, sid, rng, ev, opts):
-    """Seat ``p`` discards ``x`` (or, with ``x < 0``, chooses one): the rest of the driver's
-    discard phase (AT-17..22, §4, ``jump`` turns); returns the next seat, -1 once won."""
-    n = W[P_N]
-    cur = p
-    while True:
-        if x < 0:
-            if W[P_SIZES + cur] == 1:  # AT-22
-                if R[R_LAST_DISCARD]:
-                    t = only_card(W, cur)
-                    remove_card(W, cur, t)
-                    push_discard(W, t)
-                    W[ST_WINNER] = cur
-                    return -1
-                return next_seat(W, cur)
-            k = _held(W, cur, DISCARD, opts)
-            x = _pick(W, cur, DT_DISCARD, opts, k, sid, rng) - DISCARD
-        remove_card(W, cur, x)
-        if x == SKIP:
-            push_discard(W, x)
-            return next_seat(W, next_seat(W, cur))
-        if x == REVERSE:
-            push_discard(W, x)
-            if n == 2:
-                return cur if R[R_REVERSE_2P] == 0 else next_seat(W, cur)
-            W[P_DIR] = -W[P_DIR]
-            return next_seat(W, cur)
-        if x == TRADE:
-            push_discard(W, x)
-            _trade(W, cur, R, sid, rng, ev, opts)
-            return next_seat(W, cur)
-        q, code = _claims(W, cur, x, R, sid, rng, opts)
-        if q < 0:
-            push_discard(W, x)
-            return next_seat(W, cur)
-        if code == PAIR:
-            remove_card(W, q, only_card(W, q))
-            W[ST_WINNER] = q
-            return -1
-        apply_meld(W, q, code, x, 1, same_species_claim(W, q, x, code, R[R_CLAIM_PRIORITY]))
-        if W[P_SIZES + q] == 0:
-            W[ST_WINNER] = q
-            return -1
-        if R[R_CLAIM_TURN] == 0:
-            nx = next_seat(W, cur)
-            if nx == q:
-                W[ST_MELD_OK] = q
-            return nx
-        W[P_TURNS] += 1
-        W[P_TURN] = q
-        if _self_melds(W, q, R, sid, rng, opts):
-            return -1
-        cur = q
-        x = -1
-
-
-@hot_kernel
-def _play_on(W, p, R, sid, rng, ev, opts):
-    """Turns (§3) from seat ``p``'s turn until the round ends (winner in ``W[ST_WINNER]``)."""
-    cap = R[R_TURN_CAP]
-    while p >= 0:
-        if W[P_TURNS] >= cap:
-            return
-        W[P_TURNS] += 1
-        W[P_TURN] = p
-        held = W[P_SIZES + p]
-        h = only_card(W, p) if held == 1 else -1
-        if held == 1 and h > ATLAS:  # AT-21
-            W[ST_WINNER] = p
-            return
-        if W[P_DRAW] == 0:  # AT-23
-            if R[R_EXHAUSTED] == 0 and W[P_NDISC] > 0:
-                reshuffle(W, ev)
-            else:
-                return
-        y = draw_card(W, p)
-        if held == 1 and pairs(h, y):
-            W[ST_WINNER] = p
-            return
-        allowed = R[R_SELF_MELDS] == 0 or W[ST_MELD_OK] == p
-        W[ST_MELD_OK] = -1
-        if allowed and _self_melds(W, p, R, sid, rng, opts):
-            return
-        p = _discard_on(W, p, -1, R, sid, rng, ev, opts)
+        q, kind, n = legal_moves(W, opts, ev)
+        if n == 0:
+            return m
+        code = opts[0] if n == 1 else opts[choose_in_state(W, q, sid, kind, opts, n, rng)]
+        if m < log.shape[0]:
+            log[m] = code
+        m += 1
+        apply_move(code, W)
 
 
 @hot_kernel
@@ -444,9 +165,11 @@ def objective(W, me):
 def determinize(S, me, pool, D, rng):
     """A sample of the hidden state into ``D`` from seat ``me``'s view of ``S`` (AT-26 only).
 
-    ``D`` gets the public block, ``me``'s hand, the seat allowed to self-meld next (public: who
-    claimed) and the first player; every other hand, the draw pile and its order are dealt from
-    the shuffled unseen cards. Nothing else of ``S`` is read.
+    ``D`` gets the public block (the rule options in force included, ``P_RULES``), ``me``'s
+    hand, the seat allowed to self-meld next (public: who claimed), the first player and the
+    turn engine's block (the phase: whose decision of which kind; at the decisions pimc searches
+    it holds no claim window); every other hand, the draw pile and its order are dealt from the
+    shuffled unseen cards. Nothing else of ``S`` is read.
     """
     n = S[P_N]
     for j in range(S_LEN):
@@ -457,6 +180,8 @@ def determinize(S, me, pool, D, rng):
     D[ST_END] = -1
     D[ST_MELD_OK] = S[ST_MELD_OK]
     D[H_FIRST] = S[H_FIRST]
+    for j in range(E_PHASE, E_END):
+        D[j] = S[j]
     h = HANDS + me * N_TYPES
     m = 0
     for t in range(N_TYPES):
@@ -540,8 +265,8 @@ def choose_pimc(S, p, sid, dtype, opts, n, rng):
     W = sc[_SC_W : _SC_W + S_LEN]
     ropts = sc[_SC_OPTS : _SC_OPTS + MAX_OPTIONS]
     idx = sc[_SC_IDX : _SC_IDX + 64]
-    R = sc[_SC_R : _SC_R + 32].view(np.int64)
-    samples, cap, policy, z10 = decode(sid, R)
+    log = sc[0:0]  # the rollouts' moves are not kept
+    samples, cap, policy, z10 = decode(sid)
     rsid = GREEDY if policy == ROLLOUT_GREEDY else RANDOM
     k = ranked(S, p, dtype, opts, n, g, cap, cand, ropts, idx, rng)
     clear_scores(score, sq, k)
@@ -557,17 +282,8 @@ def choose_pimc(S, p, sid, dtype, opts, n, rng):
                 W[j] = D[j]
             for i in range(4):
                 ev[i] = ev0[i]
-            code = opts[cand[c]]
-            if dtype == DT_DISCARD:
-                nxt = _discard_on(W, p, code - DISCARD, R, rsid, rng, ev, ropts)
-            else:  # AT-19: the rest of the trade, then the next seat's turn
-                if dtype == DT_TARGET:
-                    _trade_with(W, p, code, R, rsid, rng, ev, ropts)
-                else:
-                    _give(W, p, W[P_TARGET], code - GIVE)
-                nxt = next_seat(W, p)
-            if nxt >= 0:
-                _play_on(W, nxt, R, rsid, rng, ev, ropts)
+            apply_move(opts[cand[c]], W)  # the candidate, then the round to its end
+            rollout(W, rsid, rng, ev, ropts, log)
             v = objective(W, p)
             if c == 0:
                 v0 = v

@@ -160,7 +160,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     c0 = CELLS + p * N_CELLS
     W = S[HANDS + p * N_TYPES + ATLAS]
     # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. Branch-free like
-    # driver.held_options (this loop's data-dependent branches topped the profile): every code is
+    # turn.held_options (this loop's data-dependent branches topped the profile): every code is
     # written, ``k`` only advances for the layable ones (slots past ``k`` are scratch).
     for cell in range(20):
         cnt = S[c0 + cell]

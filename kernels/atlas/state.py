@@ -50,8 +50,9 @@ The design block (``P_HAND_SIZE`` … ``P_VALUES``) is public: the rules are com
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
 (continent, class) cell), ``PILE`` (``MAX_CARDS`` = 228 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
 ``H_FACE_DOWN`` (64 counts: the cards of face-down self-melds, AT-26 — hidden from everyone),
-round counters ``ST_*`` (the §6 outcome keys), per-seat counters ``SEAT_*``, and ``SUMMARY``,
-the built-in strategies' scratch.
+round counters ``ST_*`` (the §6 outcome keys), the turn engine's block ``E_*`` (the phase of
+the round and the claim window in progress, ``kernels/atlas/turn.py``), per-seat counters
+``SEAT_*``, and ``SUMMARY``, the built-in strategies' scratch.
 """
 
 import numpy as np
@@ -148,6 +149,16 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("ST_MELD_OK", 1),  # seat allowed to self-meld next turn under after_claim_only (AT-07)
     ("ST_ERR", 1),  # a strategy returned an index outside [0, n)
     ("ST_DEC", 1),  # decisions taken so far in the game (all rounds)
+    # the turn engine (kernels/atlas/turn.py): the phase of the round and the claim window
+    ("E_PHASE", 1),  # PH_* of kernels/atlas/turn.py (0: a turn starts)
+    ("E_CUR", 1),  # the seat whose phase it is (the turn's player, a jump claimant, a trader)
+    ("E_Q", 1),  # claim window: the seat asked next
+    ("E_LEFT", 1),  # claim window: seats still to ask
+    ("E_BKEY", 1),  # claim window: priority key of the best claim so far (AT-14)
+    ("E_BQ", 1),  # claim window: its seat, -1 none
+    ("E_BCODE", 1),  # claim window: its code
+    ("E_CLOSED", 1),  # 1 once a claim window closed (cleared by the driver's trace)
+    ("E_WIN", 4),  # the last closed window: discarder, card, winning seat or -1, its code
     ("SEAT_MELDS", MAX_PLAYERS),
     ("SEAT_CLAIMS", MAX_PLAYERS),
     ("SEAT_DEALT", MAX_PLAYERS * 4),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
@@ -213,18 +224,29 @@ ST_ATLAS = 613
 ST_MELD_OK = 614
 ST_ERR = 615
 ST_DEC = 616
-SEAT_MELDS = 617
-SEAT_CLAIMS = 627
-SEAT_DEALT = 637
-SEAT_DRAWN = 677
-SEAT_DISCARDED = 687
-SEAT_MELDED = 697
-SEAT_TRADE_NET = 707
-HANDS = 717
-CELLS = 1357
-PILE = 1557
-SUMMARY = 1785
-S_LEN = 1835
+E_PHASE = 617
+E_CUR = 618
+E_Q = 619
+E_LEFT = 620
+E_BKEY = 621
+E_BQ = 622
+E_BCODE = 623
+E_CLOSED = 624
+E_WIN = 625
+SEAT_MELDS = 629
+SEAT_CLAIMS = 639
+SEAT_DEALT = 649
+SEAT_DRAWN = 689
+SEAT_DISCARDED = 699
+SEAT_MELDED = 709
+SEAT_TRADE_NET = 719
+HANDS = 729
+CELLS = 1369
+PILE = 1569
+SUMMARY = 1797
+S_LEN = 1847
+#: The turn engine's block ``E_PHASE .. E_END`` (exclusive).
+E_END = E_WIN + 4
 
 #: Round end categories (protocol §6 ``end``).
 END_CLAIM, END_SELF_MELD, END_LAST_CARD_DRAW, END_LAST_CARD_CLAIM = 0, 1, 2, 3

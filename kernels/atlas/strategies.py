@@ -15,7 +15,23 @@ AT-26 lets a player know; the driver never passes anything else. User strategies
 
 import numpy as np
 
-from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, N_TYPES, PAIR, REVERSE, SKIP, TAKE, TARGET
+from kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, the strategies' names)
+    ATLAS,
+    DISCARD,
+    DT_CLAIM,
+    DT_DISCARD,
+    DT_GIVE,
+    DT_SELF,
+    DT_TAKE,
+    DT_TARGET,
+    GIVE,
+    N_TYPES,
+    PAIR,
+    REVERSE,
+    SKIP,
+    TAKE,
+    TARGET,
+)
 from kernels.atlas.state import (
     CELL_OF,
     CLASS_OF,
@@ -55,7 +71,6 @@ BUILTINS = (
 USER_BASE = 100
 MAX_USER = 4
 
-DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE = 0, 1, 2, 3, 4, 5
 # Hand summary layout (``hand_summary`` fills it once per decision):
 SM_CELL = 0  # [20] cards held per (continent, class) cell
 SM_UNSEEN = 20  # [20] unseen naturals per cell (careful only)

@@ -134,7 +134,6 @@ class AtlasEngine:
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
                     "or path/to/file.py:function)"
                 )
-        ids = _pimc.bind_rules(np.array(ids, np.int64), rules_array(config.rules))
         if not users:
             return np.array(ids, np.int64), _driver
         mod = user_strategies.driver_for(

@@ -9,6 +9,7 @@ import pytest
 from kernels.atlas import driver as D
 from kernels.atlas import rules as RL
 from kernels.atlas import state as ST
+from kernels.atlas import turn as T
 from kernels.atlas.encoding import (
     ATLAS,
     DISCARD,
@@ -107,31 +108,49 @@ def M(kind, loc, wild):
     return int(pack_meld(kind, loc, wild))
 
 
-def window(S, d, x, R, seat_ids=None, seed=1):
+def _play(S, R, seat_ids, seed, phase, p, one_turn, d=-1, x=-1):
+    """The driver's ``play_on`` from ``phase`` of seat ``p`` (or the claim window on ``x``
+    discarded by ``d``) of hand-built ``S`` under rules ``R``; trace level 2. ``one_turn``: the
+    round stops where the next turn would start (a turn cap of the turns played so far, lifted
+    afterwards: that turn has not begun). Returns (the next turn's seat or -1, trace)."""
     tr = D.scratch(level=2)
-    q, code = D.claim_window(
-        S, d, x, R, seat_ids if seat_ids is not None else sids(S[0]), rngs(seed)[2],
-        np.zeros(512, np.int32), *tr[:4], tr[4], tr[5],
-    )  # fmt: skip
-    return q, code, tr
-
-
-def discard(S, p, R, seat_ids=None, seed=1):
-    tr = D.scratch(level=2)
-    nxt = D.discard_phase(
-        S, p, R, seat_ids if seat_ids is not None else sids(S[0]), rngs(seed),
-        np.zeros(512, np.int32), *tr,
-    )  # fmt: skip
+    R = np.asarray(R, np.int64).copy()
+    if one_turn:
+        R[RL.R_TURN_CAP] = S[ST.P_TURNS]
+    T.set_rules(S, R)
+    if phase == T.PH_CLAIM:
+        T.open_window(S, d, x)
+    else:
+        T.begin(S, phase, p)
+    seat_ids = seat_ids if seat_ids is not None else sids(S[0])
+    D.play_on(S, seat_ids, rngs(seed), np.zeros(512, np.int32), *tr)
+    nxt = -1
+    if one_turn and S[ST.ST_END] == ST.END_TURN_CAP:
+        nxt = int(S[ST.E_CUR])
+        S[ST.ST_END] = -1
+        T.begin(S, T.PH_TURN, nxt)
+        S[ST.P_RULES + RL.R_TURN_CAP] = RL.DEFAULT_RULES[RL.R_TURN_CAP]
     return nxt, tr
 
 
+def window(S, d, x, R, seat_ids=None, seed=1):
+    """The claim window on ``x`` discarded by ``d`` (§4): (winning seat or -1, its code, trace);
+    the round then goes on to the next turn's start."""
+    _, tr = _play(S, R, seat_ids, seed, T.PH_CLAIM, d, True, d, x)
+    tc, twin = tr[0], tr[3]
+    assert tc[D.T_NWIN] >= 1 and twin[0, 1] == d and twin[0, 2] == x
+    return int(twin[0, 3]), int(twin[0, 4]), tr
+
+
+def discard(S, p, R, seat_ids=None, seed=1):
+    """Seat ``p``'s discard phase (§3 steps 5–6, §4, AT-15 jump turns): (the next turn's seat
+    or -1 once the round is won, trace)."""
+    return _play(S, R, seat_ids, seed, T.PH_DISCARD, p, True)
+
+
 def play(S, p, R, seat_ids=None, seed=1):
-    tr = D.scratch(level=2)
-    D.play_from(
-        S, p, R, seat_ids if seat_ids is not None else sids(S[0]), rngs(seed),
-        np.zeros(512, np.int32), *tr,
-    )  # fmt: skip
-    return tr
+    """Turns from the start of seat ``p``'s turn until the round ends; the trace."""
+    return _play(S, R, seat_ids, seed, T.PH_TURN, p, False)[1]
 
 
 def decisions(tr):
@@ -428,10 +447,8 @@ def test_at18_reverse_two_players_variants(variant, expected):
 
 def test_at19_trade_blind_takes_kth_card_from_events_stream():
     S = make_state(3, {0: [TRADE, TRADE, 5], 1: [10, 11, 12, 13], 2: [20, 30]})
-    r = rngs(4)
-    ev = r[1].copy()
-    tr = D.scratch(level=2)
-    nxt = D.discard_phase(S, 0, rules(), sids(3), r, np.zeros(512, np.int32), *tr)
+    ev = rngs(4)[1].copy()  # the events stream the driver gets
+    nxt, tr = discard(S, 0, rules(), seed=4)
     assert nxt == 1
     k = bounded(ev, 2)  # greedy targets seat 2 (fewest cards)
     taken = [20, 30][k]
@@ -527,10 +544,8 @@ def test_at20_claim_emptying_the_hand_wins():
 def test_at23_reshuffle_discards_with_events_stream():
     disc = [5, 9, 13, 40, 41]
     S = make_state(3, {0: [1, 2], 1: [3, 4], 2: [6, 7]}, discards=disc)
-    r = rngs(2)
-    ev = r[1].copy()
-    tr = D.scratch()
-    D.play_from(S, 0, rules(turn_cap=1), sids(3), r, np.zeros(512, np.int32), *tr)
+    ev = rngs(2)[1].copy()  # the events stream the driver gets
+    play(S, 0, rules(turn_cap=1), seed=2)
     expect = np.array(disc, np.int64)
     shuffle(ev, expect, len(disc))
     assert S[ST.ST_RESHUFFLES] == 1

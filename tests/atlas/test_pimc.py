@@ -36,27 +36,19 @@ SMALL = "pimc:samples=3,cap=4"
 SEARCHED = (DT_DISCARD, DT_TARGET, DT_GIVE)  # the decisions pimc searches (the others: greedy)
 
 
-def bound(name, rules=None):
-    return int(pimc.bind_rules(np.array([pimc_id(name)]), rules_array(rules or {}))[0])
-
-
-def test_pimc_names_parameters_and_rule_binding():
+def test_pimc_names_and_parameters():
     assert pimc_id("pimc") == pimc.encode(*PIMC_DEFAULT)
     assert pimc_id("pimc:samples=32") == pimc.encode(32, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3])
     assert pimc_id("pimc:samples=16,rollout=greedy") == pimc.encode(
         16, PIMC_DEFAULT[1], 0, PIMC_DEFAULT[3]
     )
-    rules = {"claim_turn": "jump", "trade_pick": "seen", "turn_cap": 77, "forced_claims": True}
-    arr = rules_array(rules)
-    rules = {**rules, "claim_priority": "nearest_win", "self_melds_shown": True}
-    arr = rules_array(rules)
-    R = np.zeros(16, np.int64)  # decode writes every rule the rollouts read (no bounds check)
-    assert pimc.decode(bound("pimc:samples=5,cap=7,rollout=random,z=0.5", rules), R) == (5, 7, 1, 5)
-    assert list(R[:9]) == list(arr[:9])
-    assert (R[pimc.R_CLAIM_PRIORITY], R[pimc.R_SELF_MELDS_SHOWN]) == (1, 1)
+    assert pimc.decode(pimc_id("pimc:samples=5,cap=7,rollout=random,z=0.5")) == (5, 7, 1, 5)
+    assert pimc.decode(pimc.encode(1023, 63, 1, 6.0)) == (1023, 63, 1, 60)
+    rules = {"claim_turn": "jump", "trade_pick": "seen", "turn_cap": 77}
     cfg = RunConfig("atlas", 3, ("pimc:cap=3", "greedy", "pimc"), rules, 1, 5)
     ids, _mod = ENGINE.seat_ids(cfg)
     assert ids[1] == 1 and ids[0] >= pimc.PIMC_BASE and ids[2] >= pimc.PIMC_BASE
+    assert (ids[0], ids[2]) == (pimc_id("pimc:cap=3"), pimc_id("pimc"))  # no rules in the id
     cfg = build_config(ENGINE, games=10, seed=1, strategy="pimc:samples=4")
     assert cfg.seats == ("pimc:samples=4",) * 4
     for bad, why in [
@@ -103,7 +95,7 @@ def _permute_hidden(S, me, shuffler):
 def test_at26_pimc_never_reads_hidden_cards(players, rules):
     """AT-26: permuting the true hidden cards (other hands, draw pile) among the unseen set,
     sizes kept, leaves every searched pimc choice (discards, TRADE target and give) unchanged."""
-    sid = bound(SMALL, rules)
+    sid = pimc_id(SMALL)
     sids = np.array([sid] + [1] * (players - 1), np.int64)
     shuffler = np.random.default_rng(5)
     checked = trades = 0
@@ -138,7 +130,7 @@ def test_pimc_moves_are_legal_kernel_reference_agreement(monkeypatch):
     ]:
         for s in seats:
             if s.startswith("pimc"):
-                monkeypatch.setitem(ta.IDS, s, bound(s, rules))
+                monkeypatch.setitem(ta.IDS, s, pimc_id(s))
         for g in range(3):
             assert ta.disagreement(8, g, n, seats, rules) is None
 
@@ -211,11 +203,13 @@ def test_candidates_follow_greedy_preference():
 
 def test_rollout_replays_the_driver():
     """From the true state of a greedy game's discard decision, pimc's rollout (greedy for every
-    seat) ends the round as the driver did: same winner, same turns (``trade_pick=seen`` and
-    rounds without a reshuffle: no random events after the decision)."""
-    from kernels.atlas.encoding import DISCARD, MAX_OPTIONS
+    seat) after the traced discard ends the round as the driver did: the same moves, winner and
+    turns (``trade_pick=seen`` and rounds without a reshuffle: no random events after the
+    decision)."""
+    from kernels.atlas.encoding import MAX_OPTIONS
     from kernels.atlas.state import P_TURNS, ST_WINNER
     from kernels.atlas.strategies import GREEDY
+    from kernels.atlas.turn import apply_move
 
     rules = rules_array({"trade_pick": "seen"})
     compared = 0
@@ -227,16 +221,14 @@ def test_rollout_replays_the_driver():
             if row[S_LEN + 1] != DT_DISCARD:
                 continue
             W = row[:S_LEN].copy()
-            p = int(row[S_LEN])
-            x = int(tr.decisions[i, 4]) - DISCARD
             rng = np.empty(4, np.uint64)
             ev = np.empty(4, np.uint64)
             seed_stream(rng, 1, i, 2)
             seed_stream(ev, 1, i, 1)
-            ropts = np.zeros(MAX_OPTIONS, np.int32)
-            nxt = pimc._discard_on(W, p, x, rules, GREEDY, rng, ev, ropts)
-            if nxt >= 0:
-                pimc._play_on(W, nxt, rules, GREEDY, rng, ev, ropts)
+            log = np.zeros(len(tr.decisions), np.int32)
+            apply_move(int(tr.decisions[i, 4]), W)
+            m = pimc.rollout(W, GREEDY, rng, ev, np.zeros(MAX_OPTIONS, np.int32), log)
+            assert list(log[:m]) == list(tr.decisions[i + 1 :, 4])
             assert (W[ST_WINNER], W[P_TURNS]) == (tr.games["winner"][0], tr.games["turns"][0])
             compared += 1
     assert compared > 50

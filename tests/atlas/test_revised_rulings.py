@@ -14,7 +14,7 @@ from kernels.atlas import state as ST
 from kernels.atlas.encoding import DISCARD, NONE, PAIR, QUAD, TRIPLE
 from sim.games.atlas import ENGINE, resolve_rules, rules_array
 from sim.rules import atlas
-from tests.atlas.test_kernel_rules import M, make_state, play, rules, sids, sp, window
+from tests.atlas.test_kernel_rules import M, discard, make_state, play, rules, sp, window
 from tests.atlas.test_rules_play import QUIET, QUIET_PILE, Script
 
 ORANGUTAN, PANDA, TIGER = 24, 25, 26
@@ -114,29 +114,17 @@ def test_at14_same_species_triple_gives_up_the_two_of_the_species():
         # the kernel gives up the same cards
         S = make_state(3, {0: [PANDA, 60], 1: [PANDA, PANDA, TIGER, 43], 2: [13, 33, 37]})
         S2 = S.copy()
-        D.discard_phase(
-            S2, 0, rules(nearest_win=bool(rules_)), sids(3), _rngs(),
-            np.zeros(512, np.int32), *D.scratch(level=2),
-        )  # fmt: skip
+        discard(S2, 0, rules(nearest_win=bool(rules_)))
         left = S2[ST.HANDS + 64 : ST.HANDS + 128]
         assert [t for t in (PANDA, TIGER) for _ in range(left[t])] == kept
         assert S2[ST.ST_YOUXIAN] == 1
-
-
-def _rngs():
-    from tests.atlas.test_kernel_rules import rngs
-
-    return rngs()
 
 
 def test_at14_youxian_claims_counts_only_the_same_species_triple_under_text():
     # a quad claim won by a holder of two Pandas counts under nearest_win only
     for rules_, want in [({}, 0), (NW, 1)]:
         S = make_state(3, {0: [PANDA, 60], 1: [PANDA, PANDA, 27, 31, 34], 2: [13, 33, 37]})
-        D.discard_phase(
-            S, 0, rules(nearest_win=bool(rules_)), sids(3), _rngs(),
-            np.zeros(512, np.int32), *D.scratch(level=2),
-        )  # fmt: skip
+        discard(S, 0, rules(nearest_win=bool(rules_)))
         assert S[ST.ST_CLAIMS] == 1 and S[ST.ST_QUADS] == 1 and S[ST.ST_YOUXIAN] == want
 
 
