@@ -13,12 +13,15 @@ Guarantees (docs/cli.md, "What a run directory guarantees"):
   format marker and passes :class:`Manifest` validation; a file that merely has that name is not.
 - **One writer.** A writer holds an exclusive ``flock`` on ``DIR/.lock`` for the whole run; a
   second writer is refused and never touches the first one's files. Readers can ask
-  :func:`writer_pid` whether a run is being written.
+  :func:`writer_pid` whether a run is being written. ``study``, ``ladder`` and ``tune`` hold
+  the same lock on their output folder (:func:`hold_folder`).
+- **Never through a link.** A linked ``games/`` or ``seats/`` is refused (:func:`check_tables`).
 - **Crash safety.** Every file is written to a temporary name, synced and renamed into place; a
   new directory is born with a valid manifest (made in a temporary sibling and renamed). A
   directory that holds only cardsim's own temporaries is *vacant* and may be reused as if empty.
 - **Self-describing parts.** Every Parquet part carries key-value metadata (:func:`part_metadata`):
-  cardsim version, game, seed, rules, chunk index/first/count, schema version.
+  cardsim version, game, seed, rules, chunk index/first/count, schema version; readers check
+  it against the manifest (:func:`chunk_problems`), ``cardsim verify`` the sha256 too.
 """
 
 from __future__ import annotations
