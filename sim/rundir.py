@@ -624,8 +624,8 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
     """Hold the exclusive lock on the output folder of ``study``, ``ladder`` or ``tune`` for
     the whole command: the same ``flock`` on ``DIR/.lock`` as a run directory's writer, so a
     second writer of any kind is refused before it reads or touches anything there. Nests in
-    one process (``ladder`` runs a study in its folder). A folder made here and left holding
-    only the lock (the command failed before writing) is removed again."""
+    one process (``ladder`` runs a study in its folder). A lock file made here is removed at
+    the end, and so is a folder made here and left empty (the command failed before writing)."""
     out = Path(out)
     try:
         if out.exists() and not out.is_dir():
@@ -643,6 +643,7 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
             _HELD[key][1] -= 1
         return
     again = "run the study again" if command == "study" else "run the command again"
+    made = not (out / LOCK).exists()
     try:
         lock = RunLock.acquire(out, "output folder", again)
     except BaseException:
@@ -655,9 +656,10 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
         yield out
     finally:
         del _HELD[key]
-        with contextlib.suppress(OSError):
-            if created and [p.name for p in out.iterdir()] == [LOCK]:
+        with contextlib.suppress(OSError):  # leave the folder as found, but for the results
+            if made:
                 (out / LOCK).unlink()  # still held: a waiting writer takes a fresh lock file
+            if created and not any(out.iterdir()):
                 out.rmdir()
         lock.release()
 

@@ -72,7 +72,6 @@ def snapshot(d: Path) -> dict:
 
 def refused_second_writer(first: subprocess.Popen, out: Path, *args) -> None:
     """Start a second writer on ``out`` while ``first`` runs: refused in one line, exit 2."""
-    assert rundir.writer_pid(out) == first.pid
     second = cli_proc(*args)
     err = second.communicate(timeout=120)[1]
     assert second.returncode == 2, err
@@ -208,24 +207,44 @@ def test_10_local_workers_are_bounded_by_the_cores(tmp_path, capsys):
     assert not out.exists()
 
 
-@pytest.mark.parametrize("how", ["SIGTERM", "Ctrl-C to the process group"])
+def children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+@pytest.mark.parametrize(
+    "how", ["SIGTERM while the cluster starts", "SIGTERM", "Ctrl-C to the process group"]
+)
 def test_10_a_local_cluster_run_stops_with_one_line(tmp_path, how):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "run"
     p = cli_proc("run", "yuanzi", "--games", "2000000", "--chunk-size", "20000", "--scheduler",
                  "local:2", "--out", out, *RANDOM, start_new_session=True)  # fmt: skip
-    wait_for(lambda: rundir.part_path(out, "games", 0).exists(), proc=p)
+    if how.endswith("starts"):  # the issue's case: tracebacks of a half-started cluster
+        wait_for(lambda: len(children(p.pid)) >= 2, proc=p)
+        assert not out.exists()
+    else:
+        wait_for(lambda: rundir.part_path(out, "games", 0).exists(), proc=p)
     t0 = time.monotonic()
-    if how == "SIGTERM":
+    if how.startswith("SIGTERM"):
         p.send_signal(signal.SIGTERM)
     else:  # what a terminal does: the workers, children of the run, get it too
         os.killpg(p.pid, signal.SIGINT)
-    err = p.communicate(timeout=60)[1]
+    err = p.communicate(timeout=90)[1]
     print(f"{how} to exit: {time.monotonic() - t0:.2f} s")
-    assert p.returncode == (143 if how == "SIGTERM" else 130), err
+    assert p.returncode == (143 if how.startswith("SIGTERM") else 130), err
     line = one_line(err)  # no worker warnings, no multiprocessing tracebacks
-    assert "is resumable" in line, line
-    assert rundir.read_manifest(out)["status"] == "running"
+    if how.endswith("starts"):
+        assert "nothing was written" in line and not out.exists(), line
+    else:
+        assert "is resumable" in line, line
+        assert rundir.read_manifest(out)["status"] == "running"
 
 
 # --- 11. parts checked against the manifest; cardsim verify ---------------------------------
