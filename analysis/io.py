@@ -1,9 +1,10 @@
 """Open run directories for analysis: manifest, one ``scan_parquet`` per table, warnings.
 
 A run directory (see ``sim/rundir.py``) holds ``manifest.json`` and the Parquet parts of every
-finished chunk. :func:`open_run` checks the directory, scans the parts of the chunks marked
-``done`` (a half-finished run is analysed with the games it has, and says so in
-:attr:`Run.warnings`) and never reads the data itself: the analyses get LazyFrames.
+finished chunk. :func:`open_run` checks the directory, checks each finished part's own metadata
+and row count against the manifest (Parquet footers only; a mismatch is an error), scans the
+parts of the chunks marked ``done`` (a half-finished run is analysed with the games it has, and
+says so in :attr:`Run.warnings`) and never reads the data itself: the analyses get LazyFrames.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def open_run(path: Path | str) -> Run:
     """
     path = Path(path)
     manifest = read_manifest(path)
+    rundir.check_plan(manifest, path / MANIFEST)
     chunks = manifest["chunks"]
     warnings: list[str] = []
     writer = rundir.writer_pid(path)
@@ -123,14 +125,23 @@ def open_run(path: Path | str) -> Run:
             f"{path}: a cardsim process{who} is writing this run now; the report covers the "
             "chunks finished so far"
         )
-    done, missing = [], []
+    done, missing, wrong = [], [], []
     for c in chunks:
         if c.get("status") != "done":
             continue
-        if all(_part(path, t, c["index"]).is_file() for t in TABLES):
-            done.append(c)
-        else:
+        if not all(_part(path, t, c["index"]).is_file() for t in TABLES):
             missing.append(c["index"])
+            continue
+        # each part's own metadata and row count against the manifest (footers only)
+        wrong += rundir.chunk_problems(path, manifest, c, sha256=False)
+        done.append(c)
+    if wrong:
+        more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+        raise CardsimError(
+            f"{path}: {wrong[0]}{more}; nothing is "
+            f"reported (cardsim verify {path} checks every part; cardsim run … --resume "
+            "redoes such chunks)"
+        )
     if missing:
         warnings.append(
             f"{path}: {len(missing)} chunk(s) marked done have missing part files "

@@ -916,6 +916,27 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
         click.echo(f"numbers written to {result.json_out}", err=True)
 
 
+@cli.command("verify")
+@click.argument(
+    "run_dirs", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="DIR..."
+)
+def verify_cmd(run_dirs) -> None:
+    """Check every part of each run directory against its manifest (sha256, rows, metadata).
+
+    One line per DIR; exit 0 when all are intact, 1 when a part does not match.
+    Example: cardsim verify runs/yz
+    """
+    from sim.rundir import verify
+
+    bad = 0
+    for d in run_dirs:
+        ok, line = verify(d)
+        click.echo(line)
+        bad += not ok
+    if bad:
+        sys.exit(1)
+
+
 def one_line(message: str) -> str:
     """A multi-line error (e.g. Numba's, for a user strategy) as one line: its first line and
     the first place in the user's own file it names; ``CARDSIM_DEBUG=1`` shows it all."""

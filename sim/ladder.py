@@ -25,6 +25,7 @@ from pathlib import Path
 
 from sim.config import DEFAULT_SEED, check_strategy
 from sim.errors import CardsimError
+from sim.rundir import holding_out
 from sim.study import Scenario
 
 #: The default levels (issue 12): from random play to search with 16 determinizations.
@@ -288,6 +289,7 @@ def _check_report(out: Path, force: bool) -> None:
         )
 
 
+@holding_out("ladder")  # one writer per ladder folder (sim/rundir.py)
 def run_ladder(
     ladder: Ladder,
     out: Path | str,

@@ -13,12 +13,15 @@ Guarantees (docs/cli.md, "What a run directory guarantees"):
   format marker and passes :class:`Manifest` validation; a file that merely has that name is not.
 - **One writer.** A writer holds an exclusive ``flock`` on ``DIR/.lock`` for the whole run; a
   second writer is refused and never touches the first one's files. Readers can ask
-  :func:`writer_pid` whether a run is being written.
+  :func:`writer_pid` whether a run is being written. ``study``, ``ladder`` and ``tune`` hold
+  the same lock on their output folder (:func:`hold_folder`).
+- **Never through a link.** A linked ``games/`` or ``seats/`` is refused (:func:`check_tables`).
 - **Crash safety.** Every file is written to a temporary name, synced and renamed into place; a
   new directory is born with a valid manifest (made in a temporary sibling and renamed). A
   directory that holds only cardsim's own temporaries is *vacant* and may be reused as if empty.
 - **Self-describing parts.** Every Parquet part carries key-value metadata (:func:`part_metadata`):
-  cardsim version, game, seed, rules, chunk index/first/count, schema version.
+  cardsim version, game, seed, rules, chunk index/first/count, schema version; readers check
+  it against the manifest (:func:`chunk_problems`), ``cardsim verify`` the sha256 too.
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
+import inspect
 import io
 import json
 import os
 import re
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
@@ -42,6 +48,7 @@ from pydantic import ValidationError as _ValidationError
 from sim.errors import CardsimError
 from sim.schema import SCHEMA_VERSION
 
+F = TypeVar("F", bound=Callable[..., Any])
 FORMAT = "cardsim-run"
 MANIFEST_VERSION = 2  # version of the manifest layout (1: cardsim 0.1, no format marker)
 #: Version of the output tables' schema (docs/schema-v2.md), written into every part.
@@ -227,32 +234,76 @@ def parquet_rows(path: Path) -> int:
 
 def chunk_is_intact(out: Path, chunk: dict, manifest: dict | None = None) -> bool:
     """A finished chunk whose part files exist with the recorded rows and checksums (and,
-    given the ``manifest``, whose own metadata names this run's game, seed and chunk)."""
+    given the ``manifest``, whose own metadata names this run and this chunk)."""
     if chunk.get("status") != "done":
         return False
-    for table in TABLES:
-        path = part_path(out, table, chunk["index"])
-        try:
-            if sha256_of(path) != chunk["sha256"][table]:
-                return False
-            if parquet_rows(path) != chunk["rows"][table]:
-                return False
-            if manifest is not None and not _part_belongs(path, manifest, table, chunk):
-                return False
-        except (OSError, KeyError, TypeError, pl.exceptions.PolarsError):
-            return False
-    return True
+    if manifest is None:
+        manifest = {"format": None}  # rows and checksums only
+    elif manifest.get("format") != FORMAT:
+        return False  # a cardsim 0.1 part (schema v1) is never mixed into a schema-v2 run
+    return not chunk_problems(out, manifest, chunk, sha256=True)
 
 
-def _part_belongs(path: Path, manifest: dict, table: str, chunk: dict) -> bool:
-    meta = read_part_metadata(path)
+def expected_metadata(manifest: dict, table: str, chunk: dict) -> dict[str, Any]:
+    """What a part of ``chunk`` must say about itself (:func:`part_metadata`, decoded)."""
     want = {
-        "schema_version": TABLE_SCHEMA_VERSION,
-        "game": manifest["game"], "seed": manifest["seed"], "table": table,
-        "chunk_index": chunk["index"], "chunk_first": chunk["first"],
+        "schema_version": TABLE_SCHEMA_VERSION, "table": table, "game": manifest["game"],
+        "seed": manifest["seed"], "players": manifest["players"], "seats": manifest["seats"],
+        "rules": manifest["rules"], "chunk_index": chunk["index"], "chunk_first": chunk["first"],
         "chunk_count": chunk_games(chunk),
     }  # fmt: skip
-    return all(meta.get(k) == v for k, v in want.items())
+    if manifest.get("assignments"):
+        want["assignments"] = manifest["assignments"]
+    return want
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def chunk_problems(out: Path | str, manifest: dict, chunk: dict, *, sha256: bool) -> list[str]:
+    """What is wrong with the parts of finished ``chunk`` (empty: nothing): a missing file,
+    rows other than the manifest records, metadata naming another run or chunk, and with
+    ``sha256`` a checksum other than the recorded one. Without ``sha256`` only the Parquet
+    footers are read (metadata and row counts), never the data. A cardsim 0.1 run (no format
+    marker) has no part metadata: rows (and checksums) only."""
+    problems = []
+    for table in TABLES:
+        path = part_path(out, table, chunk["index"])
+        name = f"{table}/{path.name}"
+        try:
+            if not path.is_file():
+                problems.append(f"{name} is missing")
+                continue
+            rows = parquet_rows(path)
+            if rows != (chunk.get("rows") or {}).get(table):
+                problems.append(
+                    f"{name} has {rows:,} rows, the manifest records "
+                    f"{(chunk.get('rows') or {}).get(table)}"
+                )
+            foreign = _foreign(path, manifest, table, chunk)
+            if foreign:
+                problems.append(f"{name} does not match the manifest ({foreign})")
+                continue  # its checksum says nothing more
+            if sha256 and sha256_of(path) != (chunk.get("sha256") or {}).get(table):
+                problems.append(f"{name}: its sha256 differs from the one the manifest records")
+        except (OSError, pl.exceptions.PolarsError) as e:
+            problems.append(f"{name} is unreadable ({str(e).splitlines()[0][:120]})")
+    return problems
+
+
+def _foreign(path: Path, manifest: dict, table: str, chunk: dict) -> str | None:
+    """How a part's own metadata differs from what ``manifest`` expects of it, or None
+    (a cardsim 0.1 run's parts carry none: never foreign)."""
+    if manifest.get("format") != FORMAT:
+        return None
+    meta = read_part_metadata(path)
+    for key, want in expected_metadata(manifest, table, chunk).items():
+        if meta.get(key) != want:
+            have = "nothing" if key not in meta else _shown(meta[key])
+            return f"its {key} is {have}, the manifest says {_shown(want)}"
+    return None
 
 
 def read_part_metadata(path: Path | str) -> dict[str, Any]:
@@ -266,6 +317,41 @@ def read_part_metadata(path: Path | str) -> dict[str, Any]:
             except json.JSONDecodeError:
                 out[k.removeprefix("cardsim.")] = v
     return out
+
+
+def verify(out: Path | str) -> tuple[bool, str]:
+    """``cardsim verify``: every finished part against the manifest — present, the recorded
+    sha256 and rows, its own metadata naming this run and chunk — and the chunk plan.
+
+    Returns (intact, the one-line verdict); :class:`CardsimError` if ``out`` is not a run.
+    """
+    out = Path(out)
+    manifest = read_manifest(out)
+    problems: list[str] = []
+    fix = "cardsim run … --resume redoes such chunks, --force starts afresh"
+    try:
+        check_plan(manifest, MANIFEST)
+    except CardsimError as e:
+        problems.append(str(e).split("; the manifest was edited")[0])
+        fix = "the manifest was edited or damaged: --force starts afresh"
+    chunks = manifest["chunks"]
+    done = [c for c in chunks if c.get("status") == "done"]
+    for c in done:
+        problems += chunk_problems(out, manifest, c, sha256=True)
+    writer = writer_pid(out)
+    busy = f"; a cardsim process (pid {writer}) is writing it now" if writer else ""
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return False, (f"{out}: DAMAGED: {problems[0]}{more}{busy}; {fix}")
+    games = sum(chunk_games(c) for c in done)
+    what = f"{len(done):,} of {len(chunks):,} chunks, {games:,} of {int(manifest['games']):,} games"
+    if len(done) < len(chunks) and manifest.get("status") != "complete":
+        what += " (unfinished: complete it with --resume)"
+    elif len(done) < len(chunks):
+        what += f" (stopped early by {manifest.get('stopped_by')})"
+    return True, (
+        f"{out}: ok: {what}; every part matches the manifest (sha256, rows, metadata){busy}"
+    )
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -402,7 +488,7 @@ def is_vacant(path: Path) -> bool:
 def clean_temporaries(out: Path) -> None:
     """Remove temporaries left by crashed writers (call it holding the lock)."""
     for d in (out, *(out / t for t in TABLES)):
-        if d.is_dir():
+        if d.is_dir() and not d.is_symlink():
             for p in d.iterdir():
                 if _is_temp(p.name):
                     with contextlib.suppress(OSError):
@@ -416,7 +502,7 @@ def clear_run(out: Path) -> None:
     clean_temporaries(out)
     for t in TABLES:
         d = out / t
-        if not d.is_dir():
+        if d.is_symlink() or not d.is_dir():  # never through a link (check_tables refuses it)
             continue
         try:
             for p in d.iterdir():
@@ -426,6 +512,26 @@ def clear_run(out: Path) -> None:
                 d.rmdir()
         except OSError as e:
             raise os_error(e, d, "cannot delete the old run's parts in") from None
+
+
+def check_tables(out: Path, doing: str) -> None:
+    """Refuse a run directory whose ``games/`` or ``seats/`` is a symbolic link or not a
+    folder: cardsim writes and deletes parts only inside the run directory, never through a
+    link (``--force`` would delete another run's parts, ``--resume`` overwrite them)."""
+    for t in TABLES:
+        d = Path(out) / t
+        try:
+            if d.is_symlink():
+                target = os.readlink(d)
+                raise CardsimError(
+                    f"{doing}: {d} is a symbolic link (to {target}); cardsim writes and deletes "
+                    f"a run's parts only inside its directory, never through a link: remove the "
+                    f"link (rm {d}; {target} is left as it is) or use another --out"
+                )
+            if d.exists() and not d.is_dir():
+                raise CardsimError(f"{doing}: {d} is not a directory; move it away")
+        except OSError as e:
+            raise os_error(e, d, "cannot use") from None
 
 
 def _pid_alive(pid: int) -> bool:
@@ -458,25 +564,38 @@ class RunLock:
         self.fd, self.path = fd, path
 
     @classmethod
-    def acquire(cls, out: Path) -> RunLock:
+    def acquire(
+        cls, out: Path, kind: str = "run directory", again: str = "use --resume"
+    ) -> RunLock:
+        """Lock ``out`` (``kind``/``again``: how the refusal names it and what to do next)."""
         lock = out / LOCK
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise os_error(e, lock, "cannot lock the run directory:") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = _read_pid(fd)
+        for _ in range(5):  # the lock file may be removed meanwhile (hold_folder): take it anew
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as e:
+                raise os_error(e, lock, f"cannot lock the {kind}:") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                pid = _read_pid(fd)
+                os.close(fd)
+                who = f" (pid {pid})" if pid else ""
+                raise CardsimError(
+                    f"{out} is being written by another cardsim process{who}; one writer per "
+                    f"{kind}: wait for it to finish, or stop it and {again}"
+                ) from None
+            except OSError as e:
+                os.close(fd)
+                raise os_error(e, lock, f"cannot lock the {kind}:") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+            except OSError:
+                same = False
+            if same:
+                break
             os.close(fd)
-            who = f" (pid {pid})" if pid else ""
-            raise CardsimError(
-                f"{out} is being written by another cardsim process{who}; one writer per run "
-                "directory: wait for it to finish, or stop it and use --resume"
-            ) from None
-        except OSError as e:
-            os.close(fd)
-            raise os_error(e, lock, "cannot lock the run directory:") from None
+        else:
+            raise CardsimError(f"cannot lock the {kind} {out}: its lock file keeps changing")
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
@@ -494,6 +613,73 @@ class RunLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+#: Output folders this process holds (resolved path -> [lock, depth]): hold_folder nests.
+_HELD: dict[Path, list] = {}
+
+
+@contextlib.contextmanager
+def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
+    """Hold the exclusive lock on the output folder of ``study``, ``ladder`` or ``tune`` for
+    the whole command: the same ``flock`` on ``DIR/.lock`` as a run directory's writer, so a
+    second writer of any kind is refused before it reads or touches anything there. Nests in
+    one process (``ladder`` runs a study in its folder). A lock file made here is removed at
+    the end, and so is a folder made here and left empty (the command failed before writing)."""
+    out = Path(out)
+    try:
+        if out.exists() and not out.is_dir():
+            raise CardsimError(f"--out {out}: exists and is not a directory")
+        created = not out.exists()
+        out.mkdir(parents=True, exist_ok=True)
+        key = out.resolve()
+    except OSError as e:
+        raise os_error(e, out, "cannot create") from None
+    if key in _HELD:
+        _HELD[key][1] += 1
+        try:
+            yield out
+        finally:
+            _HELD[key][1] -= 1
+        return
+    again = "run the study again" if command == "study" else "run the command again"
+    made = not (out / LOCK).exists()
+    try:
+        lock = RunLock.acquire(out, "output folder", again)
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
+    _HELD[key] = [lock, 1]
+    try:
+        yield out
+    finally:
+        del _HELD[key]
+        with contextlib.suppress(OSError):  # leave the folder as found, but for the results
+            if made:
+                (out / LOCK).unlink()  # still held: a waiting writer takes a fresh lock file
+            if created and not any(out.iterdir()):
+                out.rmdir()
+        lock.release()
+
+
+def holding_out(command: str) -> Callable[[F], F]:
+    """Decorate a command function whose parameter ``out`` is its output folder: the call
+    holds :func:`hold_folder` on it from start to end."""
+
+    def wrap(fn: F) -> F:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def held(*args: Any, **kwargs: Any) -> Any:
+            out = sig.bind(*args, **kwargs).arguments["out"]
+            with hold_folder(out, command):
+                return fn(*args, **kwargs)
+
+        return held  # type: ignore[return-value]
+
+    return wrap
 
 
 def _read_pid(fd: int) -> int | None:

@@ -22,6 +22,7 @@ How a run proceeds (docs/cli.md, "What a run directory guarantees"):
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import queue
 import signal
@@ -37,7 +38,7 @@ import polars as pl
 
 from sim import __version__, rundir
 from sim.errors import CardsimError
-from sim.game import GameEngine, RunConfig
+from sim.game import GameEngine, RunConfig, config_warnings
 from sim.games import get_engine
 from sim.progress import Progress
 from sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
@@ -54,6 +55,8 @@ from sim.rundir import (  # noqa: F401  (re-exported: the runner's public names 
 DEFAULT_CHUNK_SIZE = 20_000
 MAX_CHUNK_SIZE = 5_000_000  # rows of one chunk are held in memory
 MAX_CHUNKS = 1_000_000
+#: ``--scheduler local:N``: at most this many worker processes per core (os.cpu_count()).
+LOCAL_WORKERS_PER_CORE = 2
 #: Seconds of play a sub-chunk aims at (the longest wait for Ctrl-C is one sub-chunk's
 #: bookkeeping, not its play: play runs in a worker thread).
 SUB_CHUNK_SECONDS = 1.0
@@ -178,6 +181,8 @@ def check_directory(
     try:
         if out.exists() and not out.is_dir():
             raise CardsimError(f"--out {out}: exists and is not a directory")
+        if out.is_dir():  # never through a linked games/ or seats/ (docs/cli.md)
+            rundir.check_tables(out, "--force" if force else "--resume" if resume else "--out")
         occupied = out.is_dir() and not rundir.is_vacant(out)
     except OSError as e:
         raise rundir.os_error(e, out, "cannot use") from None
@@ -363,6 +368,13 @@ def check_scheduler(scheduler: str | None) -> None:
         n = scheduler.split(":", 1)[1]
         if not (n.isascii() and n.isdigit()) or int(n) < 1:
             raise CardsimError(f"--scheduler {scheduler}: expected local:N with N >= 1 workers")
+        cores = os.cpu_count() or 1
+        if int(n) > LOCAL_WORKERS_PER_CORE * cores:
+            raise CardsimError(
+                f"--scheduler {scheduler}: at most {LOCAL_WORKERS_PER_CORE * cores} local workers "
+                f"on this machine ({LOCAL_WORKERS_PER_CORE} per core, {cores} cores); more only "
+                "compete for the cores and memory (one worker plays one chunk at a time)"
+            )
     elif "://" not in scheduler and ":" not in scheduler:
         raise CardsimError(
             f"--scheduler {scheduler}: expected local:N or a scheduler address like tcp://host:8786"
@@ -382,8 +394,9 @@ def connect(scheduler: str):
         workers = int(scheduler.split(":", 1)[1])
         try:
             cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                silence_logs=logging.CRITICAL,  # no worker log lines when a stop closes the cluster
+            )  # fmt: skip
         except Exception as e:
             raise CardsimError(f"--scheduler {scheduler}: cannot start the cluster ({e})") from None
         return Client(cluster), cluster
@@ -391,6 +404,38 @@ def connect(scheduler: str):
         return Client(scheduler, timeout=10), None
     except (OSError, TimeoutError, ValueError) as e:
         raise CardsimError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+
+
+#: Set while a LocalCluster starts: its worker processes ignore SIGINT (sim/__init__.py).
+CLUSTER_WORKER_ENV = "CARDSIM_CLUSTER_WORKER"
+
+
+@contextlib.contextmanager
+def _signals_wait_for_cluster():
+    """While a Dask cluster starts, Ctrl-C and SIGTERM wait (a few seconds) and are answered
+    once it exists, so it is closed rather than left half-started (a traceback at exit; a
+    second signal does not wait). The worker processes started now ignore SIGINT: a
+    terminal's Ctrl-C reaches the whole process group, and this process stops them itself."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+
+    def held(signum, frame):
+        got.append(signum)
+        if len(got) > 1:  # pressed again: do not wait for a cluster that may never start
+            raise RunInterrupted("interrupted while the Dask cluster started", got[0])
+
+    old = {s: signal.signal(s, held) for s in (signal.SIGINT, signal.SIGTERM)}
+    os.environ[CLUSTER_WORKER_ENV] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(CLUSTER_WORKER_ENV, None)
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    if got:
+        raise RunInterrupted("terminated" if got[0] == signal.SIGTERM else "interrupted", got[0])
 
 
 def _cluster_results(engine, config, todo, client) -> Iterator:
@@ -579,6 +624,8 @@ def run(
     check_scheduler(scheduler)
     kw = {"resume": resume, "force": force, "extra": extra_manifest, "command": command}
     manifest, mode = check_directory(out, config, chunk_size, **kw)
+    for text in config_warnings(config) if progress else ():  # the game's hook (AT-D1, …)
+        print(f"cardsim: warning: {text}", file=sys.stderr, flush=True)
     if mode == "resume" and _nothing_to_do(out, manifest):
         return RunResult(
             out, manifest, rundir.games_done(manifest), 0.0,
@@ -591,7 +638,8 @@ def run(
         lock = None
         try:
             if scheduler is not None:  # reachable before anything is written
-                client, cluster = connect(scheduler)
+                with _signals_wait_for_cluster():
+                    client, cluster = connect(scheduler)
             compiled = _warm_up(engine, config, _Messages(progress), kernel)
             lock, manifest = _take_directory(out, config, chunk_size, mode, kw)
             unit = unit or ("deals" if config.assignments else "games")  # a comparison: deals

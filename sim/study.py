@@ -19,6 +19,7 @@ from pathlib import Path
 from sim.config import DEFAULT_SEED, check_until_ci
 from sim.errors import CardsimError
 from sim.game import RunConfig
+from sim.rundir import holding_out
 
 SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
@@ -688,6 +689,7 @@ def with_games(study: Study, games: int) -> Study:
     )  # fmt: skip
 
 
+@holding_out("study")  # one writer per study folder (sim/rundir.py)
 def run_study(
     study: Study,
     out: Path | str,

@@ -59,7 +59,8 @@ from analysis.objective import (
 )
 from kernels.options import RuleOption
 from sim.errors import CardsimError
-from sim.game import GameEngine
+from sim.game import GameEngine, config_warnings
+from sim.rundir import LOCK, holding_out
 from sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
@@ -246,6 +247,7 @@ def _holm(p: list[float]) -> list[float]:
     return list(holm(p)) if p else []
 
 
+@holding_out("tune")  # one writer per tune folder (sim/rundir.py)
 def tune(
     game: str,
     objective: str,
@@ -289,19 +291,23 @@ def tune(
     base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
     players = base.players
     out = Path(out)
-    combos, unplayable = [], []
+    combos, unplayable, degenerate = [], [], []
     for combo in itertools.product(*space.values()):
         rules = {n: _text(v) for n, v in zip(space, combo, strict=True)}
         try:  # cross-option checks (e.g. AT-D1: the deck must deal hand_size to every player)
-            build_config(
+            cfg = build_config(
                 engine, games=1, seed=seed, players=players, strategy=strategy, rules=rules
             )
         except CardsimError as e:
             unplayable.append(f"{_rules(rules)}: {e}")
             continue
         combos.append(combo)
+        degenerate += [f"{_rules(rules)}: {w}" for w in config_warnings(cfg)]  # the game's hook
     if not combos:
         raise CardsimError(f"no configuration of --options can be played: {unplayable[0]}")
+    if degenerate and progress:
+        print(f"cardsim tune: warning: {len(degenerate)} of {len(combos)} configurations are "
+              f"degenerate, e.g. {degenerate[0]}", file=sys.stderr, flush=True)  # fmt: skip
     cap = max_configurations or len(combos)
     while cap > 2 and cap * min_games * _rungs(cap, eta) > budget:
         cap -= 1  # every rung must give each configuration at least min_games games
@@ -451,7 +457,7 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
             )
         if have == ident:
             return  # resume: finished rungs are reused, an unfinished one continues
-    elif out.exists() and (not out.is_dir() or any(out.iterdir())):
+    elif out.exists() and (not out.is_dir() or any(p.name != LOCK for p in out.iterdir())):
         # --force replaces only a tune run: never delete or write into anything else
         raise CardsimError(f"--out {out} is not empty and not a tune run; use another --out")
     if force and (out / "configs").is_dir():

@@ -28,7 +28,7 @@ import polars as pl
 from kernels.atlas import driver as _driver
 from kernels.atlas import pimc as _pimc
 from kernels.atlas import rules as _rules
-from kernels.atlas.options import OPTIONS
+from kernels.atlas.options import OPTIONS, deck_size
 from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
 from sim import python_strategies, user_strategies
 from sim.errors import CardsimError
@@ -105,6 +105,20 @@ class AtlasEngine:
         """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
         pimc_id(name)
         return name.replace(" ", "")
+
+    def config_warnings(self, config: RunConfig) -> list[str]:
+        """AT-D1: a deal that leaves under 2 cards per player to draw is legal but degenerate
+        (most rounds end without a winner; docs/RULES-atlas.md). One line each."""
+        values = resolve_rules(config.rules, config.players)
+        n, hand, deck = config.players, int(values["hand_size"]), deck_size(values)
+        stock = deck - hand * n
+        if stock >= 2 * n:
+            return []
+        return [
+            f"hand_size {hand} × {n} players leaves {stock} of the deck's {deck} cards to draw, "
+            f"under 2 per player: expect most rounds to end without a winner (AT-D1, "
+            f"docs/RULES-atlas.md; hand_size {(deck - 2 * n) // n} or less leaves 2 per player)"
+        ]
 
     # -- seats -------------------------------------------------------------------------------
     def seat_ids(self, config: RunConfig, entry: str = "simulate"):
