@@ -11,7 +11,15 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import game_keys, mean_ci, rate_table, summary_from_counts
+from analysis.exprs import (
+    Partwise,
+    game_keys,
+    mean_ci,
+    rate_finish,
+    rate_sums,
+    rate_table,
+    summary_from_counts,
+)
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 #: unit of each table: what one counted row is
@@ -59,8 +67,7 @@ def summary(games: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
-    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
+def _side_more_counts(seats: pl.LazyFrame, kind: str, half: int) -> pl.LazyFrame:
     col = f"{kind}_{half}"
     keys = game_keys(seats)
     teams = seats.group_by(*keys, "team").agg(pl.col(col).sum().alias("c"), pl.col("won").first())
@@ -68,11 +75,25 @@ def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame
         (pl.col("c").max() - pl.col("c").min()).alias("margin"),
         pl.col("won").sort_by("c").last().alias("won"),
     )
-    return rate_table(
+    return rate_sums(
         per_game.filter(pl.col("margin") > 0).with_columns(kind=pl.lit(kind)),
         ["kind"],
         pl.col("won"),
-    ).rename({"k": "wins"})
+    )
+
+
+def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
+    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
+    return side_more_partwise(kind, half).direct(seats, seats)
+
+
+def side_more_partwise(kind: str, half: int = 0) -> Partwise:
+    """:func:`side_more_win` batch by batch: the per-match group-bys hold one batch."""
+    return Partwise(
+        lambda _, seats: _side_more_counts(seats, kind, half),
+        ("kind",),
+        lambda c: rate_finish(c, ["kind"]).rename({"k": "wins"}),
+    )
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
@@ -80,7 +101,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     names = set(run.seats.collect_schema().names())
     for kind in ("bombs", "atoms", "hydrogens"):
         if f"h1_{kind}" in names:
-            out[f"more_{kind}"] = side_more_win(run.seats, kind)
+            out[f"more_{kind}"] = side_more_partwise(kind)
     return out
 
 
