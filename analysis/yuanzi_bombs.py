@@ -17,7 +17,6 @@ from analysis.exprs import (
     mean_ci,
     rate_finish,
     rate_sums,
-    rate_table,
     summary_from_counts,
 )
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
@@ -47,10 +46,24 @@ def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def summary(games: pl.LazyFrame) -> pl.LazyFrame:
     """Per half and kind: mean count per half (with sd) and the share of halves with one."""
-    long = per_half(games)
-    counts = long.group_by("half", "kind", "value").agg(count=pl.len())
+    return SUMMARY.direct(games, games)
+
+
+def _summary_counts(games: pl.LazyFrame, _=None) -> pl.LazyFrame:
+    return per_half(games).group_by("half", "kind", "value").agg(count=pl.len())
+
+
+def _summary_finish(counts: pl.LazyFrame) -> pl.LazyFrame:
+    """The summary from the value counts: means and sd from the histogram, the share of
+    halves with one from the counts of values > 0 (as ``rate_table`` of the rows)."""
     means = summary_from_counts(counts, ["half", "kind"])
-    shares = rate_table(long, ["half", "kind"], pl.col("value") > 0).rename(
+    shares = rate_finish(
+        counts.group_by("half", "kind").agg(
+            n=pl.col("count").sum().cast(pl.Int64),
+            k=pl.col("count").filter(pl.col("value") > 0).sum().cast(pl.Int64),
+        ),
+        ["half", "kind"],
+    ).rename(
         {
             "k": "halves_with",
             "n": "halves",
@@ -65,6 +78,10 @@ def summary(games: pl.LazyFrame) -> pl.LazyFrame:
         .drop("halves")
         .sort("half", "kind")
     )
+
+
+#: :func:`summary` batch by batch of parts: value counts per half and kind, summed.
+SUMMARY = Partwise(_summary_counts, ("half", "kind", "value"), _summary_finish)
 
 
 def _side_more_counts(seats: pl.LazyFrame, kind: str, half: int) -> pl.LazyFrame:
@@ -97,7 +114,7 @@ def side_more_partwise(kind: str, half: int = 0) -> Partwise:
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    out = {"summary": summary(run.games)}
+    out = {"summary": SUMMARY}
     names = set(run.seats.collect_schema().names())
     for kind in ("bombs", "atoms", "hydrogens"):
         if f"h1_{kind}" in names:
