@@ -83,14 +83,16 @@ def _count_batches(monkeypatch) -> list[int]:
     return seen
 
 
-def test_streaming_report_equals_direct(yz_run, tmp_path, monkeypatch):
+@pytest.mark.parametrize("fixture", ["yz_run", "at_run"])
+def test_streaming_report_equals_direct(fixture, request, tmp_path, monkeypatch):
     """A 3-part run in batches of one part: the full report JSON equals the direct one."""
+    run = request.getfixturevalue(fixture)
     monkeypatch.setattr(io, "BATCH_GAMES", 1000)
     seen = _count_batches(monkeypatch)
-    streamed = _json([yz_run], tmp_path / "streamed.json")
+    streamed = _json([run], tmp_path / "streamed.json")
     assert seen and set(seen) == {1000} and len(seen) % 3 == 0  # 3 batches per run read
     monkeypatch.setattr(report, "collect_queries", _direct)
-    direct = _json([yz_run], tmp_path / "direct.json")
+    direct = _json([run], tmp_path / "direct.json")
     assert _differences(streamed, direct) == []
 
 
