@@ -79,21 +79,22 @@ def make_run(matches: int, where: Path, source: Path, chunk: int) -> Path:
     return out
 
 
-def report_once(run: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one `cardsim report` in a new process."""
+def report_once(run: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS in MB, CPU seconds) of one `cardsim report` in a new process."""
     code = (
         "import resource, subprocess, sys, time;"
         "t = time.perf_counter();"
         f"subprocess.run([sys.executable, '-m', 'sim', 'report', {str(run)!r}, "
         f"'--out', {str(run) + '.html'!r}], check=True, capture_output=True);"
         "w = time.perf_counter() - t;"
-        "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
+        "print(w, u.ru_maxrss / 1024, u.ru_utime + u.ru_stime)"
     )
     res = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
-    wall, rss = map(float, res.stdout.split())
-    return wall, rss
+    wall, rss, cpu = map(float, res.stdout.split())
+    return wall, rss, cpu
 
 
 def main() -> None:
@@ -112,12 +113,12 @@ def main() -> None:
     for n in sizes:
         run = make_run(n, where, source, args.chunk)
         res = [report_once(run) for _ in range(args.repeats)]
-        rows.append((n, statistics.median(w for w, _ in res), statistics.median(r for _, r in res)))
+        rows.append((n, *(statistics.median(x[i] for x in res) for i in range(3))))
         print(f"{n:,} matches: {rows[-1][1]:.1f} s, {rows[-1][2]:.0f} MB peak", flush=True)
     base = rows[0]
-    print(f"{'matches':>10} {'wall s':>8} {'peak MB':>8} {'wall ×':>7} {'peak ×':>7}")
-    for n, w, r in rows:
-        print(f"{n:>10,} {w:>8.1f} {r:>8.0f} {w / base[1]:>7.2f} {r / base[2]:>7.2f}")
+    print(f"{'matches':>10} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'wall ×':>7} {'peak ×':>7}")
+    for n, w, r, c in rows:
+        print(f"{n:>10,} {w:>8.1f} {c:>8.1f} {r:>8.0f} {w / base[1]:>7.2f} {r / base[2]:>7.2f}")
 
 
 if __name__ == "__main__":
