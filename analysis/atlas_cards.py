@@ -5,7 +5,14 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots, stats
-from analysis.exprs import clustered_rate_table, length_summary, mean_ci, slope_moments
+from analysis.exprs import (
+    Partwise,
+    clustered_rate_finish,
+    clustered_rate_sums,
+    length_summary,
+    mean_ci,
+    slope_moments,
+)
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 #: unit of each table: what one counted row is
@@ -20,9 +27,21 @@ def dealt_win(seats: pl.LazyFrame, expr: pl.Expr) -> pl.LazyFrame:
     """Seat win rate by the count ``expr`` in its dealt hand. Unit: one seat-round; the seats
     of a round (and the rounds of a game, or the assignments of a deal) are not independent,
     so the intervals are clustered by game."""
-    return clustered_rate_table(
-        seats.with_columns(expr.cast(pl.Int64).alias("dealt")), ["dealt"], pl.col("won"), ["game"]
-    ).rename({"k": "wins"})
+    return dealt_win_partwise(expr).direct(seats, seats)
+
+
+def dealt_win_partwise(expr: pl.Expr) -> Partwise:
+    """:func:`dealt_win` batch by batch of parts (the per-game cluster sums hold a batch)."""
+    return Partwise(
+        lambda _, seats: clustered_rate_sums(
+            seats.with_columns(expr.cast(pl.Int64).alias("dealt")),
+            ["dealt"],
+            pl.col("won"),
+            ["game"],
+        ),
+        ("dealt",),
+        lambda agg: clustered_rate_finish(agg, ["dealt"]).rename({"k": "wins"}),
+    )
 
 
 def dealt_trend(seats: pl.LazyFrame, expr: pl.Expr) -> pl.LazyFrame:
@@ -49,10 +68,11 @@ def melds(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def queries(run) -> dict[str, pl.LazyFrame]:
     return {
-        "atlas": dealt_win(run.seats, pl.col("atlas_dealt")),
-        "actions": dealt_win(run.seats, ACTIONS),
-        "atlas_trend": dealt_trend(run.seats, pl.col("atlas_dealt")),
-        "actions_trend": dealt_trend(run.seats, ACTIONS),
+        # clustered by game: batch by batch of parts (analysis.exprs.Partwise)
+        "atlas": dealt_win_partwise(pl.col("atlas_dealt")),
+        "actions": dealt_win_partwise(ACTIONS),
+        "atlas_trend": Partwise(lambda _, s: dealt_trend(s, pl.col("atlas_dealt"))),
+        "actions_trend": Partwise(lambda _, s: dealt_trend(s, ACTIONS)),
         "melds": melds(run.games),
     }
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
@@ -46,8 +49,44 @@ def with_rate(lf: pl.LazyFrame, k: str = "k", n: str = "n", name: str = "rate") 
 
 def rate_table(lf: pl.LazyFrame, by: list[str], success: pl.Expr) -> pl.LazyFrame:
     """Per group of ``by``: ``n`` rows, ``k`` rows where ``success``, and its rate + interval."""
-    counted = lf.group_by(by).agg(n=pl.len().cast(pl.Int64), k=success.cast(pl.Int64).sum())
+    return rate_finish(rate_sums(lf, by, success), by)
+
+
+def rate_sums(lf: pl.LazyFrame, by: list[str], success: pl.Expr) -> pl.LazyFrame:
+    """The additive part of :func:`rate_table`: ``n`` and ``k`` per group of ``by``."""
+    return lf.group_by(by).agg(n=pl.len().cast(pl.Int64), k=success.cast(pl.Int64).sum())
+
+
+def rate_finish(counted: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """:func:`rate_table` from the (summed) counts of :func:`rate_sums`."""
     return with_rate(counted.select(*by, "k", "n")).sort(by)
+
+
+# --- streaming: queries aggregated batch by batch of parts ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Partwise:
+    """A report query aggregated per batch of parts (``analysis.io.batches``) and combined.
+
+    ``part(games, seats)`` gives additive columns (counts, sums, sums of squares and products,
+    histogram counts) per group of ``keys`` for the rows of one batch; the batches' frames are
+    summed per group (:func:`combine`) and ``finish`` derives the table the section reads.
+    Sums per game, deal or round are exact batch by batch: all rows of a game lie in one chunk.
+    """
+
+    part: Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
+    keys: tuple[str, ...] = ()
+    finish: Callable[[pl.LazyFrame], pl.LazyFrame] = lambda lf: lf
+
+    def direct(self, games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
+        """The same table in one query over ``games`` / ``seats`` (e.g. the whole run)."""
+        return self.finish(combine(self.part(games, seats), self.keys))
+
+
+def combine(lf: pl.LazyFrame, keys: tuple[str, ...] | list[str]) -> pl.LazyFrame:
+    """Sum every column per group of ``keys`` (one row when there are none)."""
+    return lf.group_by(list(keys)).agg(pl.all().sum()) if keys else lf.select(pl.all().sum())
 
 
 def game_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
@@ -136,13 +175,21 @@ def clustered_rate_table(
     ``clusters``; the interval is Wilson on the effective sample ``n / deff``. ``cluster=None``:
     every row is its own cluster (the sums come straight from the rows, no grouping by game:
     memory stays flat)."""
+    return clustered_rate_finish(clustered_rate_sums(lf, by, success, cluster), by)
+
+
+def clustered_rate_sums(
+    lf: pl.LazyFrame, by: list[str], success: pl.Expr, cluster: list[str] | None
+) -> pl.LazyFrame:
+    """The additive part of :func:`clustered_rate_table`: per group of ``by``, ``n``, ``k``,
+    the sums over clusters of ``k_c²``, ``n_c k_c``, ``n_c²`` and the number of clusters."""
     if cluster is None:
         per = lf.select(*by, nc=pl.lit(1.0), kc=success.cast(pl.Float64))
     else:
         per = lf.group_by(*by, *cluster).agg(
             nc=pl.len().cast(pl.Float64), kc=success.cast(pl.Float64).sum()
         )
-    agg = per.group_by(by).agg(
+    return per.group_by(by).agg(
         n=pl.col("nc").sum().cast(pl.Int64),
         k=pl.col("kc").sum().cast(pl.Int64),
         skk=(pl.col("kc") ** 2).sum(),
@@ -150,6 +197,10 @@ def clustered_rate_table(
         snn=(pl.col("nc") ** 2).sum(),
         clusters=pl.len().cast(pl.Int64),
     )
+
+
+def clustered_rate_finish(agg: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
+    """:func:`clustered_rate_table` from the (summed) sums of :func:`clustered_rate_sums`."""
 
     def batch(which: int):
         def f(s: pl.Series) -> pl.Series:

@@ -9,6 +9,7 @@ says so in :attr:`Run.warnings`) and never reads the data itself: the analyses g
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,8 @@ class Run:
     chunks_done: int
     chunks_total: int
     warnings: tuple[str, ...] = field(default=())
+    #: the finished chunks scanned (manifest entries, chunk order): see :func:`batches`
+    chunks: tuple[dict, ...] = field(default=(), repr=False)
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
         from sim.display import html_of
@@ -177,7 +180,50 @@ def open_run(path: Path | str) -> Run:
         chunks_done=len(done),
         chunks_total=len(chunks),
         warnings=tuple(warnings),
+        chunks=tuple(done),
     )
+
+
+#: Games per batch of parts the streaming report aggregates at once (docs/report.md, "How the
+#: report scales"): its peak memory is bounded by a batch, not by the run.
+BATCH_GAMES = 500_000
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Consecutive finished chunks of a run: their scans and game index range ``[lo, hi)``."""
+
+    games: pl.LazyFrame
+    seats: pl.LazyFrame
+    lo: int
+    hi: int
+
+
+def batches(run: Run, max_games: int | None = None) -> Iterator[Batch]:
+    """The run's finished chunks in batches of at most ``max_games`` (default
+    :data:`BATCH_GAMES`) games (at least one chunk each). Every row of a game (its seats, rounds, seat assignments) lies in its chunk, so sums
+    per game, per deal or per round computed batch by batch add up to those of the run."""
+    limit = max_games or BATCH_GAMES
+    group: list[dict] = []
+    total = 0
+
+    def batch() -> Batch:
+        return Batch(
+            pl.scan_parquet([_part(run.path, "games", c["index"]) for c in group]),
+            pl.scan_parquet([_part(run.path, "seats", c["index"]) for c in group]),
+            min(int(c["first"]) for c in group),
+            max(int(c["first"]) + int(c["count"]) for c in group),
+        )
+
+    for c in run.chunks:
+        n = rundir.chunk_games(c)
+        if group and total + n > limit:
+            yield batch()
+            group, total = [], 0
+        group.append(c)
+        total += n
+    if group:
+        yield batch()
 
 
 def open_runs(paths: list[Path] | list[str]) -> list[Run]:

@@ -77,7 +77,8 @@ class LadderMeasure:
 
 
 def _first_excess(run: Run) -> dict:
-    it = RunData("", run, {"seats.position": seats.queries(run)["position"].collect()})
+    pos = seats.queries(run)["position"].direct(run.games, run.seats).collect()
+    it = RunData("", run, {"seats.position": pos})
     r = seats.first_player_row(it)
     return {
         "estimate": r["excess"],

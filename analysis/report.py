@@ -19,8 +19,9 @@ import numpy as np
 import polars as pl
 
 from analysis import duplicate, length, scores, seats, stats, strategy, verdicts
+from analysis.exprs import Partwise, combine
 from analysis.facts import facts, game_modules
-from analysis.io import Run, open_runs, run_labels
+from analysis.io import Run, batches, open_runs, run_labels
 from analysis.model import Finding, RunData, Section, Table, pm
 from sim import __version__
 from sim.errors import CardsimError
@@ -359,47 +360,120 @@ def paired_rate(ya: pl.Expr, yb: pl.Expr, deal: pl.Expr, frame: pl.LazyFrame) ->
 
 def _paired_rate(it: RunData, base: RunData, per_row: Callable) -> dict | None:
     """A headline rate of two runs on the same deals, paired unit by unit (the rows of both
-    runs that count for it: ``per_row()`` gives the indicator and the rows counted)."""
+    runs that count for it: ``per_row()`` gives the indicator and the rows counted). Joined
+    batch by batch of ``it``'s parts (:func:`aligned`), the per-deal sums folded into moments."""
     if not shares_deals(it.run, base.run):
         return None
     keys = [c for c in ("game", "round") if c in it.run.games.collect_schema().names()]
     ind, counted = per_row()
 
-    def side(run: Run, tag: str) -> pl.LazyFrame:
-        return run.games.select(*keys, ind.alias(f"y{tag}"), counted.alias(f"c{tag}"))
+    def side(games: pl.LazyFrame, tag: str) -> pl.LazyFrame:
+        return games.select(*keys, ind.alias(f"y{tag}"), counted.alias(f"c{tag}"))
 
-    j = side(it.run, "a").join(side(base.run, "b"), on=keys).filter(pl.col("ca") & pl.col("cb"))
-    return paired_rate(pl.col("ya"), pl.col("yb"), pl.col("game"), j)
+    frames = (
+        side(a, "a").join(side(b, "b"), on=keys).filter(pl.col("ca") & pl.col("cb"))
+        for a, b in aligned(it.run, base.run)
+    )
+    m = paired_moments(pl.col("ya"), pl.col("yb"), pl.col("game"), frames)
+    return paired_rate_from(m)
+
+
+#: per-deal moments of a paired difference (:func:`paired_moments`)
+PAIRED_MOMENTS = ("g", "n", "s", "ss", "sm", "mm")
+
+
+def paired_moments(ya: pl.Expr, yb: pl.Expr, deal: pl.Expr, frames) -> dict[str, float]:
+    """Sums over deals of ``1, m, s, s², s·m, m²`` (``s`` the deal's summed ``ya − yb``, ``m``
+    its units) over the joined ``frames`` (deals do not straddle frames): what
+    :func:`paired_rate` needs, gathered frame by frame."""
+    tot = dict.fromkeys(PAIRED_MOMENTS, 0.0)
+    for frame in frames:
+        per = (
+            frame.select(deal.alias("_g"), (ya.cast(pl.Float64) - yb.cast(pl.Float64)).alias("_d"))
+            .group_by("_g")
+            .agg(s=pl.col("_d").sum(), m=pl.len().cast(pl.Float64))
+            .select(
+                g=pl.len().cast(pl.Float64),
+                n=pl.col("m").sum(),
+                s=pl.col("s").sum(),
+                ss=(pl.col("s") ** 2).sum(),
+                sm=(pl.col("s") * pl.col("m")).sum(),
+                mm=(pl.col("m") ** 2).sum(),
+            )
+            .collect(engine="streaming")
+            .row(0, named=True)
+        )
+        for k in PAIRED_MOMENTS:
+            tot[k] += float(per[k] or 0.0)
+    return tot
+
+
+def paired_rate_from(m: dict[str, float]) -> dict | None:
+    """:func:`paired_rate` from the moments of :func:`paired_moments`:
+    ``Σ_g (s_g − d̄ m_g)² = Σ s² − 2 d̄ Σ s m + d̄² Σ m²``."""
+    from scipy.stats import norm
+
+    g, n = int(m["g"]), m["n"]
+    if g < 2 or n == 0:
+        return None
+    dbar = m["s"] / n
+    resid2 = max(m["ss"] - 2 * dbar * m["sm"] + dbar * dbar * m["mm"], 0.0)
+    se = float(np.sqrt(g / (g - 1) * resid2) / n)
+    half = float(norm.ppf(0.975) * se)
+    p = float(2 * norm.sf(abs(dbar) / se)) if se > 0 else float(dbar != 0)
+    return {
+        "diff": dbar,
+        "diff_lo": max(dbar - half, -1.0),
+        "diff_hi": min(dbar + half, 1.0),
+        "p": p,
+        "interval": f"paired on {g:,} shared deals (same root seed; se clustered by deal)",
+        "_se": se,
+        "_n": int(n),
+        "_deals": g,
+    }
+
+
+def aligned(a: Run, b: Run):
+    """``(games of a, games of b)`` for the same games, batch by batch of ``a``'s parts: ``b``
+    filtered to the batch's game range (its parts outside are skipped by their statistics), so
+    a join on the game holds one batch, whatever ``b``'s chunk sizes."""
+    for bt in batches(a):
+        yield bt.games, b.games.filter(pl.col("game").is_between(bt.lo, bt.hi, closed="left"))
 
 
 def _paired_first(it: RunData, base: RunData) -> dict | None:
     """The first-player advantage of two runs on the same deals, paired by game: the mean
-    over the games decided in both of ``won_a − won_b`` with a Student-t interval (one
-    streaming aggregation; the deal's luck cancels)."""
+    over the games decided in both of ``won_a − won_b`` with a Student-t interval (joined
+    batch by batch of parts, :func:`aligned`; the deal's luck cancels)."""
     if not shares_deals(it.run, base.run):
         return None
     f = facts(it.run.game)
     keys = [c for c in ("game", "round") if c in it.run.games.collect_schema().names()]
 
-    def side(run: Run, tag: str) -> pl.LazyFrame:
-        return run.games.select(
+    def side(games: pl.LazyFrame, tag: str) -> pl.LazyFrame:
+        return games.select(
             *keys,
             (f.winner_side() == f.first_side()).alias(f"y{tag}"),
             f.winner_side().is_not_null().alias(f"d{tag}"),
         )
 
-    j = (
-        side(it.run, "a")
-        .join(side(base.run, "b"), on=keys)
-        .filter(pl.col("da") & pl.col("db"))
-        .select(d=pl.col("ya").cast(pl.Float64) - pl.col("yb").cast(pl.Float64))
-        .select(n=pl.len(), mean=pl.col("d").mean(), sd=pl.col("d").std())
-        .collect()
-        .row(0, named=True)
-    )
-    n, mean, sd = int(j["n"]), j["mean"], j["sd"]
-    if n < 2 or mean is None or sd is None:
+    n = s1 = s2 = 0.0
+    for a, b in aligned(it.run, base.run):
+        j = (
+            side(a, "a")
+            .join(side(b, "b"), on=keys)
+            .filter(pl.col("da") & pl.col("db"))
+            .select(d=pl.col("ya").cast(pl.Float64) - pl.col("yb").cast(pl.Float64))
+            .select(n=pl.len(), s1=pl.col("d").sum(), s2=(pl.col("d") ** 2).sum())
+            .collect(engine="streaming")
+            .row(0, named=True)
+        )
+        n, s1, s2 = n + j["n"], s1 + (j["s1"] or 0.0), s2 + (j["s2"] or 0.0)
+    n = int(n)
+    if n < 2:
         return None
+    mean = s1 / n
+    sd = float(np.sqrt(max(s2 - n * mean * mean, 0.0) / (n - 1)))
     from scipy.stats import t as student
 
     se = sd / np.sqrt(n)
@@ -434,6 +508,34 @@ def judge(findings: list[tuple[str, Finding]], margins: dict[str, float] | None 
     verdicts.judge(findings, margins)
 
 
+def collect_queries(runs: list[Run], queries: list[pl.LazyFrame | Partwise]) -> list[pl.DataFrame]:
+    """Collect each query (of ``runs[i]``) with the streaming engine; a :class:`Partwise` one
+    batch by batch of its run's parts (:func:`analysis.io.batches`), its sums folded after
+    every batch, so peak memory is bounded by a batch of parts and not by the run."""
+    out: list[pl.DataFrame | None] = [
+        None if isinstance(q, Partwise) else q.collect(engine="streaming") for q in queries
+    ]
+    by_run: dict[int, tuple[Run, list[int]]] = {}
+    for j, q in enumerate(queries):
+        if isinstance(q, Partwise):
+            by_run.setdefault(id(runs[j]), (runs[j], []))[1].append(j)
+    for run, idx in by_run.values():
+        acc: dict[int, pl.DataFrame] = {}
+        for b in batches(run):
+            got = pl.collect_all(
+                [queries[j].part(b.games, b.seats) for j in idx], engine="streaming"
+            )
+            for j, df in zip(idx, got, strict=True):
+                keys = queries[j].keys
+                acc[j] = (
+                    df if j not in acc else combine(pl.concat([acc[j], df]).lazy(), keys).collect()
+                )
+        for j in idx:
+            q = queries[j]
+            out[j] = q.finish(combine(acc[j].lazy(), q.keys)).collect()
+    return out
+
+
 def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) -> Report:
     """Open the runs, run every analysis (one ``collect_all``) and build the sections."""
     runs = open_runs([Path(p) for p in run_dirs])
@@ -446,7 +548,7 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
     warnings = [w for r in runs for w in r.warnings]
     modules = modules_for(game)
     keys: list[tuple[int, str]] = []
-    lazy: list[pl.LazyFrame] = []
+    lazy: list[pl.LazyFrame | Partwise] = []
     for i, r in enumerate(runs):
         for mod in modules:
             try:
@@ -460,8 +562,9 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
                 lazy.append(lf)
     try:
         # one query at a time with the streaming engine: peak memory is that of the largest
-        # query, not of all of them together, and none grows with the run beyond its groups
-        frames = [lf.collect(engine="streaming") for lf in lazy]
+        # query, not of all of them together; queries with per-game group-bys go batch by
+        # batch of parts (Partwise): none grows with the run beyond its groups
+        frames = collect_queries([runs[i] for i, _ in keys], lazy)
     except (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError) as e:
         first = str(e).splitlines()[0]
         raise CardsimError(

@@ -18,7 +18,15 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.exprs import clustered_rate_table, deal_cluster, game_keys, position
+from analysis.exprs import (
+    Partwise,
+    clustered_rate_finish,
+    clustered_rate_sums,
+    clustered_rate_table,
+    deal_cluster,
+    game_keys,
+    position,
+)
 from analysis.facts import facts
 from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix, stack
 
@@ -58,9 +66,18 @@ def win_rates(outcomes: pl.LazyFrame, by: str, cluster: list[str] | None = None)
 
 def queries(run) -> dict[str, pl.LazyFrame]:
     f = facts(run.game)
-    out = side_outcomes(run.games, f.sides(run.players), f)
-    cl = deal_cluster(run.games)
-    return {"side": win_rates(out, "side", cl), "position": win_rates(out, "position", cl)}
+    sides, cl = f.sides(run.players), deal_cluster(run.games)
+
+    def rates(by: str) -> Partwise:  # batch by batch of parts (the cluster sums hold a batch)
+        return Partwise(
+            lambda g, _: clustered_rate_sums(
+                side_outcomes(g, sides, f).filter(pl.col("decided")), [by], pl.col("won"), cl
+            ),
+            (by,),
+            lambda agg: clustered_rate_finish(agg, [by]).rename({"k": "wins"}),
+        )
+
+    return {"side": rates("side"), "position": rates("position")}
 
 
 # --- report section ------------------------------------------------------------------------

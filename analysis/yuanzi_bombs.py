@@ -11,7 +11,14 @@ from __future__ import annotations
 import polars as pl
 
 from analysis import plots
-from analysis.exprs import game_keys, mean_ci, rate_table, summary_from_counts
+from analysis.exprs import (
+    Partwise,
+    game_keys,
+    mean_ci,
+    rate_finish,
+    rate_sums,
+    summary_from_counts,
+)
 from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 #: unit of each table: what one counted row is
@@ -39,10 +46,24 @@ def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def summary(games: pl.LazyFrame) -> pl.LazyFrame:
     """Per half and kind: mean count per half (with sd) and the share of halves with one."""
-    long = per_half(games)
-    counts = long.group_by("half", "kind", "value").agg(count=pl.len())
+    return SUMMARY.direct(games, games)
+
+
+def _summary_counts(games: pl.LazyFrame, _=None) -> pl.LazyFrame:
+    return per_half(games).group_by("half", "kind", "value").agg(count=pl.len())
+
+
+def _summary_finish(counts: pl.LazyFrame) -> pl.LazyFrame:
+    """The summary from the value counts: means and sd from the histogram, the share of
+    halves with one from the counts of values > 0 (as ``rate_table`` of the rows)."""
     means = summary_from_counts(counts, ["half", "kind"])
-    shares = rate_table(long, ["half", "kind"], pl.col("value") > 0).rename(
+    shares = rate_finish(
+        counts.group_by("half", "kind").agg(
+            n=pl.col("count").sum().cast(pl.Int64),
+            k=pl.col("count").filter(pl.col("value") > 0).sum().cast(pl.Int64),
+        ),
+        ["half", "kind"],
+    ).rename(
         {
             "k": "halves_with",
             "n": "halves",
@@ -59,8 +80,11 @@ def summary(games: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
-    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
+#: :func:`summary` batch by batch of parts: value counts per half and kind, summed.
+SUMMARY = Partwise(_summary_counts, ("half", "kind", "value"), _summary_finish)
+
+
+def _side_more_counts(seats: pl.LazyFrame, kind: str, half: int) -> pl.LazyFrame:
     col = f"{kind}_{half}"
     keys = game_keys(seats)
     teams = seats.group_by(*keys, "team").agg(pl.col(col).sum().alias("c"), pl.col("won").first())
@@ -68,19 +92,33 @@ def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame
         (pl.col("c").max() - pl.col("c").min()).alias("margin"),
         pl.col("won").sort_by("c").last().alias("won"),
     )
-    return rate_table(
+    return rate_sums(
         per_game.filter(pl.col("margin") > 0).with_columns(kind=pl.lit(kind)),
         ["kind"],
         pl.col("won"),
-    ).rename({"k": "wins"})
+    )
+
+
+def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
+    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
+    return side_more_partwise(kind, half).direct(seats, seats)
+
+
+def side_more_partwise(kind: str, half: int = 0) -> Partwise:
+    """:func:`side_more_win` batch by batch: the per-match group-bys hold one batch."""
+    return Partwise(
+        lambda _, seats: _side_more_counts(seats, kind, half),
+        ("kind",),
+        lambda c: rate_finish(c, ["kind"]).rename({"k": "wins"}),
+    )
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    out = {"summary": summary(run.games)}
+    out = {"summary": SUMMARY}
     names = set(run.seats.collect_schema().names())
     for kind in ("bombs", "atoms", "hydrogens"):
         if f"h1_{kind}" in names:
-            out[f"more_{kind}"] = side_more_win(run.seats, kind)
+            out[f"more_{kind}"] = side_more_partwise(kind)
     return out
 
 

@@ -17,6 +17,9 @@ from scipy.stats import norm
 
 from analysis import plots, stats
 from analysis.exprs import (
+    Partwise,
+    clustered_rate_finish,
+    clustered_rate_sums,
     clustered_rate_table,
     deal_cluster,
     game_keys,
@@ -183,9 +186,18 @@ def dealt_win(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
     """Team 0's win rate by how many of ``col`` (``h1_dao_cards`` / ``h1_jokers``) it was dealt
     in the first half (team 1 holds the rest). Unit: one match; in a comparison run the matches
     of a deal share the cards, so the intervals are clustered by deal."""
-    return clustered_rate_table(
-        _team0(seats, col), ["dealt"], pl.col("won"), deal_cluster(seats)
-    ).rename({"k": "wins"})
+    return dealt_win_partwise(col).direct(seats, seats)
+
+
+def dealt_win_partwise(col: str) -> Partwise:
+    """:func:`dealt_win` batch by batch: the per-match group-by holds one batch's matches."""
+    return Partwise(
+        lambda _, seats: clustered_rate_sums(
+            _team0(seats, col), ["dealt"], pl.col("won"), deal_cluster(seats)
+        ),
+        ("dealt",),
+        lambda agg: clustered_rate_finish(agg, ["dealt"]).rename({"k": "wins"}),
+    )
 
 
 def dealt_trend(seats: pl.LazyFrame, col: str) -> pl.LazyFrame:
@@ -236,15 +248,31 @@ def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame
 def first_leader_adjusted(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     """Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
     mean 刀 cards of both teams: the advantage with and without the indicator card's effect."""
+    return FIRST_LEADER.direct(games, seats)
+
+
+def _first_leader_sums(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     fr = first_leader_frame(games, seats)
+    means = {"fl_dao": pl.col("fl_dao"), "other_dao": pl.col("other_dao"), "raw": pl.col("y")}
     return slope_moments(fr, pl.col("x"), pl.col("y"), deal_cluster(games)).join(
         fr.select(
-            fl_dao=pl.col("fl_dao").mean(),
-            other_dao=pl.col("other_dao").mean(),
-            raw=pl.col("y").cast(pl.Float64).mean(),
+            *[e.cast(pl.Float64).sum().alias(f"_s_{k}") for k, e in means.items()],
+            *[e.count().alias(f"_n_{k}") for k, e in means.items()],
         ),
         how="cross",
     )
+
+
+def _first_leader_finish(sums: pl.LazyFrame) -> pl.LazyFrame:
+    names = ("fl_dao", "other_dao", "raw")
+    return sums.with_columns(
+        pl.when(pl.col(f"_n_{k}") > 0).then(pl.col(f"_s_{k}") / pl.col(f"_n_{k}")).alias(k)
+        for k in names
+    ).drop(*[f"_{w}_{k}" for w in "sn" for k in names])
+
+
+#: :func:`first_leader_adjusted` batch by batch (the group-by and join hold one batch).
+FIRST_LEADER = Partwise(_first_leader_sums, (), _first_leader_finish)
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
@@ -262,12 +290,13 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         .group_by("seat")
         .agg(k=pl.len().cast(pl.Int64))
         .sort("seat"),
-        "dao_cards": dealt_win(s, "h1_dao_cards"),
-        "jokers": dealt_win(s, "h1_jokers"),
-        "dao_cards_trend": dealt_trend(s, "h1_dao_cards"),
-        "jokers_trend": dealt_trend(s, "h1_jokers"),
+        # per-match group-bys: aggregated batch by batch of parts (analysis.exprs.Partwise)
+        "dao_cards": dealt_win_partwise("h1_dao_cards"),
+        "jokers": dealt_win_partwise("h1_jokers"),
+        "dao_cards_trend": Partwise(lambda _, s: dealt_trend(s, "h1_dao_cards")),
+        "jokers_trend": Partwise(lambda _, s: dealt_trend(s, "h1_jokers")),
         "hand41": hand41_upstream(s),
-        "first_leader_adjusted": first_leader_adjusted(run.games, run.seats),
+        "first_leader_adjusted": FIRST_LEADER,
     }
 
 
