@@ -346,8 +346,10 @@ def test_13_run_study_and_tune_warn_of_a_thin_stock(tmp_path, capsys):
     base = ["run", "atlas", "--players", "10", "--games", "20", "--threads", "1"]
     code, _, err = cardsim(capsys, *base, "--rule", "hand_size=19", "--out", tmp_path / "a")
     assert code == 0 and sum(warning in ln for ln in err.splitlines()) == 1, err
-    code, _, err = cardsim(capsys, *base, "--rule", "hand_size=18", "--out", tmp_path / "b")
-    assert code == 0 and "warning" not in err, err  # 24 cards for 10 players: no warning
+    code, _, err = cardsim(capsys, *base, "--rule", "hand_size=14", "--out", tmp_path / "b")
+    assert code == 0 and "warning" not in err, err  # 64 cards for 10 players: no warning
+    code, _, err = cardsim(capsys, *base, "--rule", "hand_size=15", "--out", tmp_path / "c")
+    assert code == 0 and "under 6 per player" in err, err  # 54 cards: 5.4 each (AT-D1 table)
     study = tmp_path / "s.toml"
     study.write_text('[[scenario]]\nname = "thin"\ngame = "atlas"\nplayers = 10\ngames = 300\n'
                      'rules = { hand_size = 19 }\n')  # fmt: skip
