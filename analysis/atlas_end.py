@@ -183,7 +183,11 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
         )
     )
     for it in items:
-        s = mean_ci(it.get(f"{KEY}.summary")).row(0, named=True)
+        summary = mean_ci(it.get(f"{KEY}.summary"))
+        if summary.height == 0:  # no round had a winner (AT-D1 hand sizes near the deck's share)
+            sec.notes.append(f"{prefix(items, it)}no round had a winner: nobody scored.")
+            continue
+        s = summary.row(0, named=True)
         sec.findings.append(
             Finding(
                 f"{prefix(items, it)}A round winner receives {fmt_num(s['mean'], 1)} points on "

@@ -88,7 +88,12 @@ def first_player_row(it: RunData) -> dict:
     and the p-value of "no excess" (one dict, also used by the comparison of runs)."""
     f = facts(it.run.game)
     fair = f.fair_share(it.run.players)
-    r = it.get(f"{KEY}.position").filter(pl.col("position") == 0).row(0, named=True)
+    pos = it.get(f"{KEY}.position").filter(pl.col("position") == 0)
+    if pos.height == 0:  # no game had a winner (e.g. AT-D1 hand sizes near the deck's share)
+        nan = float("nan")
+        keys = ("rate", "rate_lo", "rate_hi", "excess", "excess_lo", "excess_hi", "se", "deff", "p")
+        return {"wins": 0, "n": 0, "fair_share": fair, **dict.fromkeys(keys, nan)}
+    r = pos.row(0, named=True)
     d, lo, hi, p = stats.clustered_diff_from(r["wins"], r["n"], fair, r["var"], r["deff"])
     return {
         "wins": r["wins"],
@@ -129,6 +134,11 @@ def section(items: list[RunData]) -> Section:
     for it in items:
         pre = prefix(items, it)
         fp = first_player_row(it)
+        if fp["n"] == 0:
+            sec.notes.append(
+                f"{pre}no {unit} had a winner: there is no seat or position advantage to measure."
+            )
+            continue
         rows.append({"run": it.label, "what": f.first_player_label, **fp})
         side = it.get(f"{KEY}.side")
         chi = stats.chi2_gof(side["wins"].to_numpy())
@@ -157,6 +167,8 @@ def section(items: list[RunData]) -> Section:
                 answer=True,
             )
         )
+    if not rows:
+        return sec
     first = pl.DataFrame(rows).drop("se", "deff")
     if len(items) == 1:
         first = first.drop("run")
