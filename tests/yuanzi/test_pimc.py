@@ -244,7 +244,13 @@ def test_objective_is_the_match_result_in_force(options):
         for team in (0, 1):
             expect = 1000 * (w if team == winner else -w) + h1[team]
             assert pimc.objective(st, team, rules) == expect, (h0, h1, up0, team)
-    # first half: 双夹 as the driver's _match_result decides it, else the half on points
+    # first half: 南北 out first and second, 东西 scored 50 -> 双夹 below a threshold over 50
+    st = _end_state(0, (250, 50), [0, 2, 1])
+    t = int(rules[S.R_SHUANGJIA_THRESHOLD])
+    stake = sj_pts if t > 50 else w
+    assert pimc.objective(st, 0, rules) == 1000 * stake + 250
+    assert pimc.objective(st, 1, rules) == -1000 * stake + 50
+    # and everywhere: 双夹 as the driver's _match_result decides it, else the half on points
     for pts, outs, one_two in [
         ((300, 0), [0, 2], True),
         ((0, 300), [3, 1], True),
