@@ -14,13 +14,27 @@ At a decision with a choice the strategy
    gain of more than ``z`` standard errors (few samples are noisy: without this test a search
    of 8 samples chose worse than greedy); among those, the largest mean gain.
 
-Objective of the deciding team (YZ-25, YZ-26), ``1000 * result + team points`` of the half
-(points break ties between equal results): ``result`` is +S / −S for a first-half 双夹 won /
-lost, otherwise +W / −W / 0 for the half won / lost / drawn on points (more than 150 of 300);
-S and W are the match scores in force (YZ-D3, YZ-D2: by default 2 and 1), and the 双夹 test
-uses the threshold in force (YZ-D1, by default 60).
-The mean of ``result`` over the samples is the expected match score when the halves are even;
-the first half's score is not in the public state (YZ-28 as revised will show it).
+Objective of the deciding team: ``1000 * result + team points`` of the half, ``result`` in the
+match scores in force read from the rule array (YZ-D2 ``match_points_win`` = W, YZ-D3
+``match_points_shuangjia`` = S; by default 1 and 2), the same values the state carries at
+``ST_RULES``:
+
+* second half — the match result in force (YZ-26): +W / −W as the team's total over both halves
+  beats / trails the other team's, a 300 : 300 tie to the team of the first-half 上游. The first
+  half's score and 上游 are public (YZ-28: the ``ST_H0_*`` match block of the state), so a team
+  that leads on the first half plays to keep the match, not to win the half (a team 240 : 60 up
+  wins 340 : 260 with 100 of the second half's 300 points);
+* first half — +S / −S for a 双夹 won / lost (YZ-25, as the driver's ``_match_result``: the
+  threshold in force, YZ-D1 ``shuangjia_threshold``, by default 60); otherwise +W / −W / 0 for
+  the half won / lost / drawn on points (more than 150 of 300). YZ-25 ends the match at a 双夹;
+  otherwise YZ-26 decides it on the total of both halves, and the second half's deal is unknown
+  (YZ-05) and starts level, so the first half's margin is all that carries over: the half won on
+  points stands in for the match won.
+
+Points break ties between equal results. Results are whole multiples of 1000 and a half's
+points lie in 0..300, so the result always dominates; within one result, more of the half's
+points is more of the match margin too (the first half's points are fixed in the second half).
+The mean over the samples is then the expected match score (first half: with the halves even).
 
 Its randomness is the strategy stream it is given (stream 2 of (root seed, game index)), so a
 run stays reproducible and independent of threads and chunks.
@@ -59,6 +73,8 @@ from kernels.yuanzi.state import (
     ST_COUNT,
     ST_DAO,
     ST_FINISH,
+    ST_H0_TEAM_PTS,
+    ST_H0_UPSTREAM,
     ST_HALF,
     ST_ONE_TWO,
     ST_OUT,
@@ -134,9 +150,27 @@ def objective(st, team, rules):
     """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
     pts = st[ST_TEAM_PTS + team]
     win = rules[R_MATCH_POINTS_WIN]  # YZ-D2
-    won = win if pts > 150 else (-win if pts < 150 else 0)  # the half won / lost on points
     if st[ST_HALF] == 1:
+        # YZ-26: the match result in force, on both halves (the first is public, YZ-28)
+        h0 = st[ST_H0_TEAM_PTS + team]
+        if h0 < 0:  # no first-half result in the state (never in a match): the half alone
+            h0 = 0
+            o0 = 0
+            up0 = -1
+        else:
+            o0 = st[ST_H0_TEAM_PTS + 1 - team]
+            up0 = st[ST_H0_UPSTREAM]
+        margin = h0 + pts - o0 - st[ST_TEAM_PTS + 1 - team]
+        if margin > 0:
+            won = win
+        elif margin < 0:
+            won = -win
+        elif up0 >= 0:  # 300 : 300: the team of the first-half 上游 wins
+            won = win if up0 % 2 == team else -win
+        else:
+            won = 0
         return 1000 * won + pts
+    won = win if pts > 150 else (-win if pts < 150 else 0)  # the half won / lost on points
     # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
     up_team = st[ST_OUT] % 2
     if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out

@@ -10,8 +10,9 @@ import pytest
 from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from kernels.yuanzi import driver as drv
 from kernels.yuanzi import pimc
-from kernels.yuanzi.encoding import N_CARDS, N_TYPES
-from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck
+from kernels.yuanzi import state as S
+from kernels.yuanzi.encoding import COPIES, N_CARDS, N_TYPES, TRIPLE, pack_move, parse_card
+from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
 from kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
 from sim.compare import DuplicateEngine, build_compare_config
 from sim.config import build_config
@@ -185,3 +186,140 @@ def test_rollout_replays_the_driver():
             rbuf = np.zeros(MAX_MOVES, np.int32)
             pimc.rollout(h, pl_, s, rules, rbuf, rng, pimc.ROLLOUT_GREEDY)
             assert (list(s[ST_OUT : ST_OUT + 4]), list(s[ST_POINTS : ST_POINTS + 4])) == final
+
+
+# --- the objective: the match result in force (YZ-25, YZ-26, YZ-D1..D3) ----------------------
+
+
+def _end_state(half, pts, outs, one_two=False, h0=None, up0=-1):
+    """A finished half's public state: team points, the seats out in order, the first half's
+    result in the match block (YZ-28) when ``h0`` is given."""
+    st = np.zeros(N_ST, np.int64)
+    st[S.ST_HALF] = half
+    st[S.ST_DONE] = 1
+    st[S.ST_TEAM_PTS : S.ST_TEAM_PTS + 2] = pts
+    st[S.ST_NOUT] = len(outs)
+    st[S.ST_FINISH : S.ST_FINISH + 4] = 4
+    for i, s in enumerate(outs):
+        st[S.ST_OUT + i] = s
+        st[S.ST_FINISH + s] = i + 1
+    st[S.ST_ONE_TWO] = 1 if one_two else 0
+    st[S.ST_MATCH : S.ST_RULES] = -1
+    if h0 is not None:
+        st[S.ST_H0_TEAM_PTS : S.ST_H0_TEAM_PTS + 2] = h0
+        st[S.ST_H0_UPSTREAM] = up0
+    return st
+
+
+MATCH_SETTINGS = [
+    {"match_points_win": w, "match_points_shuangjia": s, "shuangjia_threshold": t}
+    for w, s, t in [(1, 2, 60), (1, 1, 0), (3, 2, 150), (10, 10, 300), (2, 5, 60), (5, 1, 95)]
+]
+
+
+@pytest.mark.parametrize("options", MATCH_SETTINGS + [{"shuangjia": "upstream_team"}])
+def test_objective_is_the_match_result_in_force(options):
+    """Second half: ``1000 × match result + the half's points``, the result on both halves
+    (YZ-26; a 300 : 300 tie to the first-half 上游's team) in the match points in force (YZ-D2).
+    First half: the 双夹 stake (YZ-25, YZ-D1, YZ-D3) as the driver settles it, else the half
+    won / lost / drawn on points × YZ-D2."""
+    rules = rules_array(options)
+    w = int(rules[S.R_MATCH_POINTS_WIN])
+    sj_pts = int(rules[S.R_MATCH_POINTS_SHUANGJIA])
+    # the issue's example: 240 : 60, then 100 : 200 -> team 0 wins the match 340 : 260
+    st = _end_state(1, (100, 200), [1, 0, 3], h0=(240, 60), up0=2)
+    assert pimc.objective(st, 0, rules) == 1000 * w + 100
+    assert pimc.objective(st, 1, rules) == -1000 * w + 200
+    for h0, h1, up0 in [
+        ((240, 60), (100, 200), 1),
+        ((150, 150), (200, 100), 0),
+        ((100, 200), (160, 140), 0),  # second half won, match lost 260 : 340
+        ((140, 160), (160, 140), 0),  # 300 : 300, the first-half 上游 (seat 0) decides
+        ((140, 160), (160, 140), 3),
+        ((60, 240), (300, 0), 1),  # a second-half 1-2 finish is no 双夹 (YZ-25: first half only)
+    ]:
+        st = _end_state(1, h1, [2, 1, 0], one_two=False, h0=h0, up0=up0)
+        t0, t1 = h0[0] + h1[0], h0[1] + h1[1]
+        winner = up0 % 2 if t0 == t1 else (0 if t0 > t1 else 1)
+        for team in (0, 1):
+            expect = 1000 * (w if team == winner else -w) + h1[team]
+            assert pimc.objective(st, team, rules) == expect, (h0, h1, up0, team)
+    # first half: 南北 out first and second, 东西 scored 50 -> 双夹 below a threshold over 50
+    st = _end_state(0, (250, 50), [0, 2, 1])
+    t = int(rules[S.R_SHUANGJIA_THRESHOLD])
+    stake = sj_pts if t > 50 else w
+    assert pimc.objective(st, 0, rules) == 1000 * stake + 250
+    assert pimc.objective(st, 1, rules) == -1000 * stake + 50
+    # and everywhere: 双夹 as the driver's _match_result decides it, else the half on points
+    for pts, outs, one_two in [
+        ((300, 0), [0, 2], True),
+        ((0, 300), [3, 1], True),
+        ((250, 50), [0, 2, 1], False),
+        ((205, 95), [1, 0, 2], False),
+        ((150, 150), [0, 1, 2], False),
+        ((100, 200), [2, 3, 1], False),
+        ((5, 295), [3, 0, 1], False),
+        ((45, 255), [0, 1, 3], False),
+    ]:
+        st = _end_state(0, pts, outs, one_two=one_two)
+        sj, winner = drv._match_result(st, rules)
+        for team in (0, 1):
+            p = pts[team]
+            if sj:
+                expect = 1000 * (sj_pts if team == winner else -sj_pts) + p
+            else:
+                expect = 1000 * (w if p > 150 else -w if p < 150 else 0) + p
+            assert pimc.objective(st, team, rules) == expect, (pts, outs, team)
+
+
+def _position(hands, captured, outs, actor, dao, h0, up0, rules):
+    """A second-half position with ``actor`` to lead: the cards not in a hand are played (spread
+    over the seats), the first half's result (YZ-28) and the rules are in the public state."""
+    h = np.zeros((4, N_TYPES), np.uint8)
+    for s, cards in enumerate(hands):
+        for c in cards:
+            h[s, parse_card(c)] += 1
+    played = np.zeros((4, N_TYPES), np.uint8)
+    for t, k in enumerate(COPIES - h.sum(0)):
+        for j in range(int(k)):
+            played[(t + j) % 4, t] += 1
+    st = np.zeros(N_ST, np.int64)
+    st[S.ST_HALF] = 1
+    st[S.ST_DAO] = dao
+    st[S.ST_ACTOR] = st[S.ST_LEADER] = st[S.ST_LAST] = actor
+    st[S.ST_TOP_SEAT] = -1
+    st[S.ST_TRICKS] = 12
+    st[S.ST_COUNT : S.ST_COUNT + 4] = h.sum(1)
+    st[S.ST_CAPT : S.ST_CAPT + 4] = captured
+    st[S.ST_FINISH : S.ST_FINISH + 4] = 4
+    st[S.ST_NOUT] = len(outs)
+    for i, s in enumerate(outs):
+        st[S.ST_OUT + i] = s
+    st[S.ST_MATCH : S.ST_RULES] = -1
+    st[S.ST_H0_TEAM_PTS : S.ST_H0_TEAM_PTS + 2] = h0
+    st[S.ST_H0_UPSTREAM] = up0
+    st[S.ST_H0_NOUT] = 3
+    st[S.ST_RULES :] = rules
+    return h, played, st
+
+
+def test_pimc_plays_safe_with_a_first_half_lead():
+    """Team 0 leads the match 240 : 60 on the first half (YZ-28: public); second half, 西 is out
+    (上游), 北 leads holding 3H AD AD AC, 东 holds 2 cards, 南 4. Any second-half score of team 0
+    over 60 wins the match. Leading the single 3H (greedy's pick) lets 东 go out in about half
+    the deals — a 1-2 finish, 0 : 300, the match lost 240 : 360; leading the triple AD AD AC
+    never loses it (145 : 155 or 195 : 105), though it scores fewer half points on average.
+    pimc plays the triple; scored on the half alone (the old objective), it kept the 3H."""
+    rules = rules_array()
+    hands = (["3H", "AD", "AD", "AC"], ["4H", "SJ"], ["8H", "JH", "QS", "KD"], [])
+    h, played, st = _position(hands, (145, 55, 40, 50), [3], 0, 11, (240, 60), 2, rules)
+    legal = np.zeros(pimc.BUF_SIZE, np.int32)
+    n = legal_moves(h, st, rules, legal)
+    triple = pack_move(TRIPLE, parse_card("AD") // 4, 3, 0, 0)
+    assert triple in legal[:n]
+    sid = pimc_id("pimc")
+    for g in range(6):
+        rng = np.empty(4, np.uint64)
+        seed_stream(rng, 23, g, STREAM_STRATEGY)
+        idx = pimc.choose_pimc(sid, h[0], played, st, rules, legal, n, rng)
+        assert legal[idx] == triple, (g, int(legal[idx]))
