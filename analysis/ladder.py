@@ -684,7 +684,7 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
             note="lowest, highest: the measure at the lowest- and the highest-rated level "
             "(% / points for shares, the mean otherwise: scale column); change: the fitted "
             "change from the lowest- to the highest-rated level (slope × the rating span), "
-            "paired by deal; independent: the same fit with the levels taken as independent; "
+            "paired by deal (95 % CI); independent: its 95 % CI with the levels taken as independent; "
             "var. ratio: the slope's variance paired ÷ independent (below 1: what playing the "
             "same deals at every level saves); p: Holm-adjusted. The report's JSON keeps the "
             "slope, the dispersion, the margin and the unadjusted p-values.",
@@ -722,10 +722,19 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
 
 def _trend_display(trends: pl.DataFrame, drop_group: list[str]) -> pl.DataFrame:
     """The trends table as shown: a few narrow columns (measure, the two ends, the paired
-    change, the unpaired one, the variance ratio, Holm p, verdict), so that it fits a 1280 px
-    page; the JSON keeps every column."""
+    change, the interval with the levels independent, the variance ratio, Holm p, verdict), so
+    that it fits a 1280 px page; the JSON keeps every column."""
     share = (trends["kind"] != "mean").to_numpy()
     f = pl.Series(np.where(share, 100.0, 1.0))
+    indep = [
+        f"[{lo * k:.2f}, {hi * k:.2f}]" if math.isfinite(lo) and math.isfinite(hi) else "–"
+        for lo, hi, k in zip(
+            trends["change_unpaired_lo"].fill_null(float("nan")),
+            trends["change_unpaired_hi"].fill_null(float("nan")),
+            f,
+            strict=True,
+        )
+    ]
     return trends.select(
         *[c for c in ("group",) if c not in drop_group],
         "measure",
@@ -734,18 +743,12 @@ def _trend_display(trends: pl.DataFrame, drop_group: list[str]) -> pl.DataFrame:
         pl.col("change").mul(f),
         pl.col("change_lo").mul(f),
         pl.col("change_hi").mul(f),
-        pl.col("change_unpaired_lo").mul(f).alias("independent_lo"),
-        pl.col("change_unpaired_hi").mul(f).alias("independent_hi"),
-        pl.col("change").mul(f).alias("independent"),
+        pl.Series("independent", indep, dtype=pl.String),
         pl.col("variance_ratio").alias("var. ratio"),
         pl.col("p_holm").alias("p"),
         "verdict",
         pl.Series("scale", np.where(share, "%/pts", "mean"), dtype=pl.String),
-    ).select(
-        *[c for c in ("group",) if c not in drop_group], "measure", "lowest", "highest",
-        "change", "change_lo", "change_hi", "independent", "independent_lo", "independent_hi",
-        "var. ratio", "p", "verdict", "scale",
-    )  # fmt: skip
+    )
 
 
 def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.DataFrame:
