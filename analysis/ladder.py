@@ -767,25 +767,31 @@ def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.Dat
     )
 
 
-def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str]:
+def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str, bool]:
     """The levels ordered by their rating (lowest first; the given order where ratings are
     missing or tie) and a sentence naming every pair given in the wrong order — a level listed
     before another but rated above it — with the rating difference and whether that is clear
     (its 95 % interval excludes 0) or within noise. The interval of a difference takes the two
     ratings as independent (their covariance is not kept), which is conservative for "clear";
-    against the reference level (rating 0 by definition) it is exact. ``""`` when in order."""
+    against the reference level (rating 0 by definition) it is exact. ``""`` when in order.
+    The flag: whether the levels could be ordered by rating (all rated, finite)."""
     if ratings is None or ratings.height == 0 or "rating" not in ratings.columns:
-        return list(levels), ""
+        return list(levels), "", False
     r = {row["level"]: row for row in ratings.iter_rows(named=True)}
     rating = {lv: r.get(lv, {}).get("rating") for lv in levels}
     if not all(v is not None and math.isfinite(v) for v in rating.values()):
-        return list(levels), ""
+        return list(levels), "", False
     ordered = sorted(levels, key=lambda lv: rating[lv])  # stable: ties keep the given order
     z = ss.norm.ppf(0.975)
     parts = []
     for i, a in enumerate(levels):
         for b in levels[i + 1 :]:
-            if rating[a] > rating[b]:
+            if rating[a] > rating[b] and max(abs(rating[a]), abs(rating[b])) > SEPARATION:
+                parts.append(
+                    f"{b} rated below {a} — clearly weaker (the ratings separate: no finite "
+                    "rating, one level won almost every game)"
+                )
+            elif rating[a] > rating[b]:
                 d = rating[b] - rating[a]
                 se_a, se_b = (float(r[lv].get("se") or 0.0) for lv in (a, b))
                 se = math.sqrt(se_a**2 + se_b**2)
@@ -796,13 +802,13 @@ def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[
                     + ("— clearly weaker" if clear else "— within noise")
                 )
     if not parts:
-        return ordered, ""
+        return ordered, "", True
     text = (
         "The levels are not in the order given: "
         + "; ".join(parts)
         + f". The trend runs by rating: {' → '.join(ordered)}."
     )
-    return ordered, text
+    return ordered, text, True
 
 
 def answer_line(
@@ -816,7 +822,7 @@ def answer_line(
     given order, :func:`out_of_order`), the measures under each verdict — the change across
     the ladder of the skill-dependent ones, the games per level the unsettled ones need."""
     pre = f"{group}: " if group else ""
-    levels, disorder = out_of_order(levels, ratings)
+    levels, disorder, rated = out_of_order(levels, ratings)
     stable, trend, unsure = [], [], []
     need = 0.0
     unit = "games"
@@ -834,7 +840,8 @@ def answer_line(
             unsure.append(r["measure"])
             if f.needed is not None and math.isfinite(f.needed) and f.needed > need:
                 need, unit = f.needed, plural(r["unit"])
-    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)}, by rating)?"
+    by = ", by rating" if rated else ", as given (no ratings)"
+    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)}{by})?"
     if disorder:
         text += f" {disorder}"
     if stable:

@@ -98,13 +98,21 @@ def test_levels_out_of_order_are_named_with_clear_or_noise():
             "se": [0.2, 0.0, 0.066],
         }
     )
-    order, text = out_of_order(["random", "greedy", "pimc:samples=2"], r)
+    order, text, rated = out_of_order(["random", "greedy", "pimc:samples=2"], r)
+    assert rated
     assert order == ["random", "pimc:samples=2", "greedy"]
     assert "not in the order given" in text and "pimc:samples=2 rated -0.10" in text
     assert "within noise" in text and "clearly" not in text
-    order, text = out_of_order(["greedy", "random"], r)
+    order, text, _ = out_of_order(["greedy", "random"], r)
     assert order == ["random", "greedy"] and "random rated -2.00" in text and "clearly" in text
-    assert out_of_order(["random", "greedy"], r) == (["random", "greedy"], "")
+    assert out_of_order(["random", "greedy"], r) == (["random", "greedy"], "", True)
+    apart = r.with_columns(
+        pl.Series("rating", [-25.0, 0.0, -0.1]), pl.Series("se", [900.0, 0, 0.1])
+    )
+    order, text, _ = out_of_order(["greedy", "random"], apart)
+    assert order == ["random", "greedy"] and "clearly weaker (the ratings separate" in text
+    unrated = r.with_columns(pl.lit(float("nan")).alias("rating"))
+    assert out_of_order(["greedy", "random"], unrated) == (["greedy", "random"], "", False)
 
 
 # --- a real small ladder, levels given out of order -------------------------------------------
