@@ -171,12 +171,15 @@ def _mean(value: Callable) -> Callable[[Run], dict]:
     return read
 
 
-def influence(lf: pl.LazyFrame, value: pl.Expr) -> pl.DataFrame:
+def influence(lf: pl.LazyFrame, value: pl.Expr) -> pl.DataFrame | None:
     """Each deal's (``game``'s) contribution to a mean of ``value`` over rows (nulls left out):
     ``psi = (Σ y − mean · n_rows) / N`` per deal, so that ``G / (G − 1) · Σ psi²`` is the
     deal-clustered (CR1) variance of the mean. Every level plays the same deals (one root
     seed), so ``Σ psi_l · psi_m`` over the deals is the covariance of two levels' means — the
-    pairing of the ladder's trend (:func:`level_covariance`)."""
+    pairing of the ladder's trend (:func:`level_covariance`). None without a ``game`` column
+    (the measure then stays unpaired)."""
+    if "game" not in lf.collect_schema().names():
+        return None
     per = (
         lf.select("game", value.cast(pl.Float64).alias("y"))
         .drop_nulls("y")
