@@ -806,11 +806,7 @@ def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[
                 )
     if not parts:
         return ordered, "", True
-    text = (
-        "The levels are not in the order given: "
-        + "; ".join(parts)
-        + f". The trend runs by rating: {' → '.join(ordered)}."
-    )
+    text = "The levels are not in the order given: " + "; ".join(parts) + "."
     return ordered, text, True
 
 
