@@ -28,8 +28,15 @@ Verdicts, in the semantics of docs/report.md ("Verdicts"), Holm over the ladder'
 
 Where the rating model separates (one level wins almost every game, |rating| > 8: no finite
 rating), the levels are placed at their rank on the ladder (0, 1, 2, …, ordered by rating)
-instead, and a note says so. The levels share deals, so their values are positively correlated;
-treating them as independent makes the slope's interval wider, not narrower (conservative).
+instead, and a note says so.
+
+Every level plays the same deals (one root seed), so the levels' values are paired by deal:
+each level's per-deal contributions (:func:`influence`) give their covariance
+(:func:`level_covariance`), and the slope's error is the sandwich of the same weighted fit,
+clustered by deal (:func:`paired_trend`). The unpaired fit (levels independent, conservative)
+is kept beside it, with the variance ratio (what the pairing saves). The per-card effects of
+刀 cards and jokers are slopes, not means: they stay unpaired. The Answers line orders the
+levels by rating and names any given out of order (:func:`out_of_order`).
 """
 
 from __future__ import annotations
@@ -80,12 +87,17 @@ def _first_excess(run: Run) -> dict:
     pos = seats.queries(run)["position"].direct(run.games, run.seats).collect()
     it = RunData("", run, {"seats.position": pos})
     r = seats.first_player_row(it)
+    f = facts_of(run.game)
+    first = seats.side_outcomes(run.games, f.sides(run.players), f).filter(
+        pl.col("decided") & (pl.col("position") == 0)
+    )
     return {
         "estimate": r["excess"],
         "se": r["se"],
         "lo": r["excess_lo"],
         "hi": r["excess_hi"],
         "n": int(r["n"]),
+        "psi": influence(first, pl.col("won")),  # the excess is the rate minus a constant
     }
 
 
@@ -107,6 +119,7 @@ def _rate(value: Callable) -> Callable[[Run], dict]:
             "lo": r["rate_lo"],
             "hi": r["rate_hi"],
             "n": int(r["n"]),
+            "psi": influence(run.games, value(f).fill_null(False)),
         }
 
     return read
@@ -153,9 +166,51 @@ def clustered_mean(lf: pl.LazyFrame, value: pl.Expr, cluster: list[str] | None) 
 def _mean(value: Callable) -> Callable[[Run], dict]:
     def read(run: Run) -> dict:
         f = facts_of(run.game)
-        return clustered_mean(run.games, value(f), deal_cluster(run.games))
+        out = clustered_mean(run.games, value(f), deal_cluster(run.games))
+        return {**out, "psi": influence(run.games, value(f))}
 
     return read
+
+
+def influence(lf: pl.LazyFrame, value: pl.Expr) -> pl.DataFrame | None:
+    """Each deal's (``game``'s) contribution to a mean of ``value`` over rows (nulls left out):
+    ``psi = (Σ y − mean · n_rows) / N`` per deal, so that ``G / (G − 1) · Σ psi²`` is the
+    deal-clustered (CR1) variance of the mean. Every level plays the same deals (one root
+    seed), so ``Σ psi_l · psi_m`` over the deals is the covariance of two levels' means — the
+    pairing of the ladder's trend (:func:`level_covariance`). None without a ``game`` column
+    (the measure then stays unpaired)."""
+    if "game" not in lf.collect_schema().names():
+        return None
+    per = (
+        lf.select("game", value.cast(pl.Float64).alias("y"))
+        .drop_nulls("y")
+        .group_by("game")
+        .agg(nc=pl.len().cast(pl.Float64), yc=pl.col("y").sum())
+        .collect()
+    )
+    n = float(per["nc"].sum()) if per.height else 0.0
+    if n == 0:
+        return pl.DataFrame({"game": [], "psi": []}, schema={"game": pl.Int64, "psi": pl.Float64})
+    mean = float(per["yc"].sum()) / n
+    return per.select(
+        pl.col("game").cast(pl.Int64), ((pl.col("yc") - mean * pl.col("nc")) / n).alias("psi")
+    )
+
+
+def level_covariance(psis: list[pl.DataFrame]) -> np.ndarray:
+    """The covariance matrix of the levels' estimates from their per-deal contributions
+    (:func:`influence`), paired by deal: ``Σ_lm = G / (G − 1) · Σ_d psi_ld · psi_md`` (a deal
+    one level lacks contributes 0 there; G: the deals any level played). The diagonal is each
+    level's own deal-clustered variance; the off-diagonal is what treating the levels as
+    independent leaves out."""
+    k = len(psis)
+    wide = None
+    for i, p in enumerate(psis):
+        p = p.select("game", pl.col("psi").alias(f"p{i}"))
+        wide = p if wide is None else wide.join(p, on="game", how="full", coalesce=True)
+    m = wide.select([f"p{i}" for i in range(k)]).fill_null(0.0).to_numpy()
+    g = m.shape[0]
+    return (g / (g - 1) if g > 1 else 1.0) * (m.T @ m)
 
 
 def _dealt(column: str) -> Callable[[Run], dict]:
@@ -283,22 +338,115 @@ def weighted_trend(x, y, se, n=None) -> Trend:
     return Trend(slope, slope_se, slope * span, slope_se * span, p, scale, span, k, p_slope, p_q)
 
 
+@dataclass
+class PairedTrend:
+    """The trend of :func:`paired_trend`: the same weighted fit, its errors paired by deal."""
+
+    slope: float
+    slope_se: float  # paired, deal-clustered, with the dispersion scale
+    change: float
+    change_se: float
+    p: float  # slope or the Wald test of "all levels equal", Bonferroni over the two
+    dispersion: float
+    span: float
+    levels: int
+    p_slope: float
+    p_q: float
+    #: the slope's variance paired ÷ the same fit's variance with the levels independent (the
+    #: same per-level variances; both at scale 1): below 1, what the pairing saves
+    variance_ratio: float
+
+
+def _floored(se, n) -> np.ndarray:
+    se = np.asarray(se, dtype=float)
+    floor = np.full_like(se, 1e-9)
+    if n is not None:
+        n = np.asarray(n, dtype=float)
+        floor = np.where(n > 0, 1.0 / np.maximum(n, 1.0), np.inf)
+    return np.where(np.isfinite(se), np.maximum(se, floor), np.nan)
+
+
+def paired_trend(x, y, se, cov, n=None) -> PairedTrend:
+    """:func:`weighted_trend` with the levels' covariance ``cov`` (:func:`level_covariance`:
+    every level plays the same deals, so their estimates are paired by deal).
+
+    The fit is the same (weights 1 / se²): ``β = A y`` with ``A = (X'WX)⁻¹X'W``; its covariance
+    is the sandwich ``A Σ A'`` — the deal-clustered (cluster-robust by deal) error of the slope,
+    in place of ``(X'WX)⁻¹`` (levels independent). The test of "the levels differ": the slope
+    against ``A Σ A'`` and the Wald test of "all levels equal" (the differences from the first
+    level against their paired covariance, χ² with k − 1 degrees of freedom), Bonferroni-
+    combined. The dispersion scale is ``max(1, r'(MΣM')⁺r / (k − 2))`` (r: the residuals,
+    M = I − XA). ``cov``'s diagonal is raised to ``se²`` where that is larger (the floor)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    se = _floored(se, n)
+    cov = np.array(cov, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(se)
+    x, y, se, cov = x[ok], y[ok], se[ok], cov[np.ix_(ok, ok)]
+    k = int(x.size)
+    span = float(x.max() - x.min()) if k else float("nan")
+    nan = float("nan")
+    if k < 2 or not span > 0:
+        return PairedTrend(nan, nan, nan, nan, nan, nan, span, k, nan, nan, nan)
+    diag = np.diag(cov).copy()
+    cov[np.diag_indices(k)] = np.maximum(diag, se**2)
+    design = np.column_stack([np.ones(k), x])
+    w = 1.0 / se**2
+    xtwx_inv = np.linalg.inv(design.T @ (w[:, None] * design))
+    a = xtwx_inv @ (design.T * w)
+    beta = a @ y
+    v = a @ cov @ a.T
+    v_indep = a @ np.diag(np.diag(cov)) @ a.T
+    m = np.eye(k) - design @ a
+    r = y - design @ beta
+    chi2 = float(r @ np.linalg.pinv(m @ cov @ m.T) @ r) if k > 2 else 0.0
+    scale = max(1.0, chi2 / (k - 2)) if k > 2 else 1.0
+    slope, var1 = float(beta[1]), float(v[1, 1])
+    slope_se = math.sqrt(max(var1, 0.0) * scale)
+    p_slope = (
+        float(2 * ss.norm.sf(abs(slope) / math.sqrt(var1))) if var1 > 0
+        else (1.0 if slope == 0 else 0.0)
+    )  # fmt: skip
+    c = np.column_stack([-np.ones(k - 1), np.eye(k - 1)])  # level i − the first level
+    d = c @ y
+    q = float(d @ np.linalg.pinv(c @ cov @ c.T) @ d)
+    p_q = float(ss.chi2.sf(q, k - 1))
+    p = min(1.0, 2 * min(p_slope, p_q))
+    ratio = var1 / float(v_indep[1, 1]) if v_indep[1, 1] > 0 else nan
+    return PairedTrend(
+        slope, slope_se, slope * span, slope_se * span, p, scale, span, k, p_slope, p_q, ratio
+    )
+
+
 def judge_trends(
-    values: pl.DataFrame, margins: dict[str, float] | None = None
+    values: pl.DataFrame,
+    margins: dict[str, float] | None = None,
+    psi: dict[tuple[str, str, str], pl.DataFrame] | None = None,
 ) -> tuple[pl.DataFrame, list[Finding]]:
     """The trend and verdict of every measure (Holm over them).
 
     ``values``: one row per (``group``, ``key``, level) with ``label``, ``kind``, ``unit``,
     ``level``, ``x`` (the level's rating, or rank), ``estimate``, ``se``, ``n``. Returns the
     trends table (one row per group × measure, with ``verdict`` and ``p_holm``) and its
-    findings (row ``i`` of the table is finding ``i``)."""
+    findings (row ``i`` of the table is finding ``i``).
+
+    ``psi``: per (group, key, level) the level's per-deal contributions (:func:`influence`).
+    Where every level of a measure has them, the verdict and the intervals are the paired,
+    deal-clustered ones (:func:`paired_trend`); the unpaired fit (:func:`weighted_trend`,
+    levels independent) is kept beside them (``*_unpaired``) with the variance ratio."""
     rows, found = [], []
     keys = values.select("group", "key").unique(maintain_order=True).iter_rows()
+    z = ss.norm.ppf(0.975)
     for group, key in keys:
         d = values.filter((pl.col("group") == group) & (pl.col("key") == key)).sort("x")
-        tr = weighted_trend(d["x"], d["estimate"], d["se"], d["n"])
+        unpaired = weighted_trend(d["x"], d["estimate"], d["se"], d["n"])
+        tr, ratio = unpaired, float("nan")
+        mine = [(psi or {}).get((group, key, lv)) for lv in d["level"]]
+        if mine and all(p is not None and p.height for p in mine):
+            tr = paired_trend(d["x"], d["estimate"], d["se"], level_covariance(mine), d["n"])
+            ratio = tr.variance_ratio
+            if not math.isfinite(tr.p):
+                tr, ratio = unpaired, float("nan")
         first, last = d.row(0, named=True), d.row(-1, named=True)
-        z = ss.norm.ppf(0.975)
         rows.append({
             "group": group, "measure": first["label"], "key": key, "kind": first["kind"],
             "unit": first["unit"], "levels": tr.levels,
@@ -312,6 +460,11 @@ def judge_trends(
             "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
             "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
             "n_per_level": int(d["n"].min()),
+            "paired": tr is not unpaired,
+            "change_se": tr.change_se, "change_se_unpaired": unpaired.change_se,
+            "change_unpaired_lo": unpaired.change - z * unpaired.change_se,
+            "change_unpaired_hi": unpaired.change + z * unpaired.change_se,
+            "p_unpaired": unpaired.p, "variance_ratio": ratio,
         })  # fmt: skip
         found.append(
             Finding(
@@ -465,20 +618,24 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         "any difference, Bonferroni-combined), stable across levels (the "
         "change lies within the margin: TOST at 5 %), not enough games — the badges 'clear "
         "difference' and 'equivalent' of the findings below. The levels share "
-        "deals, so treating their values as independent makes the intervals conservative.",
+        "deals (one root seed), so the trend's errors are paired: deal-clustered across the "
+        "levels (the unpaired figure, levels taken as independent, is shown beside it).",
     )
-    value_rows, rating_frames, by_rank = [], [], set()
+    value_rows, rating_frames, by_rank, psi, rated = [], [], [], {}, {}
     for group, rating_dir in data.rating_runs.items():
         rt, note = level_ratings(rating_dir, data.game, data.levels)
         if note:
             sec.notes.append(f"{group + ': ' if group else ''}{note}")
-            by_rank.add(group)
+            by_rank.append(group)
+        rated[group] = rt
         x_of = dict(zip(rt["level"], rt["x"], strict=True))
         rating_of = {r["level"]: r for r in rt.iter_rows(named=True)}
         rating_frames.append(rt.select(pl.lit(group).alias("group"), pl.all()))
         for level in data.levels:
             run = open_run(data.level_runs[group][level])
             for v in level_values(run):
+                if v.get("psi") is not None:
+                    psi[(group, v["key"], level)] = v["psi"]
                 rr = rating_of.get(level, {})
                 value_rows.append({
                     "group": group, "key": v["key"], "label": v["label"], "kind": v["kind"],
@@ -492,7 +649,7 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         sec.notes.append("no level has a self-play run to read")
         return sec
     values = pl.DataFrame(value_rows, infer_schema_length=None)
-    trends, found = judge_trends(values, margins)
+    trends, found = judge_trends(values, margins, psi)
     one = len(data.rating_runs) == 1 and "" in data.rating_runs
     drop_group = ["group"] if one else []
     ratings = pl.concat(rating_frames, how="diagonal_relaxed").drop(drop_group)
@@ -521,29 +678,38 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
             "independent units (unit column) of that level's run.",
         )
     )
-    shown_trends = trends.drop(drop_group + ["key"])
+    shown_trends = _trend_display(trends, drop_group)
     sec.tables.append(
         Table(
             "trends",
             "Trend of each measure on the rating, and its verdict",
-            shown_trends,
-            display=_scaled(
-                shown_trends.drop("kind", "margin"),
-                trends["kind"],
-                ("value_lowest", "value_highest", "slope", "change", "min_value", "max_value"),
-            ),
-            note="slope: change per unit of rating (per rank where the ratings separate); "
-            "change: slope × the span from the lowest- to the highest-rated level; dispersion: "
-            "the scale the covariance was fixed at (1 = the levels' own errors explain the "
-            "scatter); margin: the equivalence margin (shares: 0.01 = one percentage point).",
+            trends.drop(drop_group + ["key"]),
+            display=shown_trends,
+            note="lowest, highest: the measure at the lowest- and the highest-rated level "
+            "(% / points for shares, the mean otherwise: scale column); change: the fitted "
+            "change from the lowest- to the highest-rated level (slope × the rating span), "
+            "paired by deal (95 % CI); independent: its 95 % CI with the levels taken as independent; "
+            "var. ratio: the slope's variance paired ÷ independent (below 1: what playing the "
+            "same deals at every level saves); p: Holm-adjusted. The report's JSON keeps the "
+            "slope, the dispersion, the margin and the unadjusted p-values.",
         )
     )
+    ratios = trends.filter(pl.col("paired"))["variance_ratio"].drop_nans().drop_nulls()
+    if ratios.len():
+        sec.notes.append(
+            "Pairing: every level plays the same deals, so the trend's errors are "
+            "deal-clustered across levels (the sandwich of the weighted fit, by deal). The "
+            "slope's variance paired ÷ with the levels independent: median "
+            f"{ratios.median():.2f} (from {ratios.min():.2f} to {ratios.max():.2f} over "
+            f"{ratios.len()} measures);"
+            " below 1 the pairing narrows the intervals."
+        )
     groups = list(dict.fromkeys(values["group"].to_list()))
     sec.findings.extend(found)  # row i of the trends table is found[i]; its verdict written above
     for group in groups:
         rows = trends.filter(pl.col("group") == group)
         mine = [f for f, g in zip(found, trends["group"], strict=True) if g == group]
-        sec.findings.append(answer_line(group, rows, mine, data.levels))
+        sec.findings.append(answer_line(group, rows, mine, data.levels, rated.get(group)))
         sec.figures.append(
             Figure(
                 f"trend{'-' + group if group else ''}",
@@ -556,6 +722,37 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
             )
         )
     return sec
+
+
+def _trend_display(trends: pl.DataFrame, drop_group: list[str]) -> pl.DataFrame:
+    """The trends table as shown: a few narrow columns (measure, the two ends, the paired
+    change, the interval with the levels independent, the variance ratio, Holm p, verdict), so
+    that it fits a 1280 px page; the JSON keeps every column."""
+    share = (trends["kind"] != "mean").to_numpy()
+    f = pl.Series(np.where(share, 100.0, 1.0))
+    indep = [
+        f"[{lo * k:.2f}, {hi * k:.2f}]" if math.isfinite(lo) and math.isfinite(hi) else "–"
+        for lo, hi, k in zip(
+            trends["change_unpaired_lo"].fill_null(float("nan")),
+            trends["change_unpaired_hi"].fill_null(float("nan")),
+            f,
+            strict=True,
+        )
+    ]
+    return trends.select(
+        *[c for c in ("group",) if c not in drop_group],
+        "measure",
+        pl.col("value_lowest").mul(f).alias("lowest"),
+        pl.col("value_highest").mul(f).alias("highest"),
+        pl.col("change").mul(f),
+        pl.col("change_lo").mul(f),
+        pl.col("change_hi").mul(f),
+        pl.Series("independent", indep, dtype=pl.String),
+        pl.col("variance_ratio").alias("var. ratio"),
+        pl.col("p_holm").alias("p"),
+        "verdict",
+        pl.Series("scale", np.where(share, "%/pts", "mean"), dtype=pl.String),
+    )
 
 
 def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.DataFrame:
@@ -574,12 +771,58 @@ def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.Dat
     )
 
 
+def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str, bool]:
+    """The levels ordered by their rating (lowest first; the given order where ratings are
+    missing or tie) and a sentence naming every pair given in the wrong order — a level listed
+    before another but rated above it — with the rating difference and whether that is clear
+    (its 95 % interval excludes 0) or within noise. The interval of a difference takes the two
+    ratings as independent (their covariance is not kept), which is conservative for "clear";
+    against the reference level (rating 0 by definition) it is exact. ``""`` when in order.
+    The flag: whether the levels could be ordered by rating (all rated, finite)."""
+    if ratings is None or ratings.height == 0 or "rating" not in ratings.columns:
+        return list(levels), "", False
+    r = {row["level"]: row for row in ratings.iter_rows(named=True)}
+    rating = {lv: r.get(lv, {}).get("rating") for lv in levels}
+    if not all(v is not None and math.isfinite(v) for v in rating.values()):
+        return list(levels), "", False
+    ordered = sorted(levels, key=lambda lv: rating[lv])  # stable: ties keep the given order
+    z = ss.norm.ppf(0.975)
+    parts = []
+    for i, a in enumerate(levels):
+        for b in levels[i + 1 :]:
+            if rating[a] > rating[b] and max(abs(rating[a]), abs(rating[b])) > SEPARATION:
+                parts.append(
+                    f"{b} rated below {a} — clearly weaker (the ratings separate: no finite "
+                    "rating, one level won almost every game)"
+                )
+            elif rating[a] > rating[b]:
+                d = rating[b] - rating[a]
+                se_a, se_b = (float(r[lv].get("se") or 0.0) for lv in (a, b))
+                se = math.sqrt(se_a**2 + se_b**2)
+                lo, hi = d - z * se, d + z * se
+                clear = hi < 0
+                parts.append(
+                    f"{b} rated {d:+.2f} [{lo:+.2f}, {hi:+.2f}] (logit) against {a} "
+                    + ("— clearly weaker" if clear else "— within noise")
+                )
+    if not parts:
+        return ordered, "", True
+    text = "The levels are not in the order given: " + "; ".join(parts) + "."
+    return ordered, text, True
+
+
 def answer_line(
-    group: str, trends: pl.DataFrame, found: list[Finding], levels: list[str]
+    group: str,
+    trends: pl.DataFrame,
+    found: list[Finding],
+    levels: list[str],
+    ratings: pl.DataFrame | None = None,
 ) -> Finding:
-    """The Answers line of one ladder (group): the measures under each verdict — the change
-    across the ladder of the skill-dependent ones, the games per level the unsettled ones need."""
+    """The Answers line of one ladder (group): the levels by rating (and which are out of the
+    given order, :func:`out_of_order`), the measures under each verdict — the change across
+    the ladder of the skill-dependent ones, the games per level the unsettled ones need."""
     pre = f"{group}: " if group else ""
+    levels, disorder, rated = out_of_order(levels, ratings)
     stable, trend, unsure = [], [], []
     need = 0.0
     unit = "games"
@@ -597,7 +840,10 @@ def answer_line(
             unsure.append(r["measure"])
             if f.needed is not None and math.isfinite(f.needed) and f.needed > need:
                 need, unit = f.needed, plural(r["unit"])
-    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)})?"
+    by = ", by rating" if rated else ", as given (no ratings)"
+    text = f"{pre}Does it hold under stronger play ({' → '.join(levels)}{by})?"
+    if disorder:
+        text += f" {disorder}"
     if stable:
         text += f" Stable across levels: {'; '.join(stable)}."
     if trend:
