@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import polars as pl
-
-from analysis import plots, stats
-from analysis.exprs import (
+from cardsim.analysis import plots, stats
+from cardsim.analysis.exprs import (
     Partwise,
     clustered_rate_finish,
     clustered_rate_sums,
@@ -13,12 +12,12 @@ from analysis.exprs import (
     mean_ci,
     slope_moments,
 )
-from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 #: unit of each table: what one counted row is
 UNITS = {"melds": "round"}
 KEY = "atlas_cards"
-FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
+FOR_GAME = "atlas"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
 ORDER = 20
 MELDS = ("triples", "quads", "fives")
 
@@ -68,7 +67,7 @@ def melds(games: pl.LazyFrame) -> pl.LazyFrame:
 
 def queries(run) -> dict[str, pl.LazyFrame]:
     return {
-        # clustered by game: batch by batch of parts (analysis.exprs.Partwise)
+        # clustered by game: batch by batch of parts (cardsim.analysis.exprs.Partwise)
         "atlas": dealt_win_partwise(pl.col("atlas_dealt")),
         "actions": dealt_win_partwise(ACTIONS),
         "atlas_trend": Partwise(lambda _, s: dealt_trend(s, pl.col("atlas_dealt"))),

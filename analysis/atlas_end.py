@@ -4,16 +4,25 @@ rates, and the effect of the player count when several runs are given."""
 from __future__ import annotations
 
 import polars as pl
-
-from analysis import plots
-from analysis.exprs import mean_ci, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
-from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
+from cardsim.analysis import plots
+from cardsim.analysis.exprs import mean_ci, with_rate
+from cardsim.analysis.model import (
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    fmt_num,
+    pm,
+    prefix,
+    stack,
+)
+from cardsim.kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 
 #: unit of each table: what one counted row is
 UNITS = {"ends": "round", "players": "run"}
 KEY = "atlas_end"
-FOR_GAME = "atlas"  # registered for this game's reports (analysis.facts.game_modules)
+FOR_GAME = "atlas"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
 ORDER = 10
 #: rates the comparison of runs sets side by side: (measure, query, row filter); unit: round
 HEADLINE = (

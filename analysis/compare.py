@@ -23,9 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from cardsim.analysis.stats import holm
 from scipy import optimize, stats
-
-from analysis.stats import holm
 
 
 def per_game_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
@@ -144,7 +143,7 @@ def _sides(seats: pl.DataFrame, side_column: str) -> pl.DataFrame:
 def ratings(seats: pl.LazyFrame | pl.DataFrame, game: str, level: float = 0.95) -> Ratings:
     """Fit the conditional-logit rating model (see module docstring); the sides are the game's
     (``facts.side_column``: 原子 teams, ATLAS seats)."""
-    from analysis.facts import facts
+    from cardsim.analysis.facts import facts
 
     df = seats.collect() if isinstance(seats, pl.LazyFrame) else seats
     sides = _sides(df, facts(game).side_column)

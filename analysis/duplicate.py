@@ -1,8 +1,8 @@
 """The report section of a strategy comparison on duplicate deals (``cardsim compare`` runs).
 
-The statistics are :mod:`analysis.compare`'s: :func:`~analysis.compare.pairwise` (paired
+The statistics are :mod:`cardsim.analysis.compare`'s: :func:`~cardsim.analysis.compare.pairwise` (paired
 differences of win rate per pair of strategy labels, over deals) and
-:func:`~analysis.compare.ratings` (conditional logit with a position term, deal-clustered
+:func:`~cardsim.analysis.compare.ratings` (conditional logit with a position term, deal-clustered
 errors). This module turns them into tables, a strategy × strategy matrix, a ratings plot and
 plain-words findings. Runs without seat assignments get no rows here.
 """
@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-
-from analysis import compare, plots
-from analysis.facts import facts
-from analysis.model import Figure, Finding, RunData, Section, Table, plural, prefix
+from cardsim.analysis import compare, plots
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, plural, prefix
 
 KEY = "duplicate"
 #: |rating| beyond this (logit scale) means one side won (almost) every game: no finite MLE.
@@ -34,7 +33,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
 
 
 def pairwise_table(seats: pl.DataFrame) -> pl.DataFrame:
-    """:func:`analysis.compare.pairwise`'s table in the report's column convention.
+    """:func:`cardsim.analysis.compare.pairwise`'s table in the report's column convention.
 
     ``diff`` with ``diff_lo``/``diff_hi`` (paired 95 %), ``bonferroni`` (the same estimate with
     the Bonferroni-adjusted simultaneous interval), ``unpaired`` (with the interval the same

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-
-from analysis import stats
+from cardsim.analysis import stats
 
 
 def rate(k: str = "k", n: str = "n") -> pl.Expr:
@@ -67,7 +66,7 @@ def rate_finish(counted: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 
 @dataclass(frozen=True)
 class Partwise:
-    """A report query aggregated per batch of parts (``analysis.io.batches``) and combined.
+    """A report query aggregated per batch of parts (``cardsim.analysis.io.batches``) and combined.
 
     ``part(games, seats)`` gives additive columns (counts, sums, sums of squares and products,
     histogram counts) per group of ``keys`` for the rows of one batch; the batches' frames are
@@ -241,7 +240,7 @@ def clustered_rate_finish(agg: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
 def slope_moments(
     lf: pl.LazyFrame, x: pl.Expr, y: pl.Expr, cluster: list[str] | None
 ) -> pl.LazyFrame:
-    """One row of sums for :func:`analysis.stats.clustered_slope`: the totals ``S_*`` of
+    """One row of sums for :func:`cardsim.analysis.stats.clustered_slope`: the totals ``S_*`` of
     ``n, x, y, xx, xy`` and the sums over clusters of their pairwise products ``P_*_*``, and
     ``G`` (clusters; ``cluster=None``: every row is one). Streams: memory does not grow with
     the run."""

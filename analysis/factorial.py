@@ -38,12 +38,11 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from cardsim.analysis.model import p_value
+from cardsim.analysis.stats import holm, units_to_detect, well_inside
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameFacts
 from scipy import stats as ss
-
-from analysis.model import p_value
-from analysis.stats import holm, units_to_detect, well_inside
-from sim.errors import CardsimError
-from sim.game import GameFacts
 
 ALPHA = 0.05
 POWER = 0.80
@@ -792,8 +791,7 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
     """PNG: the measure's mean by the first factor's levels, one line per level of the second
     (averaged over the other factors; 95 % intervals of the cell-group means)."""
     import matplotlib.pyplot as plt
-
-    from analysis.plots import COLORS, label  # Agg backend, report style, CJK fallback
+    from cardsim.analysis.plots import COLORS, label  # Agg backend, report style, CJK fallback
 
     f, g = (part.split("=")[0] for part in term.term.split(" × "))
     rows = pl.DataFrame(result.cell_means[measure])

@@ -1,6 +1,6 @@
 """The game facts the analyses read, so that shared analysis code never tests a game's name.
 
-The facts come from the engine (``sim.games.get_engine(game).facts``, a ``sim.game.GameFacts``:
+The facts come from the engine (``cardsim.sim.games.get_engine(game).facts``, a ``cardsim.sim.game.GameFacts``:
 title, what one row is, the sides that win, the first player's side, the columns that depend
 only on the deal, how ``compare`` seats the strategies).
 
@@ -16,13 +16,13 @@ import importlib
 import pkgutil
 from types import ModuleType
 
-from sim.errors import CardsimError
-from sim.game import GameFacts
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameFacts
 
 
 def engine(game: str):
     """The engine of ``game``; :class:`CardsimError` for an unknown game."""
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     return get_engine(game)
 
@@ -51,10 +51,10 @@ def register(game: str, module: ModuleType) -> None:
 def game_modules(game: str) -> tuple[ModuleType, ...]:
     """The analysis modules registered for ``game``: those of this package whose ``FOR_GAME``
     is ``game`` (in name order), then those added with :func:`register`."""
-    import analysis
+    import cardsim.analysis
 
     found = []
-    for info in pkgutil.iter_modules(analysis.__path__):
+    for info in pkgutil.iter_modules(cardsim.analysis.__path__):
         if info.name in _SHARED:
             continue
         mod = importlib.import_module(f"{__package__}.{info.name}")

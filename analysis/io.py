@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
-
-from sim import rundir
-from sim.errors import CardsimError
-from sim.schema import strategy_label
+from cardsim.sim import rundir
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.schema import strategy_label
 
 MANIFEST = rundir.MANIFEST
 TABLES = rundir.TABLES
@@ -40,7 +39,7 @@ class Run:
     chunks: tuple[dict, ...] = field(default=(), repr=False)
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         done = f"{self.games_done:,} of {self.games_planned:,} games"
         return html_of(
@@ -58,7 +57,7 @@ class Run:
     @property
     def strategies(self) -> list[str]:
         """The strategy label of each seat, as the tables name it (``mybot:choose`` for a user
-        file: the manifest keeps its path, :func:`sim.schema.strategy_label`)."""
+        file: the manifest keeps its path, :func:`cardsim.sim.schema.strategy_label`)."""
         return [strategy_label(str(s)) for s in self.manifest["seats"]]
 
     @property

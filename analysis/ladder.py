@@ -4,15 +4,15 @@ A ladder is a list of strategies (*levels*, e.g. ``random, greedy, pimc:samples=
 pimc:samples=16``) and, per player count, two kinds of ordinary runs (docs/ladder.md):
 
 - one duplicate-deal comparison of the levels (``cardsim compare``); its conditional-logit
-  ratings (:func:`analysis.compare.ratings`, deal-clustered intervals) place each level on one
+  ratings (:func:`cardsim.analysis.compare.ratings`, deal-clustered intervals) place each level on one
   skill scale;
 - one self-play run per level: every seat plays the level, on the same root seed (the same
   deals at every level).
 
 Per headline measure of the game (``facts.headline``, read as the report reads it: the
-first-player advantage as the excess over the fair share, :func:`analysis.seats.first_player_row`;
-rates and means from :data:`analysis.factorial.MEASURES`; the effect of 刀 cards and jokers
-dealt, :func:`analysis.yuanzi_dao.dealt_trend`; bombs), each level's self-play value is counted
+first-player advantage as the excess over the fair share, :func:`cardsim.analysis.seats.first_player_row`;
+rates and means from :data:`cardsim.analysis.factorial.MEASURES`; the effect of 刀 cards and jokers
+dealt, :func:`cardsim.analysis.yuanzi_dao.dealt_trend`; bombs), each level's self-play value is counted
 once per independent unit (a match; an ATLAS round, clustered by match). Then a weighted
 regression of the value on the level's rating (statsmodels WLS, weights 1 / SE², scale fixed
 at max(1, χ² / (levels − 2)) so that scatter beyond the levels' own errors widens the
@@ -48,18 +48,17 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from cardsim.analysis import compare, duplicate, plots, seats, stats, verdicts
+from cardsim.analysis.exprs import clustered_rate_table, deal_cluster
+from cardsim.analysis.facts import facts as facts_of
+from cardsim.analysis.io import Run, open_run
+from cardsim.analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
+from cardsim.sim.errors import CardsimError
 from scipy import stats as ss
-
-from analysis import compare, duplicate, plots, seats, stats, verdicts
-from analysis.exprs import clustered_rate_table, deal_cluster
-from analysis.facts import facts as facts_of
-from analysis.io import Run, open_run
-from analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
-from sim.errors import CardsimError
 
 KEY = "ladder"
 TITLE = "Does it hold under stronger play?"
-#: |rating| beyond this (logit scale): the model separates (analysis.duplicate.SEPARATION)
+#: |rating| beyond this (logit scale): the model separates (cardsim.analysis.duplicate.SEPARATION)
 SEPARATION = 8.0
 #: the ladder's verdict words for the report's three verdicts
 WORDS = {
@@ -215,10 +214,10 @@ def level_covariance(psis: list[pl.DataFrame]) -> np.ndarray:
 
 def _dealt(column: str) -> Callable[[Run], dict]:
     """Slope of team 0's match win on the count of ``column`` it was dealt (the report's 刀
-    cards / jokers trend, :func:`analysis.yuanzi_dao.dealt_trend`): points of win rate per card."""
+    cards / jokers trend, :func:`cardsim.analysis.yuanzi_dao.dealt_trend`): points of win rate per card."""
 
     def read(run: Run) -> dict:
-        from analysis import yuanzi_dao
+        from cardsim.analysis import yuanzi_dao
 
         tr = yuanzi_dao.trend(yuanzi_dao.dealt_trend(run.seats, column).collect())
         z = ss.norm.ppf(0.975)
@@ -237,7 +236,7 @@ def measures_for(game: str) -> list[LadderMeasure]:
     """The ladder's measures of ``game``: one or more per headline measure of its facts (a
     headline measure that depends only on the deal — the 刀 rank — is read as the effect of
     holding 刀 cards and jokers, which play can change)."""
-    from analysis.factorial import MEASURES
+    from cardsim.analysis.factorial import MEASURES
 
     f = facts_of(game)
     out: list[LadderMeasure] = []
@@ -567,7 +566,7 @@ class LadderData:
 
 
 def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.DataFrame, str]:
-    """Each level's rating (logit, :func:`analysis.compare.ratings` — what ``cardsim compare``
+    """Each level's rating (logit, :func:`cardsim.analysis.compare.ratings` — what ``cardsim compare``
     prints) with its interval, and ``x``: the rating, or the rank where the model separates.
     Returns (table, note)."""
     run = open_run(rating_dir)
@@ -860,13 +859,13 @@ def answer_line(
 
 
 def build_ladder_report(data: LadderData, margins: dict[str, float] | None = None):
-    """An :class:`analysis.report.Report` of the ladder: its configuration (every sub-run), the
+    """An :class:`cardsim.analysis.report.Report` of the ladder: its configuration (every sub-run), the
     section "Does it hold under stronger play?" and each ratings run's duplicate-deal section
     (judged on its own, as in ``cardsim report``)."""
     from datetime import UTC, datetime
 
-    from analysis.io import open_runs
-    from analysis.report import Report, config_section
+    from cardsim.analysis.io import open_runs
+    from cardsim.analysis.report import Report, config_section
 
     for group, runs in data.level_runs.items():
         missing = [lv for lv in data.levels if lv not in runs]
@@ -905,7 +904,7 @@ def write_ladder_report(
     data: LadderData, out: Path, margins: dict[str, float] | None = None
 ) -> tuple[Path, Path]:
     """Write the ladder's report to ``out`` (HTML) and its numbers beside it (``.json``)."""
-    from analysis import render
+    from cardsim.analysis import render
 
     report = build_ladder_report(data, margins)
     out = Path(out)

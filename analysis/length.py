@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import polars as pl
-
-from analysis import plots
-from analysis.exprs import mean_ci, summary_from_counts
-from analysis.facts import facts, hook
-from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+from cardsim.analysis import plots
+from cardsim.analysis.exprs import mean_ci, summary_from_counts
+from cardsim.analysis.facts import facts, hook
+from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "length"
 

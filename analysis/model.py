@@ -40,7 +40,7 @@ QUESTION, CHECK, FACT = "question", "check", "fact"
 @dataclass
 class Finding:
     """A plain-words statement. A *question* with a p-value gets one of three verdicts after
-    Holm's correction over the report's questions (:func:`analysis.verdicts.judge`): clear
+    Holm's correction over the report's questions (:func:`cardsim.analysis.verdicts.judge`): clear
     difference (``clear`` text), equivalent within ±``margin`` (TOST) or not enough games (the
     ``unclear`` text plus the games needed). A *check* passes or fails at 5 % on its own.
     Without a p-value, ``clear`` is a described fact.
@@ -78,7 +78,7 @@ class Finding:
 
     @property
     def text(self) -> str:
-        from analysis import verdicts
+        from cardsim.analysis import verdicts
 
         return verdicts.text(self)
 
@@ -267,7 +267,7 @@ class Part:
     key: str  # HTML id of the part; its sections get ids "<key>-<section>"
     title: str
     kind: str  # e.g. "comparison of runs", "strategy comparison", "scenario"
-    report: object  # analysis.report.Report
+    report: object  # cardsim.analysis.report.Report
     headline: list = field(default_factory=list)  # [(section key, Finding)] shown at the top
     intro: str = ""
     scenarios: list[str] = field(default_factory=list)
@@ -275,7 +275,7 @@ class Part:
 
 @dataclass
 class Page:
-    """Several reports on one HTML page (:func:`analysis.render.html_multi`)."""
+    """Several reports on one HTML page (:func:`cardsim.analysis.render.html_multi`)."""
 
     title: str
     subtitle: str
@@ -291,7 +291,7 @@ class RunData:
     """One run's collected query results, keyed ``"<module>.<query>"``."""
 
     label: str
-    run: object  # analysis.io.Run (kept untyped here to avoid an import cycle)
+    run: object  # cardsim.analysis.io.Run (kept untyped here to avoid an import cycle)
     data: dict[str, pl.DataFrame]
 
     def get(self, key: str) -> pl.DataFrame:

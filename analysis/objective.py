@@ -15,11 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from cardsim.analysis.stats import ALPHA
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine
 from scipy import stats as ss
-
-from analysis.stats import ALPHA
-from sim.errors import CardsimError
-from sim.game import GameEngine
 
 
 def _text(v) -> str:
@@ -143,7 +142,7 @@ def se_of_mean(x: np.ndarray) -> float:
 def deal_data(run_dir: Path, engine: GameEngine, players: int, sides: list[str]) -> DealData:
     facts = engine.facts
     length = next((m.name for m in facts.headline if m.name in LENGTH_MEASURES), None)
-    from analysis.factorial import MEASURES
+    from cardsim.analysis.factorial import MEASURES
 
     parts = sorted((run_dir / "games").glob("part-*.parquet"))
     lf = pl.scan_parquet(parts)
@@ -213,9 +212,9 @@ def objective_comparison(objective: str, run_a: Path | str, run_b: Path | str) -
     Keys: ``objective``, ``a``/``b`` (estimate, se, lo, hi, deals), ``diff``, ``se``, ``lo``,
     ``hi``, ``p_two`` (two-sided), ``p_better`` (one-sided: a is not better), ``deals``,
     ``paired``, ``label``, ``margin``, ``verdict``, ``p_tost``, ``needed``."""
-    from analysis.factorial import verdict
-    from sim.games import get_engine
-    from sim.runner import read_manifest
+    from cardsim.analysis.factorial import verdict
+    from cardsim.sim.games import get_engine
+    from cardsim.sim.runner import read_manifest
 
     obj = parse_objective(objective)
     ma, mb = read_manifest(Path(run_a)), read_manifest(Path(run_b))
@@ -263,8 +262,8 @@ def compare_runs(
     """Objective of run ``a`` minus that of run ``b``, paired on their deals (two runs of one
     game and seed, e.g. the scenarios of ``verify.toml``): (difference, SE, one-sided p that
     ``a`` is not better, deals)."""
-    from sim.games import get_engine
-    from sim.runner import read_manifest
+    from cardsim.sim.games import get_engine
+    from cardsim.sim.runner import read_manifest
 
     obj = parse_objective(objective)
     ma, mb = read_manifest(Path(run_a)), read_manifest(Path(run_b))

@@ -8,9 +8,9 @@ import math
 import os
 from pathlib import Path
 
-from analysis import verdicts
-from analysis.facts import facts
-from analysis.model import CHECK, Finding, Section, Table, display_rows
+from cardsim.analysis import verdicts
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import CHECK, Finding, Section, Table, display_rows
 
 
 def game_title(game: str) -> str:
@@ -283,7 +283,7 @@ h3.group a { color: var(--ink); text-decoration: none; }
 
 
 def html_multi(page) -> str:
-    """One page holding several reports (:class:`analysis.model.Page`, template
+    """One page holding several reports (:class:`cardsim.analysis.model.Page`, template
     ``study.html.j2``): the answers of every part, a table of contents, then each part."""
     parts = []
     for part in page.parts:

@@ -1,9 +1,9 @@
 """``cardsim report``: every balance analysis of one or more run directories, as one report.
 
-:func:`write_report` opens the runs (:mod:`analysis.io`), gathers the LazyFrame queries of every
+:func:`write_report` opens the runs (:mod:`cardsim.analysis.io`), gathers the LazyFrame queries of every
 analysis module for every run and collects them in one ``pl.collect_all``; each module then
-turns its results into a :class:`~analysis.model.Section`. Findings with a p-value are judged
-together after Holm's correction. The writers (:mod:`analysis.render`) produce a self-contained
+turns its results into a :class:`~cardsim.analysis.model.Section`. Findings with a p-value are judged
+together after Holm's correction. The writers (:mod:`cardsim.analysis.render`) produce a self-contained
 HTML file, or Markdown plus PNG files, and optionally the same numbers as JSON.
 """
 
@@ -17,14 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-
-from analysis import duplicate, length, scores, seats, stats, strategy, verdicts
-from analysis.exprs import Partwise, combine
-from analysis.facts import facts, game_modules
-from analysis.io import Run, batches, open_runs, run_labels
-from analysis.model import Finding, RunData, Section, Table, pm
-from sim import __version__
-from sim.errors import CardsimError
+from cardsim.analysis import duplicate, length, scores, seats, stats, strategy, verdicts
+from cardsim.analysis.exprs import Partwise, combine
+from cardsim.analysis.facts import facts, game_modules
+from cardsim.analysis.io import Run, batches, open_runs, run_labels
+from cardsim.analysis.model import Finding, RunData, Section, Table, pm
+from cardsim.sim import __version__
+from cardsim.sim.errors import CardsimError
 
 #: Sections every game gets (they read the game facts); then the game's own modules.
 COMMON = (duplicate, seats, length, scores, strategy)
@@ -33,7 +32,7 @@ FORMATS = ("html", "md", "json")
 
 def modules_for(game: str) -> tuple:
     """The analysis modules of ``game``'s report: the shared ones, then those the game
-    registered (:func:`analysis.facts.game_modules`)."""
+    registered (:func:`cardsim.analysis.facts.game_modules`)."""
     return (*COMMON, *game_modules(game))
 
 
@@ -48,7 +47,7 @@ class ReportResult:
     seconds: float = 0.0
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         return html_of(self, "cardsim report")
 
@@ -75,7 +74,7 @@ class Report:
 def rule_defaults(game: str) -> dict[str, object] | None:
     """Default value of every rule option of ``game`` (None if the engine cannot be loaded)."""
     try:
-        from sim.games import get_engine
+        from cardsim.sim.games import get_engine
 
         return {o.name: o.default for o in get_engine(game).rule_options}
     except Exception:  # the engine module may be missing or broken; the report goes on
@@ -510,7 +509,7 @@ def judge(findings: list[tuple[str, Finding]], margins: dict[str, float] | None 
 
 def collect_queries(runs: list[Run], queries: list[pl.LazyFrame | Partwise]) -> list[pl.DataFrame]:
     """Collect each query (of ``runs[i]``) with the streaming engine; a :class:`Partwise` one
-    batch by batch of its run's parts (:func:`analysis.io.batches`), its sums folded after
+    batch by batch of its run's parts (:func:`cardsim.analysis.io.batches`), its sums folded after
     every batch, so peak memory is bounded by a batch of parts and not by the run."""
     out: list[pl.DataFrame | None] = [
         None if isinstance(q, Partwise) else q.collect(engine="streaming") for q in queries
@@ -663,8 +662,8 @@ def write_report(
     """Write the balance report of ``run_dirs`` (one game) to ``out``.
 
     The format is ``fmt`` (``html``, ``md``, ``json``) or, without it, ``out``'s suffix.
-    ``margins`` override the default equivalence margins (:data:`analysis.verdicts.DEFAULT_MARGINS`).
-    Raises :class:`~sim.errors.CardsimError` for a missing, empty or foreign directory,
+    ``margins`` override the default equivalence margins (:data:`cardsim.analysis.verdicts.DEFAULT_MARGINS`).
+    Raises :class:`~cardsim.sim.errors.CardsimError` for a missing, empty or foreign directory,
     directories of different games, a format that contradicts the suffix, or an unwritable
     output.
 
@@ -676,7 +675,7 @@ def write_report(
     """
     import time
 
-    from analysis import render
+    from cardsim.analysis import render
 
     t0 = time.perf_counter()
     fmt = pick_format(Path(out), fmt)

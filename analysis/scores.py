@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import polars as pl
-
-from analysis.exprs import mean_ci, summary_from_counts
-from analysis.facts import facts, hook
-from analysis.model import RunData, Section, Table, stack
+from cardsim.analysis.exprs import mean_ci, summary_from_counts
+from cardsim.analysis.facts import facts, hook
+from cardsim.analysis.model import RunData, Section, Table, stack
 
 KEY = "scores"
 

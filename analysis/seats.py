@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-
-from analysis import plots, stats
-from analysis.exprs import (
+from cardsim.analysis import plots, stats
+from cardsim.analysis.exprs import (
     Partwise,
     clustered_rate_finish,
     clustered_rate_sums,
@@ -27,8 +26,18 @@ from analysis.exprs import (
     game_keys,
     position,
 )
-from analysis.facts import facts
-from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix, stack
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import (
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    plural,
+    pm,
+    prefix,
+    stack,
+)
 
 KEY = "seats"
 

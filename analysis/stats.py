@@ -209,12 +209,12 @@ class Slope:
     se_intercept: float = float("nan")
 
 
-#: per-cluster sums kept by :func:`analysis.exprs.slope_moments`, in this order
+#: per-cluster sums kept by :func:`cardsim.analysis.exprs.slope_moments`, in this order
 SLOPE_SUMS = ("n", "x", "y", "xx", "xy")
 
 
 def clustered_slope(m: dict) -> Slope:
-    """Slope and CR1 standard error from the moments of :func:`analysis.exprs.slope_moments`.
+    """Slope and CR1 standard error from the moments of :func:`cardsim.analysis.exprs.slope_moments`.
 
     Per cluster c the score is ``s_c = (Σ e, Σ x e)`` with ``e = y − a − b x``, linear in the
     cluster sums ``v_c = (n, Σx, Σy, Σxx, Σxy)``: ``s_c = A v_c``. So the meat

@@ -3,7 +3,7 @@
 - plain run: the first-player advantage — the win rate of the first player (ATLAS: position 0
   among rounds with a winner; 原子: the team of the first half's first leader) — with its 95 %
   Wilson interval;
-- comparison run: every pairwise paired difference of win rates (analysis.compare); the
+- comparison run: every pairwise paired difference of win rates (cardsim.analysis.compare); the
   widest of them must be narrower than ±W.
 """
 
@@ -15,13 +15,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from cardsim.analysis.compare import pairwise
+from cardsim.sim import rundir
+from cardsim.sim.errors import CardsimError
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.compare import pairwise
-from sim import rundir
-from sim.errors import CardsimError
-
-#: A runner stop rule (sim.runner.StopRule): (manifest, run dir) -> reason to stop, or None.
+#: A runner stop rule (cardsim.sim.runner.StopRule): (manifest, run dir) -> reason to stop, or None.
 StopRule = Callable[[dict, Path], "str | None"]
 
 
@@ -48,7 +47,7 @@ def first_player_interval(out: Path, manifest: dict) -> MainInterval:
 
     Counted per games-table row (match or round) that has a winner.
     """
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     facts = get_engine(manifest["game"]).facts
     winner = facts.winner_side()
@@ -105,7 +104,7 @@ class SPRT:
     """A runner stop rule for ``--test a>b``: Wald's sequential probability ratio test,
     evaluated after every deal (in deal order), so the run stops at the first crossing.
 
-    On the paired per-deal differences ``D(d)`` of a comparison run (analysis.compare), taken as
+    On the paired per-deal differences ``D(d)`` of a comparison run (cardsim.analysis.compare), taken as
     normal: H0 "a is no better than b" (mean 0) against H1 "a beats b by ``delta``" (mean
     ``delta``). After deal n, ``LLR = n · delta · (mean(D) − delta / 2) / V``; the run stops
     accepting H1 once ``LLR ≥ log((1 − beta) / alpha)`` and accepting H0 once
@@ -128,7 +127,7 @@ class SPRT:
         self.verdict: str | None = None
 
     def _diffs(self, seats: pl.DataFrame | pl.LazyFrame) -> tuple[np.ndarray, np.ndarray]:
-        from analysis.compare import per_game_win_rates
+        from cardsim.analysis.compare import per_game_win_rates
 
         w = per_game_win_rates(seats)
         if self.a not in w.columns or self.b not in w.columns:

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from cardsim.analysis import plots, stats
+from cardsim.analysis.exprs import with_rate
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix
+from cardsim.sim.schema import strategy_label
 from scipy import optimize
 from scipy.stats import norm
-
-from analysis import plots, stats
-from analysis.exprs import with_rate
-from analysis.facts import facts
-from analysis.model import Figure, Finding, RunData, Section, Table, plural, pm, prefix
-from sim.schema import strategy_label
 
 KEY = "strategy"
 

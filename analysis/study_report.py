@@ -1,11 +1,11 @@
 """One report for a whole balance study (``cardsim study``): one self-contained HTML page.
 
-:func:`write_study_report` builds one :class:`~analysis.report.Report` per part of the study:
+:func:`write_study_report` builds one :class:`~cardsim.analysis.report.Report` per part of the study:
 
 - every ``[[comparison]]`` (two or more run scenarios of one game): the side-by-side report of
   those runs, whose "Comparison of the runs" section (difference from the first) comes first;
 - every comparison scenario (``compare = [...]``): its configuration and its "Strategy
-  comparison on duplicate deals" section (:mod:`analysis.duplicate`);
+  comparison on duplicate deals" section (:mod:`cardsim.analysis.duplicate`);
 - every run scenario in no comparison: its own report.
 
 At the top, the title and the headline findings of every part (with the part they come from);
@@ -22,12 +22,12 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from analysis import render, verdicts
-from analysis.model import Finding, Page, Part
-from analysis.render import game_title
-from analysis.report import Report, _check_out, build_report, judge
-from sim import __version__
-from sim.errors import CardsimError
+from cardsim.analysis import render, verdicts
+from cardsim.analysis.model import Finding, Page, Part
+from cardsim.analysis.render import game_title
+from cardsim.analysis.report import Report, _check_out, build_report, judge
+from cardsim.sim import __version__
+from cardsim.sim.errors import CardsimError
 
 #: Sections whose findings are a part's headline (besides facts about stopping early).
 HEADLINE = {
@@ -72,9 +72,8 @@ def _with_objective(report: Report, objective: str, a: Path, b: Path, names: lis
     """The comparison's report with the tuned objective re-tested (verify.toml of cardsim
     tune): a section and an answer, judged with the part's other questions."""
     import polars as pl
-
-    from analysis.model import Section, Table
-    from analysis.objective import objective_comparison
+    from cardsim.analysis.model import Section, Table
+    from cardsim.analysis.objective import objective_comparison
 
     v = objective_comparison(objective, a, b)
     text = (
@@ -91,7 +90,7 @@ def _with_objective(report: Report, objective: str, a: Path, b: Path, names: lis
         "objective",
         "Tuned objective",
         f"The objective cardsim tune optimised, {v['objective']}, on these two runs: "
-        f"{names[0]} − {names[1]}, {v['label']} (analysis.objective.objective_comparison).",
+        f"{names[0]} − {names[1]}, {v['label']} (cardsim.analysis.objective.objective_comparison).",
     )
     sec.tables.append(
         Table(
@@ -116,7 +115,7 @@ def build_parts(
 ) -> tuple[list[Part], list[str]]:
     """The parts of the study's page, in study order, and warnings (scenarios without a run).
     ``margins``: equivalence margins (default: the study file's ``margins``, else the
-    defaults of :mod:`analysis.verdicts`)."""
+    defaults of :mod:`cardsim.analysis.verdicts`)."""
     if margins is None:
         margins = dict(getattr(study, "margins", None) or {})
     by_name = {s.name: s for s in study.scenarios}
@@ -187,7 +186,7 @@ def build_parts(
             )
         )
     for lad in getattr(study, "ladders", None) or ():  # [[ladder]]: docs/ladder.md
-        from analysis.ladder import LadderData, build_ladder_report
+        from cardsim.analysis.ladder import LadderData, build_ladder_report
 
         names = [r for r, _ in lad.groups.values()]
         names += [n for _, sp in lad.groups.values() for n in sp.values()]
@@ -263,7 +262,7 @@ def source_text(source: str) -> str:
 def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
     """Write the study's report to ``out`` (HTML) and its numbers to ``out.with_suffix('.json')``.
 
-    ``study`` is a :class:`sim.study.Study`; ``runs`` maps scenario names to run directories.
+    ``study`` is a :class:`cardsim.workflows.study.Study`; ``runs`` maps scenario names to run directories.
     Returns ``out``.
     """
     out = _check_out(Path(out), "study report")

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-
-from analysis import render, verdicts
-from analysis.model import FACT, QUESTION, Finding, Section, Table
+from cardsim.analysis import render, verdicts
+from cardsim.analysis.model import FACT, QUESTION, Finding, Section, Table
 
 
 def _rules(rules: dict) -> str:

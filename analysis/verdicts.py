@@ -7,7 +7,7 @@
 - **not enough games**: neither; with the games (deals) needed to show equivalence within ±m at
   80 % power if the true difference were 0 and, when the estimate is not well inside the margin
   (|estimate| > m/2), also the games needed to detect the observed difference at 80 % power
-  (two-sided 5 %; :func:`analysis.stats.units_to_detect`).
+  (two-sided 5 %; :func:`cardsim.analysis.stats.units_to_detect`).
 
 A *check* (the simulator against exact probabilities) passes or fails at 5 % on its own, outside
 the family: a failed check means "look at the simulator", not an answer about the game.
@@ -23,9 +23,8 @@ import math
 
 import numpy as np
 import polars as pl
-
-from analysis import stats
-from analysis.model import CHECK, FACT, QUESTION, Finding, Section, plural
+from cardsim.analysis import stats
+from cardsim.analysis.model import CHECK, FACT, QUESTION, Finding, Section, plural
 
 #: Default equivalence margins per measure (shares: 0.01 = one percentage point).
 DEFAULT_MARGINS: dict[str, float] = {

@@ -9,9 +9,8 @@ games table has totals only (see docs/report.md, "Columns the kernels do not pro
 from __future__ import annotations
 
 import polars as pl
-
-from analysis import plots
-from analysis.exprs import (
+from cardsim.analysis import plots
+from cardsim.analysis.exprs import (
     Partwise,
     game_keys,
     mean_ci,
@@ -19,12 +18,12 @@ from analysis.exprs import (
     rate_sums,
     summary_from_counts,
 )
-from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 #: unit of each table: what one counted row is
 UNITS = {"summary": "half"}
 KEY = "yuanzi_bombs"
-FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
 ORDER = 30
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
 

@@ -13,10 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 import polars as pl
-from scipy.stats import norm
-
-from analysis import plots, stats
-from analysis.exprs import (
+from cardsim.analysis import plots, stats
+from cardsim.analysis.exprs import (
     Partwise,
     clustered_rate_finish,
     clustered_rate_sums,
@@ -27,7 +25,7 @@ from analysis.exprs import (
     slope_moments,
     with_rate,
 )
-from analysis.model import (
+from cardsim.analysis.model import (
     CHECK,
     FACT,
     Figure,
@@ -40,6 +38,7 @@ from analysis.model import (
     side_by_side,
     stack,
 )
+from scipy.stats import norm
 
 #: unit of each table: what one counted row is
 UNITS = {
@@ -53,7 +52,7 @@ UNITS = {
     "hand41": "half",
 }
 KEY = "yuanzi_dao"
-FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
 ORDER = 10
 
 #: YZ-07 values of rank idx 0..12 (3 4 5 6 7 8 9 10 J Q K A 2).
@@ -290,7 +289,7 @@ def queries(run) -> dict[str, pl.LazyFrame]:
         .group_by("seat")
         .agg(k=pl.len().cast(pl.Int64))
         .sort("seat"),
-        # per-match group-bys: aggregated batch by batch of parts (analysis.exprs.Partwise)
+        # per-match group-bys: aggregated batch by batch of parts (cardsim.analysis.exprs.Partwise)
         "dao_cards": dealt_win_partwise("h1_dao_cards"),
         "jokers": dealt_win_partwise("h1_jokers"),
         "dao_cards_trend": Partwise(lambda _, s: dealt_trend(s, "h1_dao_cards")),
@@ -310,7 +309,7 @@ def gof(df: pl.DataFrame, half: int) -> stats.Chi2:
 
 def trend(moments: pl.DataFrame) -> stats.Slope:
     """Slope of team 0's match win on the count dealt (a linear probability model), with a
-    deal-clustered standard error (:func:`analysis.stats.clustered_slope`)."""
+    deal-clustered standard error (:func:`cardsim.analysis.stats.clustered_slope`)."""
     return stats.clustered_slope(moments.row(0, named=True))
 
 

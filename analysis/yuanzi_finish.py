@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import polars as pl
-
-from analysis import plots
-from analysis.exprs import rate_table, with_rate
-from analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, pm, prefix, stack
+from cardsim.analysis import plots
+from cardsim.analysis.exprs import rate_table, with_rate
+from cardsim.analysis.model import (
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    fmt_num,
+    pm,
+    prefix,
+    stack,
+)
 
 #: unit of each table: what one counted row is
 UNITS = {"match": "match", "patterns": "half", "upstream": "match"}
 KEY = "yuanzi_finish"
-FOR_GAME = "yuanzi"  # registered for this game's reports (analysis.facts.game_modules)
+FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
 ORDER = 20
 #: rates the comparison of runs sets side by side: (measure, query, row filter); unit: match
 HEADLINE = (
@@ -264,7 +273,7 @@ SCORE_FIXED_MEANS = {"seat points, half 1": 75, "seat points, half 2": 75}
 
 def _shuangjia_stake(item: RunData) -> int:
     """The run's 双夹 match score (YZ-D3), from its manifest's rules (default when absent)."""
-    from kernels.yuanzi.options import OPTIONS
+    from cardsim.kernels.yuanzi.options import OPTIONS
 
     rules = getattr(getattr(item, "run", None), "manifest", {}).get("rules", {})
     known = {k: v for k, v in rules.items() if k == "match_points_shuangjia"}

@@ -13,12 +13,11 @@ import time
 
 import numba
 import numpy as np
-
-from kernels.atlas import driver as D
-from kernels.atlas import rules as RL
-from kernels.atlas import state as ST
-from kernels.jit import kernel
-from kernels.rng import seed_stream
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import rules as RL
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.jit import kernel
+from cardsim.kernels.rng import seed_stream
 
 
 @kernel

@@ -19,12 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis import factorial  # noqa: E402
-from sim import runner  # noqa: E402
-from sim.config import build_config  # noqa: E402
-from sim.games import get_engine  # noqa: E402
-from sim.study import parse_study, run_study  # noqa: E402
-from sim.tune import tune  # noqa: E402
+from cardsim.analysis import factorial  # noqa: E402
+from cardsim.sim import runner  # noqa: E402
+from cardsim.sim.config import build_config  # noqa: E402
+from cardsim.sim.games import get_engine  # noqa: E402
+
+from cardsim.workflows.study import parse_study, run_study  # noqa: E402
+from cardsim.workflows.tune import tune  # noqa: E402
 
 OPTIONS = {
     "yuanzi": ("pass_only_if_unable", "dao_bomb", "lead_after_out"),

@@ -32,9 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream  # noqa: E402
 from numba import njit  # noqa: E402
-
-from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream  # noqa: E402
 
 
 def timed(fn, repeats):
@@ -53,11 +52,11 @@ def timed(fn, repeats):
 
 def yuanzi_positions(count):
     """Up to ``count`` decisions with a choice from greedy self-play (first halves)."""
-    from kernels.yuanzi import driver as drv
-    from kernels.yuanzi import pimc
-    from kernels.yuanzi.encoding import N_CARDS, N_TYPES
-    from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck
-    from kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi import pimc
+    from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
+    from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck
+    from cardsim.kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
 
     rules = rules_array()
     sids = np.ones(4, np.int64)
@@ -98,12 +97,12 @@ def yuanzi_positions(count):
 
 
 def bench_yuanzi(positions, repeats):
-    from kernels.yuanzi import pimc
-    from kernels.yuanzi.state import ST_ACTOR, ST_COUNT
-    from kernels.yuanzi.strategies import goes_out
+    from cardsim.kernels.yuanzi import pimc
+    from cardsim.kernels.yuanzi.state import ST_ACTOR, ST_COUNT
+    from cardsim.kernels.yuanzi.strategies import goes_out
 
     rules, own, played, st, legal, n = yuanzi_positions(positions)
-    from sim.games.yuanzi import PIMC_DEFAULT
+    from cardsim.sim.games.yuanzi import PIMC_DEFAULT
 
     sid = pimc.encode(*PIMC_DEFAULT)
     samples, cap, _, _ = PIMC_DEFAULT
@@ -135,10 +134,10 @@ def bench_yuanzi(positions, repeats):
 
 def atlas_positions(count, players=4):
     """Up to ``count`` discard decisions (snapshots) from greedy self-play."""
-    from kernels.atlas import driver as drv
-    from kernels.atlas.rules import DEFAULT_RULES
-    from kernels.atlas.state import S_LEN
-    from kernels.atlas.strategies import DT_DISCARD, GREEDY
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.rules import DEFAULT_RULES
+    from cardsim.kernels.atlas.state import S_LEN
+    from cardsim.kernels.atlas.strategies import DT_DISCARD, GREEDY
 
     sids = np.full(players, GREEDY, np.int64)
     snaps = []
@@ -153,12 +152,12 @@ def atlas_positions(count, players=4):
 
 
 def bench_atlas(positions, repeats):
-    from kernels.atlas import pimc
-    from kernels.atlas.state import S_LEN
-    from kernels.atlas.strategies import DT_DISCARD
+    from cardsim.kernels.atlas import pimc
+    from cardsim.kernels.atlas.state import S_LEN
+    from cardsim.kernels.atlas.strategies import DT_DISCARD
 
     snaps = atlas_positions(positions)
-    from sim.games.atlas import PIMC_DEFAULT
+    from cardsim.sim.games.atlas import PIMC_DEFAULT
 
     sid = pimc.encode(*PIMC_DEFAULT)
     samples, cap, _, _ = PIMC_DEFAULT
@@ -192,7 +191,7 @@ def bench_atlas(positions, repeats):
 
 def compare(game, deals, threads):
     """Time ``cardsim compare GAME --strategies pimc,greedy``: (wall s, CPU s, output)."""
-    cmd = [sys.executable, "-m", "sim", "compare", game, "--strategies", "pimc,greedy"]
+    cmd = [sys.executable, "-m", "cardsim", "compare", game, "--strategies", "pimc,greedy"]
     with tempfile.TemporaryDirectory() as tmp:
         warm = [*cmd, "--games", "4", "--out", f"{tmp}/warm", "--quiet"]
         subprocess.run(warm, check=True, cwd=ROOT, capture_output=True)
@@ -220,7 +219,7 @@ def main():
     numba.set_num_threads(1)
     games = ("yuanzi", "atlas") if a.game == "both" else (a.game,)
     for game in games:
-        mod = __import__(f"sim.games.{game}", fromlist=["PIMC_DEFAULT"])
+        mod = __import__(f"cardsim.sim.games.{game}", fromlist=["PIMC_DEFAULT"])
         fn = bench_yuanzi if game == "yuanzi" else bench_atlas
         n, rollouts, wall, cpu = fn(a.positions, a.repeats)
         print(

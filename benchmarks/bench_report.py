@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 def seed_run(where: Path) -> Path:
     """A real 25,000-match 原子 greedy run (played once, then reused)."""
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     out = where / "yz-seed"
     if not (out / "manifest.json").exists():
@@ -44,8 +44,7 @@ def seed_run(where: Path) -> Path:
 def make_run(matches: int, where: Path, source: Path, chunk: int) -> Path:
     """A run of ``matches`` 原子 matches tiled from ``source``'s rows (see the module doc)."""
     import polars as pl
-
-    from sim import rundir
+    from cardsim.sim import rundir
 
     out = where / f"yz-{matches}"
     if (out / "manifest.json").exists():

@@ -27,12 +27,12 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numba  # noqa: E402
+from cardsim.kernels.yuanzi import driver as drv  # noqa: E402
+from cardsim.sim import python_strategies as ps  # noqa: E402
+from cardsim.sim.game import RunConfig  # noqa: E402
+from cardsim.sim.games import get_engine  # noqa: E402
 
-from kernels.yuanzi import driver as drv  # noqa: E402
-from sim import python_strategies as ps  # noqa: E402
-from sim.game import RunConfig  # noqa: E402
-from sim.games import get_engine  # noqa: E402
-from sim.strategy_check import check  # noqa: E402
+from cardsim.workflows.strategy_check import check  # noqa: E402
 
 NUMBA = f"{ROOT / 'examples' / 'yuanzi_strategy.py'}:choose"
 PY = f"py:{ROOT / 'examples' / 'yuanzi_strategy_py.py'}:choose"
@@ -94,8 +94,7 @@ def main() -> None:
 
 def bench_atlas(args) -> None:
     import numpy as np
-
-    from kernels.atlas import driver as adrv
+    from cardsim.kernels.atlas import driver as adrv
 
     engine = get_engine("atlas")
     rules = engine.rule_options.resolve({})

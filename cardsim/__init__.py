@@ -21,8 +21,8 @@ from typing import TypeVar
 
 import polars as pl
 
-from sim import __version__
-from sim.errors import CardsimError
+from cardsim.sim import __version__
+from cardsim.sim.errors import CardsimError
 
 __all__ = [
     "CardsimError",
@@ -95,9 +95,9 @@ def config(
     seats: Mapping[int, str] | None = None,
     rules: Mapping[str, object] | None = None,
 ):
-    """A validated :class:`sim.game.RunConfig` (raises :class:`CardsimError` on bad input)."""
-    from sim.config import build_config
-    from sim.games import get_engine
+    """A validated :class:`cardsim.sim.game.RunConfig` (raises :class:`CardsimError` on bad input)."""
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     return build_config(
         get_engine(game),
@@ -120,7 +120,7 @@ def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFram
 
     For large runs use :func:`run`, which streams chunks to a run directory.
     """
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     cfg = config(game, games=games, seed=seed, **kw)
     return get_engine(game).play_chunk(cfg, 0, cfg.games)
@@ -130,11 +130,11 @@ def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFram
 def run(game: str, out: Path | str, *, games: int, seed: int = 0, threads: int | None = None,
         chunk_size: int | None = None, resume: bool = False, force: bool = False,
         progress: bool = False, **kw):  # fmt: skip
-    """Play into the run directory ``out``; returns :class:`sim.runner.RunResult`.
+    """Play into the run directory ``out``; returns :class:`cardsim.sim.runner.RunResult`.
 
     ``out`` must be new or empty, unless ``resume=True`` (complete the same run there; a
     finished one is returned as it is) or ``force=True`` (replace the run there)."""
-    from sim import runner
+    from cardsim.sim import runner
 
     cfg = config(game, games=games, seed=seed, **kw)
     return runner.run(cfg, _out(out), chunk_size=chunk_size, threads=threads, resume=resume,
@@ -143,8 +143,8 @@ def run(game: str, out: Path | str, *, games: int, seed: int = 0, threads: int |
 
 @_api
 def open_run(path: Path | str):
-    """A run directory as an :class:`analysis.io.Run`: ``.games`` / ``.seats`` LazyFrames."""
-    from analysis.io import open_run as _open
+    """A run directory as an :class:`cardsim.analysis.io.Run`: ``.games`` / ``.seats`` LazyFrames."""
+    from cardsim.analysis.io import open_run as _open
 
     return _open(path)
 
@@ -159,10 +159,10 @@ def compare(game: str, strategies: Sequence[str], out: Path | str, *, games: int
 
     ``resume=True`` completes (or, finished, just reads) the same comparison in ``out``;
     ``force=True`` replaces what is there; without either ``out`` must be new or empty."""
-    from analysis.compare import pairwise
-    from sim import runner
-    from sim.compare import DuplicateEngine, build_compare_config
-    from sim.games import get_engine
+    from cardsim.analysis.compare import pairwise
+    from cardsim.sim import runner
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.sim.games import get_engine
 
     if isinstance(strategies, str):
         raise CardsimError("strategies is a list of names, e.g. ['greedy', 'random']")
@@ -180,8 +180,8 @@ def report(run_dirs: Path | str | Sequence[Path | str], out: Path | str,
            json_out: Path | str | None = None):  # fmt: skip
     """Write the balance report of one or more run directories to ``out`` (Markdown for a
     ``.md`` suffix, else HTML), and its numbers as JSON to ``json_out`` if given.
-    Returns :class:`analysis.report.ReportResult`."""
-    from analysis.report import write_report
+    Returns :class:`cardsim.analysis.report.ReportResult`."""
+    from cardsim.analysis.report import write_report
 
     dirs = [run_dirs] if isinstance(run_dirs, str | Path) else list(run_dirs)
     fmt = "md" if Path(out).suffix.lower() == ".md" else "html"
@@ -193,7 +193,7 @@ def report(run_dirs: Path | str | Sequence[Path | str], out: Path | str,
 def study(study_file: Path | str | None, out: Path | str, *, threads: int | None = None,
           force: bool = False, progress: bool = False):  # fmt: skip
     """Run a study file (None: the built-in default study) into ``out`` with its report."""
-    from sim.study import default_study, load_study, run_study
+    from cardsim.workflows.study import default_study, load_study, run_study
 
     s = default_study() if study_file is None else load_study(study_file)
     return run_study(s, _out(out), threads=threads, progress=progress, force=force)
@@ -205,8 +205,8 @@ def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | No
            rules: Mapping[str, object] | None = None, threads: int | None = None,
            force: bool = False, progress: bool = False):  # fmt: skip
     """The skill ladder (like ``cardsim ladder``, docs/ladder.md) into ``out``: returns
-    ``sim.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its JSON)."""
-    from sim.ladder import build_ladder, run_ladder
+    ``cardsim.workflows.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its JSON)."""
+    from cardsim.workflows.ladder import build_ladder, run_ladder
 
     lad = build_ladder(
         game, None if levels is None else list(levels), games=games, deals=deals, seed=seed,
@@ -222,9 +222,9 @@ def tune(game: str, objective: str, out: Path | str, *, options: str | None = No
          strategy: str | None = None, threads: int | None = None, force: bool = False,
          progress: bool = False):  # fmt: skip
     """Search rule options for the most balanced rule set (like ``cardsim tune``): returns
-    ``sim.tune.TuneResult``. Calling it again with the same arguments resumes (finished rungs
+    ``cardsim.workflows.tune.TuneResult``. Calling it again with the same arguments resumes (finished rungs
     are reused); ``force=True`` replaces a different tune run in ``out``."""
-    from sim.tune import tune as _tune
+    from cardsim.workflows.tune import tune as _tune
 
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,

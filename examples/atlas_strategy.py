@@ -7,7 +7,7 @@ over the integer arrays it is given, no Python objects)::
 
 dtype    the decision: sdk.DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_TAKE, DT_GIVE
 hand     int32[64] your cards, count per type (0..59 species, sdk.ATLAS, SKIP, REVERSE, TRADE)
-pub      int32[:]  the public block: read it with ``kernels.atlas.sdk`` (sdk.my_seat(pub),
+pub      int32[:]  the public block: read it with ``cardsim.kernels.atlas.sdk`` (sdk.my_seat(pub),
                    sdk.hand_size(pub, seat), sdk.unseen(hand, pub, t), sdk.claim_card(pub),
                    sdk.rule(pub, sdk.R_TRADE_PICK) …)
 options  int32[:]  the legal codes: sdk.card_of(code) for a discard / give / take,
@@ -20,9 +20,8 @@ an ATLAS, and trades with the opponent holding the fewest cards. Check it with
 ``cardsim strategy check atlas examples/atlas_strategy.py:choose``.
 """
 
+from cardsim.kernels.atlas import sdk
 from numba import njit
-
-from kernels.atlas import sdk
 
 
 @njit

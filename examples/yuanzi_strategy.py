@@ -7,7 +7,7 @@ strategies' signature::
 
 own      uint8[54]    your hand: count per card type (type = rank idx * 4 + suit, 52 SJ, 53 BJ)
 played   uint8[4, 54] cards played this half, per seat
-pub      int64[:]     the public state: read it with ``kernels.yuanzi.sdk`` (sdk.my_seat(pub),
+pub      int64[:]     the public state: read it with ``cardsim.kernels.yuanzi.sdk`` (sdk.my_seat(pub),
                       sdk.leading(pub), sdk.partner_on_top(pub), sdk.cards_held(pub, seat),
                       sdk.first_half_margin(pub, team), sdk.rule(pub, sdk.R_PASS_IS_FINAL) …)
 legal    int32[:]     legal move codes: decode them with sdk.move_kind / move_size / …;
@@ -19,9 +19,8 @@ against the reference's View, is examples/yuanzi_strategy_py.py (same choices, s
 Check it with ``cardsim strategy check yuanzi examples/yuanzi_strategy.py:choose``.
 """
 
+from cardsim.kernels.yuanzi import sdk
 from numba import njit
-
-from kernels.yuanzi import sdk
 
 
 @njit

@@ -1,3 +1,3 @@
 """Numba kernels: array state, legal moves, strategies and drivers for each game."""
 
-from kernels import jit as _jit  # noqa: F401  (sets the fingerprinted cache folder first)
+from cardsim.kernels import jit as _jit  # noqa: F401  (sets the fingerprinted cache folder first)

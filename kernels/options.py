@@ -15,8 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-
-from sim.errors import CardsimError
+from cardsim.kernels.errors import CardsimError
 
 Value = str | int | bool
 
@@ -177,7 +176,7 @@ class OptionTable:
         The values together (and with ``players``, when given) pass the table's cross-option
         check, if it has one.
 
-        >>> from kernels.yuanzi.options import OPTIONS
+        >>> from cardsim.kernels.yuanzi.options import OPTIONS
         >>> OPTIONS.resolve({"pass_is_final": "true"})["pass_is_final"]
         True
         """

@@ -11,9 +11,8 @@ The functions are compiled without NRT: they run in the drivers' turn loops, whi
 nothing.
 """
 
+from cardsim.kernels.jit import JIT
 from numba import njit
-
-from kernels.jit import JIT
 
 ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
 #: rollout policies, by their index in a pimc id

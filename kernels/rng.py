@@ -16,8 +16,7 @@ stream  use
 """
 
 import numpy as np
-
-from kernels.jit import kernel
+from cardsim.kernels.jit import kernel
 
 STREAM_DEAL = 0
 STREAM_EVENTS = 1

@@ -5,7 +5,7 @@ import os as _os
 #: The one version number (pyproject.toml reads it; CHANGELOG.md names it).
 __version__ = "0.2.0"
 
-if _os.environ.get("CARDSIM_CLUSTER_WORKER"):  # a local Dask worker process (sim.runner)
+if _os.environ.get("CARDSIM_CLUSTER_WORKER"):  # a local Dask worker process (cardsim.sim.runner)
     import signal as _signal
     import threading as _threading
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import polars as pl
-
-from sim.config import build_config, check_strategy
-from sim.errors import CardsimError
-from sim.game import GameEngine, RunConfig
-from sim.schema import strategy_label
+from cardsim.sim.config import build_config, check_strategy
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine, RunConfig
+from cardsim.sim.schema import strategy_label
 
 
 def seat_assignments(layout: str, players: int, strategies: list[str]) -> list[tuple[str, ...]]:

@@ -1,7 +1,7 @@
 """Validated run configurations: players, strategies per seat and rule options.
 
 Everything a user types is checked here, before anything is written, and every problem is a
-:class:`~sim.errors.CardsimError` naming the bad value and the allowed ones.
+:class:`~cardsim.sim.errors.CardsimError` naming the bad value and the allowed ones.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from sim.errors import CardsimError
-from sim.game import GameEngine, RunConfig
-from sim.user_strategies import PY_PREFIX, is_python_strategy, is_user_strategy
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine, RunConfig
+from cardsim.sim.user_strategies import PY_PREFIX, is_python_strategy, is_user_strategy
 
 MAX_SEED = 2**64 - 1
 MAX_GAMES = 10**12
@@ -67,7 +67,7 @@ def resolve_rules(
 ) -> dict:
     """Every rule option of ``engine`` with defaults filled in and given values parsed.
 
-    The one validator is the game's option table (:meth:`kernels.options.OptionTable.resolve`),
+    The one validator is the game's option table (:meth:`cardsim.kernels.options.OptionTable.resolve`),
     with its cross-option check for ``players`` (e.g. ATLAS AT-D1: the deck deals every seat).
     """
     items = given.items() if isinstance(given, Mapping) else given
@@ -94,7 +94,7 @@ def build_config(
 
     Examples
     --------
-    >>> from sim.games import get_engine
+    >>> from cardsim.sim.games import get_engine
     >>> cfg = build_config(get_engine("yuanzi"), games=100, seed=7, strategy="greedy")
     >>> cfg.seats
     ('greedy', 'greedy', 'greedy', 'greedy')

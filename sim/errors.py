@@ -1,5 +1,3 @@
 """Domain errors: raised in sim/, turned into a one-line message and exit code 2 by the CLI."""
 
-
-class CardsimError(Exception):
-    """A user-facing problem (bad input, damaged run directory, …); the message says what to do."""
+from cardsim.kernels.errors import CardsimError  # noqa: F401  (the one base)

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 import polars as pl
-
-from kernels.options import OptionTable, RuleOption
+from cardsim.kernels.options import OptionTable, RuleOption
 
 __all__ = ["GameEngine", "GameFacts", "Measure", "RuleOption", "RunConfig", "StrategyInfo"]
 
@@ -110,7 +109,7 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
     """sha256 of every user-written strategy file a configuration uses, by path."""
     import hashlib
 
-    from sim.user_strategies import file_of, is_user_strategy
+    from cardsim.sim.user_strategies import file_of, is_user_strategy
 
     out = {}
     for seats in (config.seats, *config.assignments):
@@ -128,8 +127,8 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
 def config_warnings(config: RunConfig) -> list[str]:
     """Warnings (one line each) for a legal but degenerate configuration, from the game's own
     optional hook ``engine.config_warnings(config)``; shared code knows no game's rules."""
-    from sim.errors import CardsimError
-    from sim.games import get_engine
+    from cardsim.sim.errors import CardsimError
+    from cardsim.sim.games import get_engine
 
     try:
         hook = getattr(get_engine(config.game), "config_warnings", None)

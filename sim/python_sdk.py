@@ -1,10 +1,10 @@
 """原子 helpers for plain-Python strategies (``py:``, docs/strategies.md): the View-side SDK.
 
-A ``py:`` strategy reads the reference's :class:`sim.rules.yuanzi.View`; this module gives the
+A ``py:`` strategy reads the reference's :class:`cardsim.sim.rules.yuanzi.View`; this module gives the
 same names as the Numba SDK (``kernels/yuanzi/sdk.py``) taking the View instead of ``pub``, so a
 strategy is ported between the two forms line by line::
 
-    from sim import python_sdk as sdk
+    from cardsim.sim import python_sdk as sdk
 
     def choose(view, legal, rng):
         if sdk.partner_on_top(view) and sdk.PASS in legal:
@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
-from kernels.yuanzi import encoding as enc
-from sim.rules.yuanzi import (
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.sim.rules.yuanzi import (
     View,
     beats_code,
     cards_given_up,
@@ -33,7 +32,7 @@ from sim.rules.yuanzi import (
     hand_text,
     team_of,
 )
-from sim.rules.yuanzi_moves import jokers_of, kind_of, rank_of, size_of, suit_of
+from cardsim.sim.rules.yuanzi_moves import jokers_of, kind_of, rank_of, size_of, suit_of
 
 __all__ = [
     "PASS", "SINGLE", "PAIR", "TRIPLE", "BOMB", "ATOM", "HYDROGEN", "View",
@@ -134,14 +133,14 @@ def _hand(view: View) -> np.ndarray:
 def move_cost(view: View, code: int) -> int:
     """What the built-in greedy pays to give up ``code`` (lower is cheaper; the kernel's
     ``move_cost``)."""
-    from kernels.yuanzi.strategies import move_cost as kernel_move_cost
+    from cardsim.kernels.yuanzi.strategies import move_cost as kernel_move_cost
 
     return int(kernel_move_cost(_hand(view), np.int32(code), view.dao))
 
 
 def code_points(code: int) -> int:
     """Points carried by the natural cards of a code (YZ-03)."""
-    from kernels.yuanzi.strategies import code_points as kernel_code_points
+    from cardsim.kernels.yuanzi.strategies import code_points as kernel_code_points
 
     return int(kernel_code_points(np.int32(code)))
 

@@ -1,16 +1,16 @@
 """Plain-Python strategies for prototyping: ``py:path/to/file.py:function`` (docs/strategies.md).
 
 A seat named ``py:bots/mine.py:choose`` runs a plain Python function written against the
-readable reference's :class:`sim.rules.yuanzi.View` — no Numba, no offsets::
+readable reference's :class:`cardsim.sim.rules.yuanzi.View` — no Numba, no offsets::
 
     def choose(view, legal, rng):        # rng is optional: def choose(view, legal) works too
         return legal[0]                  # one of the codes in ``legal``
 
 It goes through the same commands as every strategy (``cardsim run``, ``compare``,
 ``strategy check``, ``replay``). A configuration with a ``py:`` seat plays every game on the
-reference engine (``sim.rules.yuanzi.play_match``), at the reference's speed, with the same
+reference engine (``cardsim.sim.rules.yuanzi.play_match``), at the reference's speed, with the same
 deals (stream 0 of (root seed, game index)) and the same strategy stream (stream 2: ``rng``
-is that uint64[4] state; ``kernels.rng.bounded(rng, n)`` draws from it as in a kernel
+is that uint64[4] state; ``cardsim.kernels.rng.bounded(rng, n)`` draws from it as in a kernel
 strategy). ``legal`` is in the kernel's order, the order a Numba strategy gets, so a strategy
 ported line by line between the two forms makes the same choices and yields identical tables
 (tests/test_sdk.py).
@@ -24,7 +24,7 @@ and its result against the reference's at the end of every match (a disagreement
 internal error, never a silent difference).
 
 ATLAS works the same way (:func:`play_atlas`): a ``py:`` strategy is ``choose(view, dtype,
-options[, rng]) -> code`` with :class:`sim.rules.atlas.View`, the options in the kernel's order;
+options[, rng]) -> code`` with :class:`cardsim.sim.rules.atlas.View`, the options in the kernel's order;
 the other seats get the kernel's public block, rebuilt from what the View shows (AT-26) plus
 the round's turn counter, and the kernel's own strategy functions. ``pimc`` cannot sit at an
 ATLAS table with a ``py:`` seat (it reads the kernel's whole state as AT-26 allows).
@@ -38,11 +38,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from kernels import rng as krng
-from sim import user_strategies as us
-from sim.errors import CardsimError
-from sim.game import RunConfig
+from cardsim.kernels import rng as krng
+from cardsim.sim import user_strategies as us
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
 
 __all__ = [
     "BadAnswer",
@@ -144,8 +143,8 @@ class _Seat:
 
 
 def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
-    from kernels.yuanzi.pimc import PIMC_BASE
-    from sim.games.yuanzi import ENGINE
+    from cardsim.kernels.yuanzi.pimc import PIMC_BASE
+    from cardsim.sim.games.yuanzi import ENGINE
 
     out: list[_Seat] = []
     compiled: dict[str, object] = {}
@@ -158,7 +157,7 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
             out.append(_Seat("python", label, fn=loaded[name]))
         elif us.is_user_strategy(name):
             if name not in compiled:
-                from kernels.yuanzi import driver as drv
+                from cardsim.kernels.yuanzi import driver as drv
 
                 strategy = us.parse(name)
                 fn = us.load(strategy)
@@ -175,9 +174,9 @@ class _YuanziMirror:
     """The kernel's state arrays of one match, moved on with the kernel's own functions."""
 
     def __init__(self, rules: np.ndarray) -> None:
-        from kernels.yuanzi.encoding import N_CARDS, N_TYPES
-        from kernels.yuanzi.pimc import BUF_SIZE
-        from kernels.yuanzi.state import N_INFO, N_ST
+        from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
+        from cardsim.kernels.yuanzi.pimc import BUF_SIZE
+        from cardsim.kernels.yuanzi.state import N_INFO, N_ST
 
         self.rules = rules
         self.hands = np.zeros((4, N_TYPES), np.uint8)
@@ -188,8 +187,8 @@ class _YuanziMirror:
         self.deck = np.zeros(N_CARDS, np.uint8)
 
     def begin(self, half: int, deck: Sequence[int], p: int, up0: int) -> None:
-        from kernels.yuanzi.rules import begin_half
-        from kernels.yuanzi.state import ST_RULES
+        from cardsim.kernels.yuanzi.rules import begin_half
+        from cardsim.kernels.yuanzi.state import ST_RULES
 
         self.deck[:] = np.asarray(deck, np.uint8)
         begin_half(half, self.deck, p, up0, self.hands, self.played, self.st, self.info)
@@ -219,13 +218,13 @@ def _play_yuanzi_match(
     on_bad: OnBad | None,
 ):
     """One match on the reference engine with the kernel mirror; fills ``grow`` / ``srows``."""
-    from kernels.yuanzi import driver as drv
-    from kernels.yuanzi import state as KS
-    from kernels.yuanzi.encoding import PASS
-    from kernels.yuanzi.pimc import choose_pimc
-    from kernels.yuanzi.rules import apply_move, legal_moves
-    from kernels.yuanzi.strategies import choose_builtin
-    from sim.rules import yuanzi as ref
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi import state as KS
+    from cardsim.kernels.yuanzi.encoding import PASS
+    from cardsim.kernels.yuanzi.pimc import choose_pimc
+    from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
+    from cardsim.kernels.yuanzi.strategies import choose_builtin
+    from cardsim.sim.rules import yuanzi as ref
 
     deal = ref.deal_from_seed(seed, game, rules)
     rng2 = krng.new_stream(np.uint64(seed), np.uint64(game), krng.STREAM_STRATEGY)
@@ -359,13 +358,13 @@ def play_yuanzi(
     config: RunConfig, first: int, count: int, on_bad: OnBad | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Games ``first .. first+count-1`` of a configuration with ``py:`` seats, on the reference
-    engine: the kernel's (games, seats) matrices (``kernels.yuanzi.driver`` G_* / S_* layout).
+    engine: the kernel's (games, seats) matrices (``cardsim.kernels.yuanzi.driver`` G_* / S_* layout).
 
     ``on_bad`` receives every illegal answer (and the game goes on as in the kernel: PASS or
     the first legal code); without it the first one stops the run with one line.
     """
-    from kernels.yuanzi import driver as drv
-    from kernels.yuanzi.options import OPTIONS
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi.options import OPTIONS
 
     rules = OPTIONS.resolve(config.rules)
     rules_arr = OPTIONS.array(rules)
@@ -388,8 +387,8 @@ def play_yuanzi(
 
 def replay_yuanzi(config: RunConfig, game_index: int) -> str:
     """The reference's readable log of one match of a configuration with ``py:`` seats."""
-    from kernels.yuanzi import driver as drv
-    from kernels.yuanzi.options import OPTIONS
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi.options import OPTIONS
 
     rules = OPTIONS.resolve(config.rules)
     grow = np.empty(drv.NG, np.int32)
@@ -410,10 +409,10 @@ def timed_yuanzi(config: RunConfig, count: int, on_bad: OnBad | None = None):
 
 # --- ATLAS ----------------------------------------------------------------------------------------
 def _atlas_seats(config: RunConfig) -> list[_Seat]:
-    from kernels.atlas import driver as drv
-    from kernels.atlas.pimc import PIMC_BASE
-    from kernels.atlas.strategies import USER_BASE
-    from sim.games.atlas import ENGINE
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.pimc import PIMC_BASE
+    from cardsim.kernels.atlas.strategies import USER_BASE
+    from cardsim.sim.games.atlas import ENGINE
 
     builtin = {x.name: x.id for x in ENGINE.strategies}
     out: list[_Seat] = []
@@ -443,10 +442,10 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
 
 
 def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) -> np.ndarray:
-    """The kernel's public block (``kernels.atlas.state.P_*``) of what ``view`` shows (AT-26)."""
-    from kernels.atlas import rules as KR
-    from kernels.atlas import state as ST
-    from sim.rules.atlas import CLAIM
+    """The kernel's public block (``cardsim.kernels.atlas.state.P_*``) of what ``view`` shows (AT-26)."""
+    from cardsim.kernels.atlas import rules as KR
+    from cardsim.kernels.atlas import state as ST
+    from cardsim.sim.rules.atlas import CLAIM
 
     pub = np.zeros(ST.PUB_LEN, np.int32)
     claim = dtype == CLAIM
@@ -482,11 +481,11 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
 
 
 def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarray:
-    """``options`` in the kernel's order (kernels.atlas.turn.legal_moves)."""
-    from kernels.atlas import state as ST
-    from kernels.atlas.encoding import N_SPECIES, NONE
-    from kernels.atlas.rules import claim_meld_options, self_meld_options
-    from sim.rules.atlas import CLAIM, SELF_MELD
+    """``options`` in the kernel's order (cardsim.kernels.atlas.turn.legal_moves)."""
+    from cardsim.kernels.atlas import state as ST
+    from cardsim.kernels.atlas.encoding import N_SPECIES, NONE
+    from cardsim.kernels.atlas.rules import claim_meld_options, self_meld_options
+    from cardsim.sim.rules.atlas import CLAIM, SELF_MELD
 
     if dtype not in (CLAIM, SELF_MELD) or (dtype == CLAIM and len(view.hand) == 1):
         return np.asarray(options, np.int32)  # ascending in the kernel too
@@ -502,7 +501,9 @@ def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarra
         k = int(self_meld_options(S, q, wild, opts, 1))
     else:
         k = int(claim_meld_options(S, q, view.discard, wild, opts, 1))
-        if rules["forced_claims"]:  # AT-12: NONE is not offered (kernels.atlas.turn.legal_moves)
+        if rules[
+            "forced_claims"
+        ]:  # AT-12: NONE is not offered (cardsim.kernels.atlas.turn.legal_moves)
             opts[0] = opts[k - 1]
             k -= 1
             return _checked(opts[:k].copy(), options, view)
@@ -521,8 +522,8 @@ def _checked(codes: np.ndarray, options: list[int], view) -> np.ndarray:
 
 def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
     """The kernel's records (driver.GAMES_DTYPE / SEATS_DTYPE) of one reference match."""
-    from kernels.atlas.encoding import ATLAS
-    from sim.rules.atlas import deal_hands
+    from cardsim.kernels.atlas.encoding import ATLAS
+    from cardsim.sim.rules.atlas import deal_hands
 
     n = config.players
     for r, out in enumerate(result.rounds):
@@ -550,7 +551,7 @@ def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
 
 def _atlas_returned(got: object, ref) -> str:
     """What an illegal ``py:`` ATLAS answer was: a code that is not legal here, or no code."""
-    from kernels.atlas.encoding import PAIR
+    from cardsim.kernels.atlas.encoding import PAIR
 
     if isinstance(got, int | np.integer) and not isinstance(got, bool) and got >= 0:
         if got < PAIR:  # a meld code: its cards depend on a hand it may not fit
@@ -566,8 +567,8 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
     """One ATLAS match on the reference engine; fills the kernel's records."""
     import sys
 
-    from kernels.atlas.strategies import SUMMARY_LEN, choose
-    from sim.rules import atlas as ref
+    from cardsim.kernels.atlas.strategies import SUMMARY_LEN, choose
+    from cardsim.sim.rules import atlas as ref
 
     rng2 = krng.new_stream(np.uint64(config.seed), np.uint64(game), krng.STREAM_STRATEGY)
     sm = np.zeros(SUMMARY_LEN, np.int32)
@@ -649,8 +650,8 @@ def play_atlas(
 ) -> tuple[np.ndarray, np.ndarray]:
     """ATLAS games ``first .. first+count-1`` of a configuration with ``py:`` seats, on the
     reference engine: the kernel's records (``driver.GAMES_DTYPE`` / ``SEATS_DTYPE``)."""
-    from kernels.atlas import driver as drv
-    from kernels.atlas.options import OPTIONS
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.options import OPTIONS
 
     rules = OPTIONS.resolve(config.rules)
     rules_arr = OPTIONS.array(rules)
@@ -669,8 +670,8 @@ def play_atlas(
 
 def replay_atlas(config: RunConfig, game_index: int) -> str:
     """The reference's readable log of one ATLAS match of a configuration with ``py:`` seats."""
-    from kernels.atlas import driver as drv
-    from kernels.atlas.options import OPTIONS
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.options import OPTIONS
 
     rules = OPTIONS.resolve(config.rules)
     rounds, n = int(rules["rounds"]), config.players

@@ -42,11 +42,10 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import polars as pl
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.schema import SCHEMA_VERSION
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
 from pydantic import ValidationError as _ValidationError
-
-from sim.errors import CardsimError
-from sim.schema import SCHEMA_VERSION
 
 F = TypeVar("F", bound=Callable[..., Any])
 FORMAT = "cardsim-run"

@@ -1,8 +1,8 @@
 """The game-agnostic runner: chunks → engine → Parquet parts + manifest, resumable.
 
 The run directory's layout, manifest, part files, atomic writes and lock live in
-:mod:`sim.rundir`. A chunk is a pure function ``(config, first index, count) -> tables``; the
-tables of a run depend only on its :class:`~sim.game.RunConfig`, never on thread count, chunk
+:mod:`cardsim.sim.rundir`. A chunk is a pure function ``(config, first index, count) -> tables``; the
+tables of a run depend only on its :class:`~cardsim.sim.game.RunConfig`, never on thread count, chunk
 size, worker or interruption.
 
 How a run proceeds (docs/cli.md, "What a run directory guarantees"):
@@ -35,13 +35,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
-
-from sim import __version__, rundir
-from sim.errors import CardsimError
-from sim.game import GameEngine, RunConfig, config_warnings
-from sim.games import get_engine
-from sim.progress import Progress
-from sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
+from cardsim.sim import __version__, rundir
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine, RunConfig, config_warnings
+from cardsim.sim.games import get_engine
+from cardsim.sim.progress import Progress
+from cardsim.sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
     MANIFEST,
     TABLES,
     chunk_is_intact,
@@ -88,7 +87,7 @@ class RunResult:
     played: int = 0  # games played by this call (the rest were already done)
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         return html_of(self, f"cardsim run: {self.games_done:,} games", skip=("manifest",))
 
@@ -294,7 +293,7 @@ def kernel_busy() -> bool:
 
 
 def _users(config: RunConfig) -> list[str]:
-    from sim.config import is_user_strategy
+    from cardsim.sim.config import is_user_strategy
 
     return sorted(
         {
@@ -337,7 +336,7 @@ def _strategy_error(e: BaseException, users: list[str], when: str) -> CardsimErr
             f"user strategy {', '.join(users)} called sys.exit({inner.code!r}) {when}"
         )
     text = str(inner).strip() or "(no message)"
-    # the CLI shows the first line and the place in the user's file (sim.cli.one_line)
+    # the CLI shows the first line and the place in the user's file (cardsim.cli.one_line)
     return CardsimError(
         f"user strategy {', '.join(users)} failed {when}: {type(inner).__name__}: {text}"
     )
@@ -352,7 +351,7 @@ def remote_chunk(
     """What a Dask worker runs: the same pure chunk function, with the engine looked up there."""
     engine = get_engine(game)
     if duplicate:
-        from sim.compare import DuplicateEngine
+        from cardsim.sim.compare import DuplicateEngine
 
         engine = DuplicateEngine(engine)
     start = time.perf_counter()
@@ -440,7 +439,7 @@ def _signals_wait_for_cluster():
 
 def _cluster_results(engine, config, todo, client) -> Iterator:
     """Chunks run on a Dask cluster, yielded in chunk order (so stopping is reproducible)."""
-    from sim.compare import DuplicateEngine
+    from cardsim.sim.compare import DuplicateEngine
 
     duplicate = isinstance(engine, DuplicateEngine)
     window = max(2, 2 * len(client.scheduler_info().get("workers", {})))
@@ -552,7 +551,7 @@ def set_threads(threads: int | None) -> int:
 
 
 def make_progress(total: int, done: int, label: str, enabled: bool, unit: str = "games"):
-    """The progress display (sim.progress) counting ``unit`` (games, or deals for comparisons)."""
+    """The progress display (cardsim.sim.progress) counting ``unit`` (games, or deals for comparisons)."""
     return Progress(total, done, label, enabled, unit=unit)
 
 
@@ -601,8 +600,8 @@ def run(
 
     Examples
     --------
-    >>> from sim.config import build_config
-    >>> from sim.games import get_engine
+    >>> from cardsim.sim.config import build_config
+    >>> from cardsim.sim.games import get_engine
     >>> cfg = build_config(get_engine("yuanzi"), games=1000, seed=1)
     >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
     """
@@ -858,14 +857,14 @@ def _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, decided) -
 
 def kernels_cached(game: str) -> bool:
     """Whether Numba's on-disk cache already holds compiled kernels of ``game``."""
-    from kernels.jit import CACHE_DIR
+    from cardsim.kernels.jit import CACHE_DIR
 
     return any(CACHE_DIR.glob(f"{game}_*/*.nbi"))
 
 
 def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -> float:
     """Play one game so kernels compile (or load from cache) before anything is written."""
-    from sim.warmup import notice_for
+    from cardsim.sim.warmup import notice_for
 
     text = notice_for(config)  # what compiles and roughly how long, once, before compiling
     if text:

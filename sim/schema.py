@@ -150,7 +150,7 @@ def strategy_label(name: str) -> str:
     >>> strategy_label("/home/me/bots/mybot.py:choose"), strategy_label("greedy@2")
     ('mybot:choose', 'greedy@2')
     """
-    from sim.user_strategies import label  # the one user-strategy mechanism
+    from cardsim.sim.user_strategies import label  # the one user-strategy mechanism
 
     return label(name)
 
@@ -194,7 +194,7 @@ def check_doc(text: str, schema: TableSchema) -> str | None:
 
 
 def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:
-    """Rewrite the schema tables between their markers in ``path`` (``python -m sim.schema``)."""
+    """Rewrite the schema tables between their markers in ``path`` (``python -m cardsim.sim.schema``)."""
     text = path.read_text()
     for schema in schemas:
         start, end = f"<!-- schema:{schema.name} -->\n", f"<!-- /schema:{schema.name} -->"
@@ -204,7 +204,7 @@ def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:
 
 
 if __name__ == "__main__":  # regenerate docs/<game>-columns.md tables
-    from sim.games import atlas_tables, yuanzi_tables
+    from cardsim.sim.games import atlas_tables, yuanzi_tables
 
     docs = Path(__file__).resolve().parent.parent / "docs"
     write_doc(docs / "yuanzi-columns.md", (yuanzi_tables.GAMES, yuanzi_tables.SEATS))

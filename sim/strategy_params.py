@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from sim.errors import CardsimError
-from sim.game import StrategyInfo
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import StrategyInfo
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Param:
 def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | float | str]:
     """The parameter values of ``name`` (``base`` or ``base:k=v,...``), defaults filled in.
 
-    >>> from sim.strategy_params import Param, parse_params
+    >>> from cardsim.sim.strategy_params import Param, parse_params
     >>> ps = (Param("samples", 8, "", 1, 99), Param("rollout", "greedy", "", choices=("greedy",)))
     >>> parse_params("pimc:samples=16", "pimc", ps)
     {'samples': 16, 'rollout': 'greedy'}

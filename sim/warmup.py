@@ -3,7 +3,7 @@
 Numba compiles each game's kernels on first use and caches them on disk (``kernels/jit.py``);
 later runs load them in seconds. Compilation holds the interpreter lock, so two games compile
 at once only in separate processes: :func:`start` compiles the first game here and every other
-game in a process of its own (``python -m sim.warmup GAME``), and :meth:`Compiling.wait` waits
+game in a process of its own (``python -m cardsim.sim.warmup GAME``), and :meth:`Compiling.wait` waits
 for a game's process before that game is first played. Before compiling it prints one notice
 naming what is compiled and roughly how long it takes.
 
@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.game import RunConfig, user_strategy_files
+from cardsim.sim.game import RunConfig, user_strategy_files
 
 #: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
 #: index exists once the whole call tree below them has been compiled and saved.
 ENTRY_POINTS = {
-    "yuanzi": {"run": ("kernels.yuanzi.driver", "simulate"),
-               "replay": ("kernels.yuanzi.driver", "simulate_trace")},
-    "atlas": {"run": ("kernels.atlas.driver", "simulate"),
-              "replay": ("kernels.atlas.driver", "trace_match")},
+    "yuanzi": {"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
+               "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace")},
+    "atlas": {"run": ("cardsim.kernels.atlas.driver", "simulate"),
+              "replay": ("cardsim.kernels.atlas.driver", "trace_match")},
 }  # fmt: skip
 #: Seconds to compile, measured on the 2-core reference machine with one core each, idle
 #: (cardsim 0.2 with pimc, the SDK and the design parameters: 原子 146 s, ATLAS 114 s for runs,
@@ -62,7 +62,7 @@ def is_cached(game: str, purpose: str = "run") -> bool:
     try:  # the cache index numba itself loads: empty if missing or stale (numba >= 0.59)
         return bool(disp._cache._cache_file._load_index())
     except AttributeError:  # another numba: any index of the entry point
-        from kernels.jit import CACHE_DIR
+        from cardsim.kernels.jit import CACHE_DIR
 
         qual = disp.py_func.__qualname__
         module = ENTRY_POINTS[game][purpose][0].rsplit(".", 1)[1]
@@ -117,7 +117,7 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
 
     None for a configuration with user strategies: ``py:`` seats play on the reference engine,
     and a Numba one plays in its own driver, cached once per version of the file, whose
-    compile ``sim.user_strategies.driver_for`` announces when (and only when) it happens.
+    compile ``cardsim.sim.user_strategies.driver_for`` announces when (and only when) it happens.
     """
     if user_strategy_files(config):
         return None
@@ -128,8 +128,8 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
 
 def compile_here(game: str, purpose: str = "run") -> float:
     """Compile (or load) ``game``'s ``purpose`` kernels in this process; returns seconds."""
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     t = time.perf_counter()
     engine = get_engine(game)
@@ -142,7 +142,7 @@ def compile_here(game: str, purpose: str = "run") -> float:
 
 
 def _command(game: str, purpose: str) -> list[str]:
-    return [sys.executable, "-m", "sim.warmup", game, purpose]
+    return [sys.executable, "-m", "cardsim.sim.warmup", game, purpose]
 
 
 @dataclass
@@ -250,10 +250,10 @@ def ensure(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
+    """``python -m cardsim.sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] not in ENTRY_POINTS or len(args) > 2:
-        print("usage: python -m sim.warmup {yuanzi|atlas} [run|replay]", file=sys.stderr)
+        print("usage: python -m cardsim.sim.warmup {yuanzi|atlas} [run|replay]", file=sys.stderr)
         return 2
     purpose = args[1] if len(args) > 1 else "run"
     if purpose not in ("run", "replay"):

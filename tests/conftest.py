@@ -3,7 +3,7 @@
 Numba compiles each game's kernels on first use (about a minute of one core per game). Left to
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
-process compiles them first, one process per game (``python -m sim.warmup GAME PURPOSE``), and
+process compiles them first, one process per game (``python -m cardsim.sim.warmup GAME PURPOSE``), and
 every test process then loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _warm_kernels() -> None:
-    from sim import warmup
+    from cardsim.sim import warmup
 
     jobs = {
         game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)]

@@ -9,11 +9,10 @@ first leader's team gets a small edge, so there is a first-player advantage to m
 
 import numpy as np
 import polars as pl
-
-from kernels.options import OptionTable, RuleOption
-from kernels.rng import bounded, new_stream
-from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from sim.games import get_engine, register_engine
+from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.kernels.rng import bounded, new_stream
+from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from cardsim.sim.games import get_engine, register_engine
 
 BONUS = {"greedy": 0.35, "random": 0.0}
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from sim.cli import cli, main
+from cardsim.cli import cli, main
 
 COMMANDS = ["run", "compare", "study", "report", "replay", "rules", "strategies"]
 
@@ -103,7 +103,7 @@ def test_unwritable_out_is_a_clear_error(capsys, tmp_path):
 
 
 def test_rules_and_strategies_list_every_option(capsys):
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     for game in ("yuanzi", "atlas"):
         engine = get_engine(game)
@@ -179,8 +179,8 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path):
     ]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     ref, out = tmp_path / "ref", tmp_path / "killed"
-    subprocess.run([sys.executable, "-m", "sim", *args, "--out", str(ref)], check=True, env=env)
-    proc = subprocess.Popen([sys.executable, "-m", "sim", *args, "--out", str(out)], env=env)
+    subprocess.run([sys.executable, "-m", "cardsim", *args, "--out", str(ref)], check=True, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "cardsim", *args, "--out", str(out)], env=env)
     deadline = time.time() + 120
     while time.time() < deadline:  # wait until a few chunks are done, then kill
         m = out / "manifest.json"
@@ -206,7 +206,7 @@ def test_resume_after_kill_9_equals_an_uninterrupted_run(tmp_path):
     for p in (out / "games").glob("part-*.parquet"):
         pl.read_parquet(p)  # no truncated part under a final name
     subprocess.run(
-        [sys.executable, "-m", "sim", *args, "--out", str(out), "--resume"], check=True, env=env
+        [sys.executable, "-m", "cardsim", *args, "--out", str(out), "--resume"], check=True, env=env
     )
     assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
     for a, b in zip(tables(ref), tables(out), strict=True):

@@ -2,12 +2,11 @@
 
 import polars as pl
 import pytest
+from cardsim.sim import runner
+from cardsim.sim.compare import DuplicateEngine, build_compare_config
+from cardsim.sim.config import build_config
+from cardsim.sim.games import get_engine
 from polars.testing import assert_frame_equal
-
-from sim import runner
-from sim.compare import DuplicateEngine, build_compare_config
-from sim.config import build_config
-from sim.games import get_engine
 
 pytest.importorskip("dask.distributed")
 
@@ -53,7 +52,7 @@ def test_dask_runs_duplicate_deal_comparisons(tmp_path):
 
 
 def test_bad_scheduler_is_a_clear_error(tmp_path):
-    from sim.errors import CardsimError
+    from cardsim.sim.errors import CardsimError
 
     cfg = build_config(get_engine("yuanzi"), games=10, seed=1)
     with pytest.raises(CardsimError, match="local:N"):

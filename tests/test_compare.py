@@ -5,13 +5,13 @@ import json
 
 import polars as pl
 import pytest
+from cardsim.analysis.compare import pairwise, ratings
+from cardsim.analysis.stopping import main_interval, until_ci_rule
+from cardsim.sim import runner
+from cardsim.sim.compare import DuplicateEngine, build_compare_config, seat_assignments
+from cardsim.sim.errors import CardsimError
 
-from analysis.compare import pairwise, ratings
-from analysis.stopping import main_interval, until_ci_rule
-from sim import runner
-from sim.compare import DuplicateEngine, build_compare_config, seat_assignments
-from sim.errors import CardsimError
-from sim.study import parse_study
+from cardsim.workflows.study import parse_study
 from tests.fake_engine import FakeEngine
 
 
@@ -83,7 +83,7 @@ def test_unpaired_interval_matches_independent_deals(tmp_path):
     row = pairwise(seats_of(out)).table.row(0, named=True)
     # the same design without pairing: each game on its own deal (seed 12 for the swapped one)
     engine = FakeEngine()
-    from sim.config import build_config
+    from cardsim.sim.config import build_config
 
     parts = []
     for seed, seats in ((11, ("greedy", "random") * 2), (12, ("random", "greedy") * 2)):
@@ -139,7 +139,7 @@ def test_until_ci_stops_when_the_interval_is_narrow(tmp_path):
 
 
 def test_until_ci_first_player_advantage_on_a_plain_run(tmp_path):
-    from sim.config import build_config
+    from cardsim.sim.config import build_config
 
     cfg = build_config(FakeEngine(), games=50000, seed=2, strategy="random")
     res = runner.run(
@@ -190,7 +190,7 @@ def test_study_file_errors_name_the_place(text, message):
 
 
 def test_sprt_accepts_h1_for_a_real_difference_and_h0_for_none(tmp_path):
-    from analysis.stopping import sprt_rule
+    from cardsim.analysis.stopping import sprt_rule
 
     # greedy's bonus is worth about +0.2 of win rate in the fake game: H1 (delta 0.05) holds
     _, out, res = compare_run(

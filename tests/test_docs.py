@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from cardsim.sim.config import build_config
+from cardsim.sim.games import GAMES, get_engine
+from cardsim.sim.schema import check_doc
 
-from sim.cli import cli
-from sim.config import build_config
-from sim.games import GAMES, get_engine
-from sim.schema import check_doc
+from cardsim.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +53,7 @@ def test_every_rule_option_and_strategy_is_documented(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_every_output_column_is_documented(game):
-    from sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
 
     engine = get_engine(game)
     games, seats = engine.play_chunk(build_config(engine, games=3, seed=1), 0, 3)
@@ -61,10 +61,10 @@ def test_every_output_column_is_documented(game):
     cmp_games, cmp_seats = DuplicateEngine(engine).play_chunk(cmp, 0, 3)
     assert "assignment" in cmp_games.columns and "assignment" in cmp_seats.columns
     doc = text(f"docs/{game}-columns.md")
-    tables = importlib.import_module(f"sim.games.{game}_tables")
+    tables = importlib.import_module(f"cardsim.sim.games.{game}_tables")
     for schema in (tables.GAMES, tables.SEATS):  # the generated tables match the declarations
         assert check_doc(doc, schema) is None, (
-            f"docs/{game}-columns.md {schema.name}: run python -m sim.schema"
+            f"docs/{game}-columns.md {schema.name}: run python -m cardsim.sim.schema"
         )
     documented = set(re.findall(r"`([A-Za-z0-9_]+)`", doc))
     for col in {*games.columns, *seats.columns, *cmp_games.columns, *cmp_seats.columns}:
@@ -78,8 +78,7 @@ def test_the_documented_sql_of_the_atlas_end_column_runs(tmp_path):
     """Issue 19 #19: ``end`` is reserved in SQL; the quoted query of docs/atlas-columns.md runs
     on a real ATLAS run in Polars SQL (and in DuckDB, which refuses it unquoted, if installed)."""
     import polars as pl
-
-    from sim.runner import run
+    from cardsim.sim.runner import run
 
     out = tmp_path / "atlas"
     run(build_config(get_engine("atlas"), games=20, seed=1), out, progress=False)

@@ -3,7 +3,7 @@
 The commands are parsed from the documents themselves, so a command added later is covered
 too. Each document is played in a fresh temporary directory (a clone's root, with examples/)
 in the order it shows them — ``runs/at4`` must have been made before ``report runs/at4`` —
-through the real ``cardsim`` entry point (:func:`sim.cli.main`), with game counts cut down to
+through the real ``cardsim`` entry point (:func:`cardsim.cli.main`), with game counts cut down to
 a few hundred. Setting-up commands (the venv, the install, the test suite itself) are checked
 for their shape but not re-run: the environment running this test was made by them.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main
+from cardsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]

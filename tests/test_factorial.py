@@ -12,15 +12,15 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.analysis import factorial, stats
+from cardsim.analysis.factorial import DesignSpec, auto_generators, design_cells, resolution
+from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.kernels.rng import bounded, new_stream
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import Measure
+from cardsim.sim.games import get_engine, register_engine
 
-from analysis import factorial, stats
-from analysis.factorial import DesignSpec, auto_generators, design_cells, resolution
-from kernels.options import OptionTable, RuleOption
-from kernels.rng import bounded, new_stream
-from sim.errors import CardsimError
-from sim.game import Measure
-from sim.games import get_engine, register_engine
-from sim.study import parse_study, run_study
+from cardsim.workflows.study import parse_study, run_study
 from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: planted truth: logit P(first side wins) = B0 + B_SPICY x_spicy + B_BOOST x_boost + B_INT x x
@@ -266,7 +266,7 @@ def test_cell_fit_equals_row_level_statsmodels(kind):
 def test_example_factorial_study_is_a_resolution_five_half_fraction():
     from pathlib import Path
 
-    from sim.study import load_study
+    from cardsim.workflows.study import load_study
 
     study = load_study(Path(__file__).resolve().parents[1] / "examples/factorial-yuanzi.toml")
     (d,) = study.designs
@@ -275,7 +275,7 @@ def test_example_factorial_study_is_a_resolution_five_half_fraction():
 
 
 def test_bad_design_via_cli_is_one_line(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     f = tmp_path / "bad.toml"
     f.write_text(

@@ -11,15 +11,15 @@ import json
 
 import numpy as np
 import pytest
+from cardsim.analysis import factorial
+from cardsim.analysis.factorial import DesignSpec, alias_chain, design_cells, mask_name, model_terms
+from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.kernels.rng import bounded, new_stream
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import Measure
+from cardsim.sim.games import get_engine, register_engine
 
-from analysis import factorial
-from analysis.factorial import DesignSpec, alias_chain, design_cells, mask_name, model_terms
-from kernels.options import OptionTable, RuleOption
-from kernels.rng import bounded, new_stream
-from sim.errors import CardsimError
-from sim.game import Measure
-from sim.games import get_engine, register_engine
-from sim.study import load_study, parse_study, run_study
+from cardsim.workflows.study import load_study, parse_study, run_study
 from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: length = 50 + 4 (s_c + s_d + s_e) + 3 s_c s_d s_e + noise (s = ±1: the option's level)

@@ -14,10 +14,10 @@ import time
 import tomllib
 from pathlib import Path
 
+import cardsim.sim
 import pytest
 
-import sim
-from sim.cli import main
+from cardsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,31 +42,31 @@ def small_run(tmp_path_factory):
 def test_the_version_is_one_number_that_the_changelog_names(capsys, small_run):
     conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in conf["project"] and "version" in conf["project"]["dynamic"]
-    assert conf["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "sim.__version__"}
+    assert conf["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "cardsim.sim.__version__"}
     heading = re.search(r"^## (.*)$", (ROOT / "CHANGELOG.md").read_text(), re.M).group(1)
     named = re.search(r"\d+\.\d+(\.\d+)?", heading).group(0)
-    assert sim.__version__.startswith(named), (heading, sim.__version__)
+    assert cardsim.sim.__version__.startswith(named), (heading, cardsim.sim.__version__)
     code, out, _ = cardsim(capsys, "--version")
-    assert code == 0 and out.strip().endswith(sim.__version__)
-    from sim import rundir
+    assert code == 0 and out.strip().endswith(cardsim.sim.__version__)
+    from cardsim.sim import rundir
 
     meta = rundir.read_part_metadata(rundir.part_path(small_run, "games", 0))
-    assert meta["version"] == sim.__version__
+    assert meta["version"] == cardsim.sim.__version__
     manifest = json.loads((small_run / "manifest.json").read_text())
-    assert manifest["cardsim_version"] == sim.__version__
+    assert manifest["cardsim_version"] == cardsim.sim.__version__
 
 
 # --- report: Ctrl-C and a full disk, in real processes -------------------------------------------
 def test_ctrl_c_in_report_advises_no_resume(small_run, tmp_path):
     script = (
         "import sys, time\n"
-        "import analysis.report as r\n"
+        "import cardsim.analysis.report as r\n"
         "real = r.build_report\n"
         "def slow(*a, **k):\n"
         "    print('reading', flush=True)\n"
         "    time.sleep(60)\n"
         "r.build_report = slow\n"
-        "from sim.cli import main\n"
+        "from cardsim.cli import main\n"
         "main(sys.argv[1:])\n"
     )
     p = subprocess.Popen(
@@ -91,7 +91,7 @@ def test_a_full_disk_names_the_report_file(small_run, tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
 
     r = subprocess.run(
-        [sys.executable, "-m", "sim", "report", str(small_run), "--out", str(out)],
+        [sys.executable, "-m", "cardsim", "report", str(small_run), "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, preexec_fn=limit, timeout=300,
     )  # fmt: skip
     assert r.returncode == 2, r.stderr

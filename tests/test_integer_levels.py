@@ -7,15 +7,15 @@ import json
 
 import numpy as np
 import pytest
+from cardsim.analysis import factorial
+from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.kernels.rng import bounded, new_stream
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import Measure
+from cardsim.sim.games import get_engine, register_engine
 
-from analysis import factorial
-from kernels.options import OptionTable, RuleOption
-from kernels.rng import bounded, new_stream
-from sim.errors import CardsimError
-from sim.game import Measure
-from sim.games import get_engine, register_engine
-from sim.study import parse_study, run_study
-from sim.tune import MAX_GRID_LEVELS, integer_grid, parse_space, tune
+from cardsim.workflows.study import parse_study, run_study
+from cardsim.workflows.tune import MAX_GRID_LEVELS, integer_grid, parse_space, tune
 from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: P(first leader's team wins) = 1/2 + WIN * (gap − 40): fair at gap = 40;
@@ -68,7 +68,7 @@ def test_bare_integer_option_searches_its_range_by_its_step():
     assert parse_space(engine, "gap") == {"gap": [60, 0, 10, 20, 30, 40, 50, 70, 80, 90, 100]}
     assert parse_space(engine, "bonus") == {"bonus": [1, 2, 3, 4]}
     # a long range: an even grid on the step, ends and default included
-    from kernels.yuanzi.options import OPTIONS
+    from cardsim.kernels.yuanzi.options import OPTIONS
 
     grid = integer_grid(OPTIONS["shuangjia_threshold"])
     assert len(grid) == MAX_GRID_LEVELS and grid[0] == 60
@@ -154,7 +154,7 @@ def test_factorial_recovers_a_planted_integer_effect(tmp_path):
 
 
 def test_cardsim_rules_shows_range_and_step(capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["rules", "yuanzi", "--json"])
@@ -169,7 +169,7 @@ def test_cardsim_rules_shows_range_and_step(capsys):
 
 
 def test_off_step_rule_on_the_command_line_is_one_line(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     out = tmp_path / "r"
     with pytest.raises(SystemExit) as e:
@@ -185,7 +185,7 @@ def test_real_integer_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子: a higher 双夹 threshold (YZ-D1) ends more matches after the first half, so matches
     are shorter; racing shuangjia_threshold = 60, 180, 300 for a short length picks 300, and its
     advantage over the default holds on the fresh deals of verify.toml."""
-    from analysis.objective import compare_runs
+    from cardsim.analysis.objective import compare_runs
 
     out = tmp_path / "t"
     result = tune(

@@ -1,4 +1,4 @@
-"""The skill ladder (``cardsim ladder``, sim/ladder.py, analysis/ladder.py): the verdict logic
+"""The skill ladder (``cardsim ladder``, cardsim/workflows/ladder.py, analysis/ladder.py): the verdict logic
 calibrated on synthetic levels, the report section on both games, resume, bad input."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.analysis.ladder import WORDS, judge_trends, weighted_trend
 
-from analysis.ladder import WORDS, judge_trends, weighted_trend
-from sim.cli import main
+from cardsim.cli import main
 
 STABLE, TREND, UNSURE = "stable across levels", "skill-dependent", "not enough games"
 

@@ -13,15 +13,15 @@ import numpy as np
 import polars as pl
 import pytest
 import statsmodels.api as sm
-
-from analysis.ladder import (
+from cardsim.analysis.ladder import (
     influence,
     level_covariance,
     out_of_order,
     paired_trend,
     weighted_trend,
 )
-from sim.cli import main
+
+from cardsim.cli import main
 
 # --- the paired trend against a hand computation ----------------------------------------------
 

@@ -7,12 +7,18 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from cardsim.sim import warmup
+from cardsim.sim.config import DEFAULT_SEED, UNTIL_CI_RANGE
+from cardsim.sim.game import RunConfig
 
-from sim import warmup
-from sim.cli import cli, main
-from sim.config import DEFAULT_SEED, UNTIL_CI_RANGE
-from sim.game import RunConfig
-from sim.study import SCENARIO_KEYS, STUDY_TEMPLATE, Scenario, parse_study, scenario_config
+from cardsim.cli import cli, main
+from cardsim.workflows.study import (
+    SCENARIO_KEYS,
+    STUDY_TEMPLATE,
+    Scenario,
+    parse_study,
+    scenario_config,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +34,7 @@ def cardsim(capsys, *args):
 
 
 def test_replay_yuanzi_prints_each_halfs_dealt_hands(capsys):
-    from sim.rules import yuanzi as ref
+    from cardsim.sim.rules import yuanzi as ref
 
     code, out, _ = cardsim(capsys, "replay", "yuanzi", "--game", "5", "--seed", "3")
     assert code == 0
@@ -55,7 +61,7 @@ def test_replay_atlas_lists_the_hands(capsys):
 
 @pytest.mark.parametrize("game", ["yuanzi", "atlas"])
 def test_replay_says_what_it_compiles_before_compiling(capsys, monkeypatch, game):
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
     monkeypatch.setattr(warmup, "is_cached", lambda g, purpose="run": False)
@@ -165,7 +171,7 @@ def test_the_study_docs_example_is_the_template_and_parses():
 
 
 def test_the_study_docs_document_every_key_with_its_default():
-    from sim.runner import DEFAULT_CHUNK_SIZE
+    from cardsim.sim.runner import DEFAULT_CHUNK_SIZE
 
     doc = study_doc()
     rows = dict(re.findall(r"^\| `(\w+)` \| (?:yes|no) \|[^|]*\|([^|]*)\|", doc, re.M))

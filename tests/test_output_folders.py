@@ -19,9 +19,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
-from sim import rundir
-from sim.errors import CardsimError
+from cardsim.sim import rundir
+from cardsim.sim.errors import CardsimError
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "NUMBA_NUM_THREADS": "1"}
@@ -30,13 +29,13 @@ RANDOM = ["--strategy", "random", "--threads", "1", "--quiet"]
 
 def cli_proc(*args, **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "sim", *map(str, args)],
+        [sys.executable, "-m", "cardsim", *map(str, args)],
         env=ENV, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw,
     )  # fmt: skip
 
 
 def cardsim(capsys, *args) -> tuple[int, str, str]:
-    from sim.cli import main
+    from cardsim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(list(map(str, args)))
@@ -252,7 +251,7 @@ def test_10_a_local_cluster_run_stops_with_one_line(tmp_path, how):
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    from sim.cli import main
+    from cardsim.cli import main
 
     d = tmp_path_factory.mktemp("runs")
     for seed in (1, 7):
@@ -301,7 +300,7 @@ TAMPER = {
 @pytest.mark.parametrize("case", list(TAMPER))
 def test_11_report_open_run_and_verify_refuse_parts_that_do_not_match(runs, tmp_path, capsys,
                                                                       case):  # fmt: skip
-    from analysis.io import open_run
+    from cardsim.analysis.io import open_run
 
     run = tmp_path / "run"
     shutil.copytree(runs / "seed1", run)

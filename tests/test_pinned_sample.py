@@ -14,11 +14,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
+from cardsim.sim.schema import strategy_label
 from polars.testing import assert_frame_equal
 
-from sim.game import RunConfig
-from sim.games import get_engine
-from sim.schema import strategy_label
 from tests.schema_v1 import to_v1
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pinned_v1"

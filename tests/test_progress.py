@@ -2,10 +2,11 @@
 
 import io
 
-from sim import runner
-from sim.compare import DuplicateEngine, build_compare_config
-from sim.config import build_config
-from sim.progress import Progress
+from cardsim.sim import runner
+from cardsim.sim.compare import DuplicateEngine, build_compare_config
+from cardsim.sim.config import build_config
+from cardsim.sim.progress import Progress
+
 from tests.fake_engine import FakeEngine
 
 

@@ -75,7 +75,7 @@ def test_results_show_themselves_in_a_notebook(tmp_path):
 def test_tune_is_part_of_the_api():
     import inspect
 
-    from sim.tune import tune
+    from cardsim.workflows.tune import tune
 
     params = inspect.signature(cardsim.tune).parameters
     assert {"objective", "out", "options", "budget", "seed", "force"} <= set(params)
@@ -86,7 +86,7 @@ def test_tune_is_part_of_the_api():
 
 
 def test_a_tune_result_shows_itself_in_a_notebook():
-    from sim.tune import Candidate, TuneResult
+    from cardsim.workflows.tune import Candidate, TuneResult
 
     best = Candidate("c001", {"dao_bomb": "same_count_only"})
     result = TuneResult("yuanzi", "first_excess*1", {"dao_bomb": ["any"]}, 2, 1000, 900, [], best,

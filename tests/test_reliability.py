@@ -18,11 +18,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cardsim.sim import rundir, runner
+from cardsim.sim.config import build_config
+from cardsim.sim.errors import CardsimError
 from polars.testing import assert_frame_equal
 
-from sim import rundir, runner
-from sim.config import build_config
-from sim.errors import CardsimError
 from tests.fake_engine import FakeEngine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +30,7 @@ ENV = {**os.environ, "PYTHONUNBUFFERED": "1", "NUMBA_NUM_THREADS": "1"}
 
 
 def cardsim(capsys, *args):
-    from sim.cli import main
+    from cardsim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(list(map(str, args)))
@@ -46,7 +46,7 @@ def one_line_error(code, err, message):
 
 def cli_proc(*args, **kw):
     return subprocess.Popen(
-        [sys.executable, "-m", "sim", *map(str, args)],
+        [sys.executable, "-m", "cardsim", *map(str, args)],
         env=ENV,
         cwd=ROOT,
         stdout=subprocess.PIPE,
@@ -103,7 +103,7 @@ def test_1_a_locked_directory_refuses_a_second_writer_and_report_warns(tmp_path)
             )  # fmt: skip
         with pytest.raises(CardsimError, match="being written by another cardsim process"):
             fake_run(out, games=300, force=True)
-        from analysis.io import open_run
+        from cardsim.analysis.io import open_run
 
         assert any("is writing this run now" in w for w in open_run(out).warnings)
     assert snapshot(out) == before
@@ -129,7 +129,7 @@ def test_1_two_concurrent_cardsim_runs_on_one_directory(tmp_path):
             meta = rundir.read_part_metadata(rundir.part_path(out, t, c["index"]))
             assert meta["seed"] == m["seed"] and meta["chunk_index"] == c["index"]
     code = subprocess.run(
-        [sys.executable, "-m", "sim", *map(str, args), "--seed", str(m["seed"]), "--resume"],
+        [sys.executable, "-m", "cardsim", *map(str, args), "--seed", str(m["seed"]), "--resume"],
         env=ENV, cwd=ROOT, capture_output=True,
     ).returncode  # fmt: skip
     assert code == 0
@@ -224,7 +224,7 @@ def test_3_kill_9_at_the_moment_of_creation(tmp_path):
     ref = tmp_path / "ref"
     args = [*RUN, "--games", "2000", "--chunk-size", "500", "--seed", "4"]
     assert subprocess.run(
-        [sys.executable, "-m", "sim", *map(str, args), "--out", str(ref)], env=ENV, cwd=ROOT
+        [sys.executable, "-m", "cardsim", *map(str, args), "--out", str(ref)], env=ENV, cwd=ROOT
     ).returncode == 0  # fmt: skip
     seen = set()
     for attempt in range(4):
@@ -242,7 +242,7 @@ def test_3_kill_9_at_the_moment_of_creation(tmp_path):
         seen.add(tuple(state))
         # the same command (no --force) works, whatever the kill left
         done = subprocess.run(
-            [sys.executable, "-m", "sim", *map(str, args), "--out", str(out), "--resume"],
+            [sys.executable, "-m", "cardsim", *map(str, args), "--out", str(out), "--resume"],
             env=ENV, cwd=ROOT, capture_output=True, text=True,
         )  # fmt: skip
         assert done.returncode == 0, (state, done.stderr)
@@ -290,11 +290,11 @@ def test_5_file_size_limit_is_one_line_and_resume_gives_the_uninterrupted_tables
     ref, out = tmp_path / "ref", tmp_path / "run"
     args = [*RUN, "--games", "1200", "--chunk-size", "400", "--seed", "8"]
     assert subprocess.run(
-        [sys.executable, "-m", "sim", *map(str, args), "--out", str(ref)], env=ENV, cwd=ROOT
+        [sys.executable, "-m", "cardsim", *map(str, args), "--out", str(ref)], env=ENV, cwd=ROOT
     ).returncode == 0  # fmt: skip
     part = rundir.part_path(ref, "seats", 0).stat().st_size
     limited = subprocess.run(
-        [sys.executable, "-m", "sim", *map(str, args), "--out", str(out)],
+        [sys.executable, "-m", "cardsim", *map(str, args), "--out", str(out)],
         env=ENV, cwd=ROOT, capture_output=True, text=True,
         preexec_fn=_limit_file_size(part // 2),
     )  # fmt: skip
@@ -302,7 +302,7 @@ def test_5_file_size_limit_is_one_line_and_resume_gives_the_uninterrupted_tables
     assert "part-00000.parquet" in limited.stderr and "EFBIG" in limited.stderr
     assert rundir.read_manifest(out)["status"] == "running"  # valid, resumable
     done = subprocess.run(
-        [sys.executable, "-m", "sim", *map(str, args), "--out", str(out), "--resume"],
+        [sys.executable, "-m", "cardsim", *map(str, args), "--out", str(out), "--resume"],
         env=ENV, cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -321,7 +321,7 @@ def test_5_disk_full_on_a_small_tmpfs_then_resume(tmp_path):
         pytest.skip("cannot make a private mount namespace here")
     ref = tmp_path / "ref"
     args = [*RUN, "--games", "3000", "--chunk-size", "500", "--seed", "6"]
-    cmd = " ".join([sys.executable, "-m", "sim", *map(str, args)])
+    cmd = " ".join([sys.executable, "-m", "cardsim", *map(str, args)])
     assert subprocess.run(f"{cmd} --out {ref}", shell=True, env=ENV, cwd=ROOT).returncode == 0
     size = sum(p.stat().st_size for p in ref.rglob("*.parquet"))
     mnt, copy = tmp_path / "mnt", tmp_path / "copy"
@@ -648,7 +648,7 @@ def test_12_compare_options_that_need_another(capsys, tmp_path, extra, message):
 
 
 def test_12_study_comparison_listing_a_scenario_twice_is_an_error():
-    from sim.study import parse_study
+    from cardsim.workflows.study import parse_study
 
     text = (
         '[[scenario]]\nname = "a"\ngame = "yuanzi"\ngames = 10\n'
@@ -659,7 +659,7 @@ def test_12_study_comparison_listing_a_scenario_twice_is_an_error():
 
 
 def test_12_study_verifies_a_reused_scenario_like_resume(tmp_path):
-    from sim.study import parse_study, run_study
+    from cardsim.workflows.study import parse_study, run_study
 
     study = parse_study(
         '[[scenario]]\nname = "a"\ngame = "yuanzi"\ngames = 400\nstrategy = "random"\n'

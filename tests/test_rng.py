@@ -1,9 +1,8 @@
 """kernels/rng.py: explicit-state streams derived from (root, game index, stream) alone."""
 
 import numpy as np
+from cardsim.kernels.rng import bounded, new_stream, next_u64, shuffle
 from scipy import stats
-
-from kernels.rng import bounded, new_stream, next_u64, shuffle
 
 
 def draws(root, index, stream, n=8):

@@ -4,11 +4,11 @@ import json
 
 import polars as pl
 import pytest
+from cardsim.sim import runner
+from cardsim.sim.config import build_config
+from cardsim.sim.errors import CardsimError
 from polars.testing import assert_frame_equal
 
-from sim import runner
-from sim.config import build_config
-from sim.errors import CardsimError
 from tests.fake_engine import FakeEngine
 
 
@@ -187,7 +187,7 @@ def test_resume_takes_the_chunk_size_from_the_manifest(tmp_path):
 
 
 def test_an_edited_user_strategy_file_is_a_different_run(tmp_path):
-    from sim.game import RunConfig
+    from cardsim.sim.game import RunConfig
 
     f = tmp_path / "mine.py"
     f.write_text("def choose(): pass\n")
@@ -203,7 +203,7 @@ def test_an_edited_user_strategy_file_is_a_different_run(tmp_path):
 def test_sub_chunks_do_not_change_a_part(tmp_path, monkeypatch):
     """A chunk played in sub-chunks of 7 games has the same part as one call (also for a
     comparison, whose rows are assignment-major)."""
-    from sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
 
     cmp = build_compare_config(FakeEngine(), ["greedy", "random"], games=300, seed=2)
     for name, cfg, eng in (
@@ -222,7 +222,7 @@ def test_sub_chunks_do_not_change_a_part(tmp_path, monkeypatch):
 
 
 def test_every_part_says_what_it_is(tmp_path):
-    from sim import __version__, rundir
+    from cardsim.sim import __version__, rundir
 
     out = tmp_path / "run"
     runner.run(
@@ -237,7 +237,7 @@ def test_every_part_says_what_it_is(tmp_path):
 
 
 def test_manifest_schema_rejects_damage_in_one_line(tmp_path):
-    from sim import rundir
+    from cardsim.sim import rundir
 
     out = tmp_path / "run"
     runner.run(config(games=20), out, chunk_size=10, progress=False, engine=FakeEngine())
@@ -258,8 +258,8 @@ def test_manifest_schema_rejects_damage_in_one_line(tmp_path):
 
 
 def _sprt_run(tmp_path, name, strategies, chunk_size, games=20000, delta=0.05):
-    from analysis.stopping import sprt_rule
-    from sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.analysis.stopping import sprt_rule
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
 
     cfg = build_compare_config(FakeEngine(), strategies, games=games, seed=11)
     out = tmp_path / name
@@ -277,8 +277,8 @@ def test_sprt_stops_within_a_chunk_at_the_first_crossing(tmp_path):
     --resume plays nothing more."""
     import math
 
-    from analysis.compare import per_game_win_rates
-    from sim.compare import DuplicateEngine
+    from cardsim.analysis.compare import per_game_win_rates
+    from cardsim.sim.compare import DuplicateEngine
 
     cfg, big, res, kw = _sprt_run(tmp_path, "big", ["greedy", "random"], 5000)
     _, small, res_small, _ = _sprt_run(tmp_path, "small", ["greedy", "random"], 64)
@@ -326,7 +326,7 @@ def test_sprt_decides_when_the_difference_never_varies(tmp_path):
 def test_sprt_resume_after_an_interruption_stops_at_the_same_deal(tmp_path):
     import shutil
 
-    from sim.compare import DuplicateEngine
+    from cardsim.sim.compare import DuplicateEngine
 
     cfg, ref, res, kw = _sprt_run(tmp_path, "ref", ["greedy", "random"], 5)
     n = json.loads((ref / "manifest.json").read_text())["games_done"]

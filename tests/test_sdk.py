@@ -27,15 +27,15 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.kernels.atlas import sdk as atlas_sdk
+from cardsim.kernels.yuanzi import sdk as yuanzi_sdk
+from cardsim.sim import python_strategies as ps
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
 from polars.testing import assert_frame_equal
 
-from kernels.atlas import sdk as atlas_sdk
-from kernels.yuanzi import sdk as yuanzi_sdk
-from sim import python_strategies as ps
-from sim.cli import main
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games import get_engine
+from cardsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ROOT / "tests" / "user_strategy_files"
@@ -82,9 +82,9 @@ def test_every_sdk_function_is_exported_and_documented(sdk):
 def test_the_python_sdk_reads_what_the_numba_sdk_reads():
     """Issue 19 #19: ``trick_points`` and ``opponent_min_count`` in the py: SDK agree with the
     Numba SDK's on every view of reference matches (pub holding the view's public numbers)."""
-    from kernels.yuanzi import state as KS
-    from sim import python_sdk
-    from sim.rules import yuanzi as ref
+    from cardsim.kernels.yuanzi import state as KS
+    from cardsim.sim import python_sdk
+    from cardsim.sim.rules import yuanzi as ref
 
     assert {"trick_points", "opponent_min_count"} <= set(python_sdk.__all__)
     views = []
@@ -110,7 +110,7 @@ def test_the_view_fields_are_documented():
     """Every field of both games' View is named in docs/strategies.md (view.seat, …)."""
     from dataclasses import fields
 
-    from sim.rules import atlas, yuanzi
+    from cardsim.sim.rules import atlas, yuanzi
 
     text = (ROOT / "docs" / "strategies.md").read_text()
     for view in (yuanzi.View, atlas.View):
@@ -120,9 +120,9 @@ def test_the_view_fields_are_documented():
 
 def test_atlas_public_block_holds_the_rule_options():
     """P_RULES + R_* is the rule array in force, inside the public block (what strategies get)."""
-    from kernels.atlas import driver as drv
-    from kernels.atlas import state as ST
-    from kernels.atlas.rules import N_RULES, R_TRADE_PICK, R_TURN_CAP
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas import state as ST
+    from cardsim.kernels.atlas.rules import N_RULES, R_TRADE_PICK, R_TURN_CAP
 
     engine = get_engine("atlas")
     rules = engine.rule_options.resolve({"trade_pick": "seen", "turn_cap": 1500})
@@ -147,7 +147,7 @@ def test_yuanzi_accessors_agree_with_the_rules():
     bad = []
     g, _s = ps.play_yuanzi(cfg, 0, cfg.games, on_bad=bad.append)
     assert not bad, bad[0].text()
-    from kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi import driver as drv
 
     assert g[:, drv.G_SECOND].sum() >= 3  # second halves were played (and checked)
 
@@ -173,7 +173,7 @@ def test_atlas_accessors_agree_with_the_rules():
 
 def _hand_is_card_names(position: str) -> bool:
     """Whether the ``hand …`` of an ATLAS position lists whole card names (``Lion ×2, ATLAS``)."""
-    from kernels.atlas.encoding import CARD_NAMES
+    from cardsim.kernels.atlas.encoding import CARD_NAMES
 
     held = position.split(" decision, hand ", 1)[1]
     return all(item.split(" ×")[0] in CARD_NAMES for item in held.split(", "))
@@ -299,7 +299,7 @@ def test_strategy_check_says_one_compile_time(capsys, monkeypatch, numba_example
     """Issue 19 #15: when the driver compiles, stderr announces it without a second, wrong
     compile time of the function alone ("compiled alone in 0.0 s": strategy check had compiled
     it already; stdout gives the real time)."""
-    from sim import user_strategies as us
+    from cardsim.sim import user_strategies as us
 
     monkeypatch.setattr(us, "_DRIVERS", {})  # a fresh driver module, as in a new process
     monkeypatch.setattr(us, "_numba_cached", lambda dispatcher: False)  # announce its compile

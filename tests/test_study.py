@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from sim.cli import main
-from sim.study import default_study
+from cardsim.cli import main
+from cardsim.workflows.study import default_study
 
 STUDY = """
 [study]
@@ -107,7 +107,7 @@ def test_default_study_is_valid_and_covers_both_games():
 def test_example_study_file_is_valid():
     from pathlib import Path
 
-    from sim.study import load_study
+    from cardsim.workflows.study import load_study
 
     s = load_study(Path(__file__).resolve().parents[1] / "examples" / "study.toml")
     assert [c.scenarios for c in s.comparisons] == [["atlas-4p", "atlas-6p"]]

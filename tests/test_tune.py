@@ -8,14 +8,14 @@ import re
 
 import numpy as np
 import pytest
+from cardsim.analysis.objective import parse_objective
+from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.kernels.rng import bounded, new_stream
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import Measure
+from cardsim.sim.games import get_engine, register_engine
 
-from analysis.objective import parse_objective
-from kernels.options import OptionTable, RuleOption
-from kernels.rng import bounded, new_stream
-from sim.errors import CardsimError
-from sim.game import Measure
-from sim.games import get_engine, register_engine
-from sim.tune import parse_space, tune
+from cardsim.workflows.tune import parse_space, tune
 from tests.fake_engine import FACTS, FakeEngine, fake_tables
 
 #: P(first leader's team wins) = 1/2 + EDGE (cap − 6) + SPICE [flavour = spicy]: the fair
@@ -160,7 +160,7 @@ def test_bad_spaces():
 
 
 def test_small_real_run_cli(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     out = tmp_path / "yz"
     with pytest.raises(SystemExit) as e:
@@ -175,7 +175,7 @@ def test_small_real_run_cli(tmp_path, capsys):
     doc = json.loads((out / "tune.json").read_text())
     assert doc["configurations"] == 4 and doc["games_spent"] <= 4800
     assert (out / "configs" / "c000" / "r0" / "manifest.json").is_file()
-    from sim.study import load_study
+    from cardsim.workflows.study import load_study
 
     study = load_study(out / "verify.toml")
     assert [s.name for s in study.scenarios] == ["winner", "default"]
@@ -185,7 +185,7 @@ def test_small_real_run_cli(tmp_path, capsys):
 
 
 def test_18_budget_too_large_names_budget_and_writes_nothing(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     out = tmp_path / "t"
     with pytest.raises(SystemExit) as e:
@@ -208,7 +208,7 @@ def test_18_ctrl_c_advises_rerunning_the_command_not_resume(tmp_path):
 
     root = Path(__file__).resolve().parents[1]
     out = tmp_path / "t"
-    args = [sys.executable, "-m", "sim", "tune", "yuanzi", "--objective", "first_excess",
+    args = [sys.executable, "-m", "cardsim", "tune", "yuanzi", "--objective", "first_excess",
             "--options", "pass_is_final", "--budget", "400000", "--threads", "1",
             "--out", str(out)]  # fmt: skip
     p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -226,7 +226,7 @@ def test_18_ctrl_c_advises_rerunning_the_command_not_resume(tmp_path):
 
 
 def test_cli_bad_objective_is_one_line(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["tune", "yuanzi", "--objective", "nope", "--out", str(tmp_path / "x")])
@@ -239,8 +239,9 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子 tricks per match: both `pass_only_if_unable=true` and `lead_after_out=partner` shorten
     a match (by about 1.5 tricks each); the race for a short target picks a configuration
     whose advantage over the defaults holds on the fresh deals of verify.toml."""
-    from analysis.objective import compare_runs
-    from sim.study import parse_study, run_study
+    from cardsim.analysis.objective import compare_runs
+
+    from cardsim.workflows.study import parse_study, run_study
 
     out = tmp_path / "t"
     result = tune(
@@ -326,7 +327,7 @@ def test_7_verify_retests_the_objective_and_tune_writes_its_page(tmp_path):
     """verify.toml re-tests the tuned objective itself (its study report has the finding), tune
     plays it and writes tune.html: the objective first, defaults vs winner on fresh seeds, the
     objective's own paired comparison, the racing history."""
-    from analysis.objective import compare_runs
+    from cardsim.analysis.objective import compare_runs
 
     out = tmp_path / "t"
     res = tune("tunable", "length=45", out=out, options="cap=4..8", budget=4_000, seed=2,

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cardsim.sim.schema import strategy_label
 
-from sim.cli import main
-from sim.schema import strategy_label
+from cardsim.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = {

@@ -17,12 +17,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cardsim.sim import user_strategies as us
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
 from polars.testing import assert_frame_equal
-
-from sim import user_strategies as us
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games import get_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ROOT / "tests" / "user_strategy_files"
@@ -39,7 +38,7 @@ def config(game: str, seats, seed: int = 7, rules: dict | None = None) -> RunCon
 
 # --- names ------------------------------------------------------------------------------------
 def test_is_user_strategy_is_the_one_test():
-    from sim.config import is_user_strategy as config_test
+    from cardsim.sim.config import is_user_strategy as config_test
 
     assert config_test is us.is_user_strategy
     assert us.is_user_strategy("bots/mybot.py:choose")
@@ -48,7 +47,7 @@ def test_is_user_strategy_is_the_one_test():
 
 
 def test_labels_are_stem_and_function_and_refuse_clashes():
-    from sim.schema import strategy_label
+    from cardsim.sim.schema import strategy_label
 
     assert us.labels(["x/mybot.py:choose", "x/mybot.py:other", "random"]) == [
         "mybot:choose",
@@ -66,7 +65,7 @@ def test_labels_are_stem_and_function_and_refuse_clashes():
 
 
 def test_cache_key_follows_the_file_contents(tmp_path):
-    from kernels.yuanzi import driver
+    from cardsim.kernels.yuanzi import driver
 
     f = tmp_path / "mine.py"
     f.write_text((ROOT / "examples" / "yuanzi_strategy.py").read_text())
@@ -104,7 +103,7 @@ def test_broken_strategies_fail_in_one_line_before_the_driver_compiles(game, spe
 
 def test_sys_exit_in_a_strategy_file_is_one_line_and_exit_2(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "sim", "run", "yuanzi", "--games", "3", "--quiet",
+        [sys.executable, "-m", "cardsim", "run", "yuanzi", "--games", "3", "--quiet",
          "--seat", f"0={FILES / 'exits.py'}:choose", "--out", str(tmp_path / "run")],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
     )  # fmt: skip
@@ -158,10 +157,10 @@ def test_an_out_of_range_answer_is_named(game):
 def test_a_second_process_loads_the_user_driver_from_the_cache():
     script = (
         "import sys\n"
-        "from sim.game import RunConfig\n"
-        "from sim.games import get_engine\n"
+        "from cardsim.sim.game import RunConfig\n"
+        "from cardsim.sim.games import get_engine\n"
         "from sim import user_strategies as us\n"
-        "from kernels.yuanzi import driver as drv\n"
+        "from cardsim.kernels.yuanzi import driver as drv\n"
         f"seats = ({YZ_VANDAL!r}, 'greedy', 'random', 'greedy')\n"
         "e = get_engine('yuanzi')\n"
         "e.play_chunk(RunConfig(game='yuanzi', players=4, seats=seats, seed=3), 0, 5)\n"

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.analysis import factorial, stats, verdicts
+from cardsim.analysis.factorial import DesignSpec, design_cells
+from cardsim.analysis.model import QUESTION, Finding
+from cardsim.sim.game import Measure
 from statsmodels.stats.power import NormalIndPower
 
-from analysis import factorial, stats, verdicts
-from analysis.factorial import DesignSpec, design_cells
-from analysis.model import QUESTION, Finding
-from sim.game import Measure
 from tests.fake_engine import FACTS
 
 

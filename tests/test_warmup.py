@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from cardsim.sim import warmup
+from cardsim.sim.config import build_config
+from cardsim.sim.games import get_engine
 
-from sim import warmup
-from sim.config import build_config
-from sim.games import get_engine
-from sim.study import parse_study, run_study
+from cardsim.workflows.study import parse_study, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,14 +92,14 @@ def test_cached_kernels_and_user_strategies_compile_nothing_here(tmp_path, monke
     monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": False)
     assert not warmup.start([user], say=said.append).here  # its own driver: the runner's job
     # issue 19 #15: no "user strategies are not cached" — the user driver is cached, and
-    # sim.user_strategies announces its compile only when it happens
+    # cardsim.sim.user_strategies announces its compile only when it happens
     assert warmup.notice_for(user) is None
 
 
 def test_a_cached_user_driver_is_announced_by_nothing(tmp_path):
     """Issue 19 #15, a real process: the second run with an unchanged user strategy file says
     nothing about compiling (the first may compile it, and then says so)."""
-    cmd = [sys.executable, "-m", "sim", "run", "yuanzi", "--games", "2",
+    cmd = [sys.executable, "-m", "cardsim", "run", "yuanzi", "--games", "2",
            "--seat", "0=examples/yuanzi_strategy.py:choose"]  # fmt: skip
     runs = [
         subprocess.run(
@@ -167,7 +167,7 @@ def test_a_study_compiles_every_game_it_will_play_at_once_and_waits_before_each(
 
     monkeypatch.setattr(warmup, "start", start)
     played = []
-    from sim import runner
+    from cardsim.sim import runner
 
     def fake_run(config, out, **kw):
         played.append(config.game)

@@ -5,7 +5,7 @@ decide → trace → advance. Everything that takes a decision lives here, so th
 run in a variant of this
 module: a generated copy of this file whose prelude sets ``_USER_STRATEGIES``
 (``sim/user_strategies.py``, cached under its own file name). The built-in driver dispatches
-strategies by integer id (``kernels.atlas.strategies``).
+strategies by integer id (``cardsim.kernels.atlas.strategies``).
 
 Trace arrays (``tc`` counters, int64):
 
@@ -27,14 +27,11 @@ as it was when the decision was asked, then seat, type, n, strategy id, then the
 import sys
 
 import numpy as np
-from numba import prange
-from numba.core import types as nt
-
-from kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
-from kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
-from kernels.atlas.pimc import PIMC_BASE, choose_pimc
-from kernels.atlas.rules import R_ROUNDS, hand_value
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
+from cardsim.kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from cardsim.kernels.atlas.pimc import PIMC_BASE, choose_pimc
+from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value
+from cardsim.kernels.atlas.state import (
     E_CLOSED,
     E_WIN,
     HANDS,
@@ -66,10 +63,12 @@ from kernels.atlas.state import (
     ST_YOUXIAN,
     hot_kernel,
 )
-from kernels.atlas.strategies import MAX_USER, USER_BASE, choose_in_state, user_placeholder
-from kernels.atlas.turn import apply_move, legal_moves, new_round
-from kernels.jit import kernel, parallel_kernel
-from kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.atlas.strategies import MAX_USER, USER_BASE, choose_in_state, user_placeholder
+from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
+from cardsim.kernels.jit import kernel, parallel_kernel
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
+from numba import prange
+from numba.core import types as nt
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
 TC_LEN = 8
@@ -131,7 +130,7 @@ USER_ARGTYPES = (
     nt.Array(nt.uint64, 1, "C"),
 )
 # The built-in driver (this file as it is): ``_jit`` is the turn loop (NRT off, see
-# ``kernels.atlas.state.HOT``) and the user slots are placeholders, never called. The generated
+# ``cardsim.kernels.atlas.state.HOT``) and the user slots are placeholders, never called. The generated
 # variant presets ``_USER_STRATEGIES``: ``_user`` runs the user's functions on private copies of
 # their inputs, which needs NRT in the turn loop; it is cached like this file.
 _USER = globals().get("_USER_STRATEGIES")

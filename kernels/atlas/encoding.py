@@ -34,9 +34,8 @@ GIVE+t      32768 + card type (TRADE: the card given back)
 """
 
 import numpy as np
-
-from kernels.jit import kernel
-from kernels.rng import code_set_hash
+from cardsim.kernels.jit import kernel
+from cardsim.kernels.rng import code_set_hash
 
 N_SPECIES = 60
 N_TYPES = 64
@@ -159,7 +158,7 @@ def cell_of(species):
     return species // 3
 
 
-#: Order-independent hash of a set of codes (``kernels.rng.code_set_hash``), as traced.
+#: Order-independent hash of a set of codes (``cardsim.kernels.rng.code_set_hash``), as traced.
 option_set_hash = code_set_hash
 
 

@@ -8,8 +8,8 @@ printed game. The deck must deal ``hand_size`` cards to every player and leave a
 
 from collections.abc import Mapping
 
-from kernels.atlas.encoding import MAX_HAND_SIZE, MAX_SPECIAL, N_SPECIES
-from kernels.options import OptionTable, RuleOption, RuleOptionError, Value
+from cardsim.kernels.atlas.encoding import MAX_HAND_SIZE, MAX_SPECIAL, N_SPECIES
+from cardsim.kernels.options import OptionTable, RuleOption, RuleOptionError, Value
 
 #: The options that set how many of each special card the deck has (AT-D2, AT-D3), in card-id
 #: order (ATLAS, SKIP, REVERSE, TRADE).
@@ -31,7 +31,7 @@ def check_deal(values: Mapping[str, Value], players: int | None) -> None:
     >>> check_deal({**OPTIONS.defaults(), "hand_size": 20, "atlas_cards": 0}, 10)
     Traceback (most recent call last):
     ...
-    kernels.options.RuleOptionError: rule option hand_size: 20 cards × 10 players = 200, but the deck has 198 cards and must keep one to draw (AT-D1); with 10 players hand_size is at most 19
+    cardsim.kernels.options.RuleOptionError: rule option hand_size: 20 cards × 10 players = 200, but the deck has 198 cards and must keep one to draw (AT-D1); with 10 players hand_size is at most 19
     """
     n = 2 if players is None else int(players)
     hand, deck = int(values["hand_size"]), deck_size(values)

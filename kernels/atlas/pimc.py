@@ -40,8 +40,7 @@ buffer, ``choose_pimc`` falls back to greedy's pick.
 """
 
 import numpy as np
-
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     DT_DISCARD,
     DT_GIVE,
@@ -51,8 +50,8 @@ from kernels.atlas.encoding import (
     N_SPECIES,
     N_TYPES,
 )
-from kernels.atlas.rules import hand_value
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.rules import hand_value
+from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
     E_END,
@@ -75,9 +74,9 @@ from kernels.atlas.state import (
     ST_WINNER,
     hot_kernel,
 )
-from kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from kernels.atlas.turn import apply_move, legal_moves
-from kernels.pimc_common import (
+from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
+from cardsim.kernels.atlas.turn import apply_move, legal_moves
+from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
     ROLLOUTS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
@@ -86,7 +85,7 @@ from kernels.pimc_common import (
     clear_scores,
     select,
 )
-from kernels.rng import next_u64, shuffle
+from cardsim.kernels.rng import next_u64, shuffle
 
 #: Strategy ids at and above this are ``pimc`` (its parameters in the low bits).
 PIMC_BASE = 1 << 56

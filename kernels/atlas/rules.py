@@ -34,8 +34,7 @@ rollouts included — plays with them without a rule array.
 """
 
 import numpy as np
-
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     FIVE,
     N_CELLS,
@@ -47,8 +46,8 @@ from kernels.atlas.encoding import (
     TRADE,
     TRIPLE,
 )
-from kernels.atlas.options import OPTIONS
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.options import OPTIONS
+from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
     CLASS_OF,

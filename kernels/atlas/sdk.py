@@ -3,7 +3,7 @@
 A user strategy (docs/strategies.md, "Writing your own") imports this module instead of
 reading raw offsets::
 
-    from kernels.atlas import sdk
+    from cardsim.kernels.atlas import sdk
 
     def choose(dtype, hand, pub, options, n, rng):
         if dtype == sdk.DT_DISCARD:
@@ -41,8 +41,7 @@ Groups:
 """
 
 import numpy as np
-
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     DISCARD,
     FIVE,
@@ -66,7 +65,7 @@ from kernels.atlas.encoding import (
     meld_loc,
     meld_wild,
 )
-from kernels.atlas.rules import (
+from cardsim.kernels.atlas.rules import (
     N_RULES,
     R_ACTION_VALUE,
     R_ALL_WILD,
@@ -91,7 +90,7 @@ from kernels.atlas.rules import (
     meld_atlas,
     meld_size,
 )
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.state import (
     CELL_OF,
     CLASS_OF,
     CONT_OF,
@@ -118,7 +117,7 @@ from kernels.atlas.state import (
     P_TURNS,
     hot_kernel,
 )
-from kernels.atlas.strategies import (
+from cardsim.kernels.atlas.strategies import (
     CAREFUL,
     DT_CLAIM,
     DT_DISCARD,
@@ -139,8 +138,8 @@ from kernels.atlas.strategies import (
     choose,
     hand_summary,
 )
-from kernels.jit import kernel
-from kernels.rng import bounded, next_u64
+from cardsim.kernels.jit import kernel
+from cardsim.kernels.rng import bounded, next_u64
 
 __all__ = [
     # constants

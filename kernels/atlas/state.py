@@ -30,7 +30,7 @@ P_TARGET_HAND    64    TRADE with ``trade_pick=seen``: the target's hand, only d
 P_DISCSEQ        228   the face-up discard pile in order, oldest first (``P_NDISC`` used);
                        ``MAX_CARDS`` long, the largest deck (AT-D2, AT-D3)
 P_RULES          32    the rule options in force: ``P_RULES + R_*`` is the rule array
-                       (``kernels.atlas.rules.R_*``); unused slots are 0
+                       (``cardsim.kernels.atlas.rules.R_*``); unused slots are 0
 P_FD_MELDS       10    per seat: self-melds laid face down this round (AT-26, default
                        ``self_melds_shown=false``; 0 when they are shown)
 P_FD_CARDS       10    per seat: cards in those face-down self-melds
@@ -45,7 +45,7 @@ P_VALUES         3     hand values of an ATLAS, an action card, a matching card 
 
 The design block (``P_HAND_SIZE`` … ``P_VALUES``) is public: the rules are common knowledge.
 ``reset_round`` fills it with the defaults (so hand-built states play the printed game);
-``kernels.atlas.rules.set_design`` writes the run's values before the deal.
+``cardsim.kernels.atlas.rules.set_design`` writes the run's values before the deal.
 
 Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural counts per
 (continent, class) cell), ``PILE`` (``MAX_CARDS`` = 228 card ids, draw from ``H_PILE_POS`` to ``H_PILE_END``),
@@ -56,9 +56,7 @@ the round and the claim window in progress, ``kernels/atlas/turn.py``), per-seat
 """
 
 import numpy as np
-from numba import njit
-
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     HAND_SIZE,
     HAND_VALUE,
@@ -67,9 +65,10 @@ from kernels.atlas.encoding import (
     N_SPECIES,
     N_TYPES,
 )
-from kernels.atlas.options import OPTIONS
-from kernels.jit import JIT
-from kernels.rng import shuffle
+from cardsim.kernels.atlas.options import OPTIONS
+from cardsim.kernels.jit import JIT
+from cardsim.kernels.rng import shuffle
+from numba import njit
 
 MAX_PLAYERS = 10
 #: Slots of the public rule block ``P_RULES`` (room for options added later).

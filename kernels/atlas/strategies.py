@@ -6,16 +6,15 @@ Every strategy has one signature::
 
 ``dtype`` is the decision type (``DT_*``: 0 claim, 1 self-meld, 2 discard, 3 trade target,
 4 trade take, 5 trade give), ``hand`` the deciding seat's ``int32[64]`` card counts, ``pub`` the
-public block of the state (``kernels.atlas.state``: ``P_*`` offsets; ``pub[P_SEAT]`` is the
-viewer), ``options[:n]`` the legal decision codes (``kernels.atlas.encoding``) and ``rng`` the
-game's strategy stream (``uint64[4]``, use ``kernels.rng.next_u64`` / ``bounded``). This is all
+public block of the state (``cardsim.kernels.atlas.state``: ``P_*`` offsets; ``pub[P_SEAT]`` is the
+viewer), ``options[:n]`` the legal decision codes (``cardsim.kernels.atlas.encoding``) and ``rng`` the
+game's strategy stream (``uint64[4]``, use ``cardsim.kernels.rng.next_u64`` / ``bounded``). This is all
 AT-26 lets a player know; the driver never passes anything else. User strategies
 (``path/file.py:function``) have exactly this signature and must be Numba-compilable.
 """
 
 import numpy as np
-
-from kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, the strategies' names)
+from cardsim.kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, the strategies' names)
     ATLAS,
     DISCARD,
     DT_CLAIM,
@@ -32,7 +31,7 @@ from kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, the strat
     TAKE,
     TARGET,
 )
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.state import (
     CELL_OF,
     CLASS_OF,
     CONT_OF,
@@ -47,7 +46,7 @@ from kernels.atlas.state import (
     SUMMARY,
     hot_kernel,
 )
-from kernels.rng import bounded
+from cardsim.kernels.rng import bounded
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
 #: (name, id, one-line description) of the built-in strategies.

@@ -20,7 +20,7 @@ drawn pair, the draw with an AT-23 reshuffle, AT-22, the closing and resolution 
 window, a blind TRADE pick) — the only random events, drawn from the events stream ``ev`` — up
 to the next decision; it writes its options into ``buf`` (room for ``MAX_OPTIONS``), sets
 ``P_SEAT`` to the deciding seat and returns ``(seat, kind, n)``, ``kind`` a ``DT_*`` of
-``kernels.atlas.encoding``, and ``n = 0`` once the round is over. At a pending decision it
+``cardsim.kernels.atlas.encoding``, and ``n = 0`` once the round is over. At a pending decision it
 changes nothing but ``buf`` (calling it again gives the same options). ``apply_move`` applies
 the deciding seat's choice, one of those options, and draws nothing.
 
@@ -45,8 +45,7 @@ calls no strategy: it imports only the ATLAS encoding, rules and state modules.
 """
 
 import numpy as np
-
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     DISCARD,
     DT_CLAIM,
@@ -65,7 +64,7 @@ from kernels.atlas.encoding import (
     TARGET,
     TRADE,
 )
-from kernels.atlas.rules import (
+from cardsim.kernels.atlas.rules import (
     R_ALL_WILD,
     R_CLAIM_PRIORITY,
     R_CLAIM_TURN,
@@ -86,7 +85,7 @@ from kernels.atlas.rules import (
     self_meld_options,
     set_design,
 )
-from kernels.atlas.state import (
+from cardsim.kernels.atlas.state import (
     E_BCODE,
     E_BKEY,
     E_BQ,
@@ -148,7 +147,7 @@ from kernels.atlas.state import (
     reset_round,
     reshuffle,
 )
-from kernels.rng import bounded
+from cardsim.kernels.rng import bounded
 
 PH_TURN = 0
 PH_CLAIM = 1 + DT_CLAIM

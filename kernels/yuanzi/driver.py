@@ -12,16 +12,13 @@ whose prelude sets ``_USER_STRATEGIES``; see "user strategies" below.
 """
 
 import numpy as np
-from numba import prange
-from numba.core import types as nt
-
-from kernels.jit import kernel, parallel_kernel
-from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
-from kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
-from kernels.yuanzi.pimc import PIMC_BASE, choose_pimc
-from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
-from kernels.yuanzi.state import (
+from cardsim.kernels.jit import kernel, parallel_kernel
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
+from cardsim.kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from cardsim.kernels.yuanzi.pimc import PIMC_BASE, choose_pimc
+from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
     INFO_JOKERS,
@@ -60,7 +57,7 @@ from kernels.yuanzi.state import (
     hot_kernel,
     inline_kernel,
 )
-from kernels.yuanzi.strategies import (
+from cardsim.kernels.yuanzi.strategies import (
     GREEDY,
     N_BUILTIN,
     NO_SHORTCUT,
@@ -68,6 +65,8 @@ from kernels.yuanzi.strategies import (
     choose_random,
     greedy_follow_code,
 )
+from numba import prange
+from numba.core import types as nt
 
 # --- user strategies -------------------------------------------------------------------------
 #: The exact argument types a user strategy gets: own, played, pub, legal, n_legal, rng.

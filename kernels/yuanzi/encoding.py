@@ -25,9 +25,8 @@ small-joker atom and 14 for the big-joker atom. ``jokers`` = jokers used as wild
 """
 
 import numpy as np
-
-from kernels.jit import kernel
-from kernels.rng import code_set_hash
+from cardsim.kernels.jit import kernel
+from cardsim.kernels.rng import code_set_hash
 
 N_RANKS = 13
 N_SUITS = 4
@@ -103,7 +102,7 @@ def card_points(card):
     return RANK_POINTS[card // 4] if card < 52 else 0
 
 
-#: Order-independent hash of a set of codes (``kernels.rng.code_set_hash``), as traced.
+#: Order-independent hash of a set of codes (``cardsim.kernels.rng.code_set_hash``), as traced.
 move_set_hash = code_set_hash
 
 

@@ -5,7 +5,7 @@ Bools are 0/1 in the array, choices their index, integers themselves. The readin
 follow, appended so that no earlier offset moves.
 """
 
-from kernels.options import OptionTable, RuleOption
+from cardsim.kernels.options import OptionTable, RuleOption
 
 OPTIONS = OptionTable(
     "yuanzi",

@@ -49,8 +49,7 @@ The strategy id carries the parameters: ``PIMC_BASE + samples + 1024 * cap + 262
 """
 
 import numpy as np
-
-from kernels.pimc_common import (
+from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
     ROLLOUT_RANDOM,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
@@ -60,10 +59,10 @@ from kernels.pimc_common import (
     clear_scores,
     select,
 )
-from kernels.rng import shuffle
-from kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
-from kernels.yuanzi.rules import apply_move, legal_moves
-from kernels.yuanzi.state import (
+from cardsim.kernels.rng import shuffle
+from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
+from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
+from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,
     R_MATCH_POINTS_WIN,
@@ -82,7 +81,7 @@ from kernels.yuanzi.state import (
     hot_kernel,
     inline_kernel,
 )
-from kernels.yuanzi.strategies import (
+from cardsim.kernels.yuanzi.strategies import (
     NO_SHORTCUT,
     choose_greedy,
     choose_random,

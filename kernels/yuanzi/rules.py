@@ -5,10 +5,9 @@ the rulings are cited per block (YZ-nn, ../shared/RULINGS.md).
 """
 
 import numpy as np
-
-from kernels.jit import kernel
-from kernels.rng import bounded, shuffle
-from kernels.yuanzi.encoding import (
+from cardsim.kernels.jit import kernel
+from cardsim.kernels.rng import bounded, shuffle
+from cardsim.kernels.yuanzi.encoding import (
     ATOM,
     ATOM_BIG_JOKER_RANK,
     ATOM_SMALL_JOKER_RANK,
@@ -23,7 +22,7 @@ from kernels.yuanzi.encoding import (
     SMALL_JOKER,
     TRIPLE,
 )
-from kernels.yuanzi.state import (
+from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
     INFO_JOKERS,

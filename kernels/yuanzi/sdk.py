@@ -3,7 +3,7 @@
 A user strategy (docs/strategies.md, "Writing your own") imports this module instead of
 reading raw offsets::
 
-    from kernels.yuanzi import sdk
+    from cardsim.kernels.yuanzi import sdk
 
     def choose(own, played, pub, legal, n, rng):
         if sdk.leading(pub):
@@ -42,9 +42,8 @@ Groups (all re-exported names keep their kernel meaning):
 """
 
 import numpy as np
-
-from kernels.rng import bounded, next_u64
-from kernels.yuanzi.encoding import (
+from cardsim.kernels.rng import bounded, next_u64
+from cardsim.kernels.yuanzi.encoding import (
     ATOM,
     ATOM_BIG_JOKER_RANK,
     ATOM_SMALL_JOKER_RANK,
@@ -68,8 +67,8 @@ from kernels.yuanzi.encoding import (
     move_suit,
     pack_move,
 )
-from kernels.yuanzi.rules import atom_strength, beats, is_dao, power
-from kernels.yuanzi.state import (
+from cardsim.kernels.yuanzi.rules import atom_strength, beats, is_dao, power
+from cardsim.kernels.yuanzi.state import (
     N_RULES,
     R_DAO_BOMB,
     R_DAO_BOMB_BEATS_DAO_BASIC,
@@ -101,7 +100,7 @@ from kernels.yuanzi.state import (
     ST_TRICK_PTS,
     inline_kernel,
 )
-from kernels.yuanzi.strategies import (
+from cardsim.kernels.yuanzi.strategies import (
     DANGER_CARDS,
     basic_cost,
     bomb_cost,
@@ -118,7 +117,7 @@ from kernels.yuanzi.strategies import (
     move_cost,
     opponent_min_count,
 )
-from kernels.yuanzi.strategies import nat_of as naturals_of
+from cardsim.kernels.yuanzi.strategies import nat_of as naturals_of
 
 __all__ = [
     # constants

@@ -14,10 +14,9 @@ Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as glob
 """
 
 import numpy as np
+from cardsim.kernels.jit import JIT
+from cardsim.kernels.yuanzi.options import OPTIONS
 from numba import njit
-
-from kernels.jit import JIT
-from kernels.yuanzi.options import OPTIONS
 
 # --- rule array (YZ rulings): offsets from the one option table kernels/yuanzi/options.py ----
 R_JOKER_INDICATOR = OPTIONS.offset("joker_indicator")  # YZ-06: 0 three, 1 redraw

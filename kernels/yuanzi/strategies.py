@@ -6,23 +6,22 @@ Every strategy has one signature (also the one a user-written strategy must have
 
 * ``own``     uint8[54]    the deciding seat's own hand (card-type counts; read only);
 * ``played``  uint8[4, 54] cards played so far this half, per seat (YZ-28);
-* ``pub``     int64[N_ST]  the public state row (``kernels.yuanzi.state.ST_*``): half, 刀 rank,
+* ``pub``     int64[N_ST]  the public state row (``cardsim.kernels.yuanzi.state.ST_*``): half, 刀 rank,
   seat to act (``ST_ACTOR``), top code and seat, passed flags, card counts, out order,
   captured points, points in the trick; and the match block (YZ-28): in the second half the
   first half's team points, 上游 and finish order (``ST_H0_*``), and the rule options in force
   (``ST_RULES``);
-* ``legal``   int32[:]     legal move codes (``kernels.yuanzi.encoding``); PASS = 0 if allowed;
+* ``legal``   int32[:]     legal move codes (``cardsim.kernels.yuanzi.encoding``); PASS = 0 if allowed;
 * ``n_legal`` number of legal codes;  ``rng``: uint64[4] xoshiro state of the strategy stream.
 
 Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 """
 
 import numpy as np
-
-from kernels.rng import bounded
-from kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
-from kernels.yuanzi.rules import atom_strength, code_of, is_dao, power
-from kernels.yuanzi.state import (
+from cardsim.kernels.rng import bounded
+from cardsim.kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
+from cardsim.kernels.yuanzi.rules import atom_strength, code_of, is_dao, power
+from cardsim.kernels.yuanzi.state import (
     R_PASS_ONLY_IF_UNABLE,
     ST_ACTOR,
     ST_COUNT,

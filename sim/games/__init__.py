@@ -1,4 +1,4 @@
-"""Registry of game engines; each module defines ``ENGINE`` (a :class:`sim.game.GameEngine`).
+"""Registry of game engines; each module defines ``ENGINE`` (a :class:`cardsim.sim.game.GameEngine`).
 
 The built-in games are imported on first use; :func:`register_engine` adds another engine (a
 plug-in, or the tests' fake game) under its ``name``. Shared code finds a game only here and
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib
 
-from sim.errors import CardsimError
-from sim.game import GameEngine
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine
 
-#: The built-in games (modules ``sim.games.<name>``).
+#: The built-in games (modules ``cardsim.sim.games.<name>``).
 GAMES = ("yuanzi", "atlas")
 _REGISTERED: dict[str, GameEngine] = {}
 
@@ -35,4 +35,4 @@ def get_engine(name: str) -> GameEngine:
         return _REGISTERED[name]
     if name not in GAMES:
         raise CardsimError(f"unknown game {name!r} (allowed: {', '.join(game_names())})")
-    return importlib.import_module(f"sim.games.{name}").ENGINE
+    return importlib.import_module(f"cardsim.sim.games.{name}").ENGINE

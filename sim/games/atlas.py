@@ -4,13 +4,13 @@ User strategies
 ---------------
 A seat may name ``path/to/file.py:function`` instead of a built-in strategy. The function must be
 Numba-compilable (``@numba.njit`` or plain Python that ``njit`` accepts) with the signature of the
-built-in strategies (``kernels.atlas.strategies``)::
+built-in strategies (``cardsim.kernels.atlas.strategies``)::
 
     def choose(dtype, hand, pub, options, n, rng) -> int:
         # dtype   decision type: 0 claim, 1 self-meld, 2 discard, 3 trade target,
         #         4 trade take (trade_pick=seen), 5 trade give
-        # hand    int32[64]: the deciding seat's card counts (ids: kernels.atlas.encoding)
-        # pub     int32[PUB_LEN]: the public state (offsets P_* in kernels.atlas.state);
+        # hand    int32[64]: the deciding seat's card counts (ids: cardsim.kernels.atlas.encoding)
+        # pub     int32[PUB_LEN]: the public state (offsets P_* in cardsim.kernels.atlas.state);
         #         pub[P_SEAT] is the deciding seat
         # options int32[n]: the legal decision codes; rng: uint64[4], the strategy stream
         # returns an index into options (0 <= index < n)
@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-
-from kernels.atlas import driver as _driver
-from kernels.atlas import pimc as _pimc
-from kernels.atlas import rules as _rules
-from kernels.atlas.options import OPTIONS, deck_size
-from kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
-from sim import python_strategies, user_strategies
-from sim.errors import CardsimError
-from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from sim.games import atlas_tables as tables
-from sim.schema import build_frame, context_for
-from sim.strategy_params import PimcStrategy
+from cardsim.kernels.atlas import driver as _driver
+from cardsim.kernels.atlas import pimc as _pimc
+from cardsim.kernels.atlas import rules as _rules
+from cardsim.kernels.atlas.options import OPTIONS, deck_size
+from cardsim.kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
+from cardsim.sim import python_strategies, user_strategies
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from cardsim.sim.games import atlas_tables as tables
+from cardsim.sim.schema import build_frame, context_for
+from cardsim.sim.strategy_params import PimcStrategy
 
 
 def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
@@ -45,7 +44,7 @@ def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
 
 
 def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
-    """The kernel's rule array (offsets ``kernels.atlas.rules.R_*``) of a rules dict."""
+    """The kernel's rule array (offsets ``cardsim.kernels.atlas.rules.R_*``) of a rules dict."""
     return OPTIONS.array(rules, players)
 
 
@@ -97,7 +96,7 @@ THIN_STOCK = 6
 
 
 class AtlasEngine:
-    """The ATLAS :class:`sim.game.GameEngine` (2–10 players, AT-03)."""
+    """The ATLAS :class:`cardsim.sim.game.GameEngine` (2–10 players, AT-03)."""
 
     name = "atlas"
     facts = FACTS
@@ -227,7 +226,7 @@ class AtlasEngine:
 
     # -- replay ------------------------------------------------------------------------------
     def trace(self, config: RunConfig, game_index: int, level: int = 1):
-        """The kernel trace of one game (``kernels.atlas.driver.Trace``)."""
+        """The kernel trace of one game (``cardsim.kernels.atlas.driver.Trace``)."""
         ids, mod = self.seat_ids(config, "trace_match")
         return _driver.run_trace(
             config.seed, game_index, config.players, ids, rules_array(config.rules), level, sim=mod
@@ -235,7 +234,7 @@ class AtlasEngine:
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """A readable log of one game: the kernel's choices replayed by the reference rules."""
-        from sim.rules import atlas as reference
+        from cardsim.sim.rules import atlas as reference
 
         if python_strategies.uses_python(config.seats):
             return python_strategies.replay_atlas(config, game_index)

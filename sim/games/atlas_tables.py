@@ -8,9 +8,8 @@ null ``winner`` / ``winner_points`` for a round without a winner.
 from __future__ import annotations
 
 import polars as pl
-
-from kernels.atlas.encoding import END_NAMES
-from sim.schema import Column, TableSchema
+from cardsim.kernels.atlas.encoding import END_NAMES
+from cardsim.sim.schema import Column, TableSchema
 
 
 def _no_winner(env: dict) -> pl.Expr:

@@ -9,8 +9,8 @@ built-in strategies (see ``kernels/yuanzi/strategies.py``)::
     def choose(own, played, pub, legal, n_legal, rng) -> int
 
 ``own`` uint8[54] own hand counts, ``played`` uint8[4, 54] cards played this half per seat,
-``pub`` int64 public state row (offsets ``kernels.yuanzi.state.ST_*``), ``legal`` int32 codes
-(``kernels.yuanzi.encoding``), ``rng`` uint64[4] (``kernels.rng.bounded(rng, n)``); it returns
+``pub`` int64 public state row (offsets ``cardsim.kernels.yuanzi.state.ST_*``), ``legal`` int32 codes
+(``cardsim.kernels.yuanzi.encoding``), ``rng`` uint64[4] (``cardsim.kernels.rng.bounded(rng, n)``); it returns
 an index in ``0 .. n_legal - 1``. It is called only when there is a choice (n_legal >= 2), on
 private copies of its inputs. Loading, compiling and caching: ``sim/user_strategies.py``.
 See examples/yuanzi_strategy.py.
@@ -20,17 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi import pimc
-from kernels.yuanzi.options import OPTIONS
-from kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
-from sim import python_strategies, user_strategies
-from sim.errors import CardsimError
-from sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from sim.games import yuanzi_tables as tables
-from sim.schema import build_frame, context_for
-from sim.strategy_params import PimcStrategy
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi.options import OPTIONS
+from cardsim.kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
+from cardsim.sim import python_strategies, user_strategies
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from cardsim.sim.games import yuanzi_tables as tables
+from cardsim.sim.schema import build_frame, context_for
+from cardsim.sim.strategy_params import PimcStrategy
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
@@ -84,7 +83,7 @@ FACTS = GameFacts(
 
 
 class YuanziEngine:
-    """The 原子 :class:`sim.game.GameEngine` (kernel: kernels/yuanzi)."""
+    """The 原子 :class:`cardsim.sim.game.GameEngine` (kernel: kernels/yuanzi)."""
 
     name = "yuanzi"
     facts = FACTS
@@ -177,7 +176,7 @@ class YuanziEngine:
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """Readable log of one match: the kernel's choices replayed through the reference."""
-        from sim.rules import yuanzi as ref
+        from cardsim.sim.rules import yuanzi as ref
 
         if python_strategies.uses_python(config.seats):
             return python_strategies.replay_yuanzi(config, game_index)

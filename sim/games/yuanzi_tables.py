@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi.encoding import N_TYPES, card_name
-from sim.schema import Column, TableSchema
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi.encoding import N_TYPES, card_name
+from cardsim.sim.schema import Column, TableSchema
 
 TEAMS = ("南北", "东西")  # team 0 = seats 0, 2; team 1 = seats 1, 3 (YZ-02)
 DAO_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # by card value

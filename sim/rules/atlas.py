@@ -10,7 +10,7 @@ deals, plays and replays matches. Everything public is importable from here.
 
 Examples
 --------
->>> from sim.rules import atlas
+>>> from cardsim.sim.rules import atlas
 >>> m = atlas.play_match(1, 0, 4, atlas.random_chooser(7))
 >>> sorted(m.rounds[0]) == sorted(atlas.OUTCOME_KEYS)
 True
@@ -25,10 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from kernels import rng
-from kernels.atlas import encoding as enc
-from sim.rules.atlas_cards import (
+from cardsim.kernels import rng
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules.atlas_cards import (
     ATLAS,
     REVERSE,
     SKIP,
@@ -47,7 +46,7 @@ from sim.rules.atlas_cards import (
     names,
     pairs,
 )
-from sim.rules.atlas_claims import (
+from cardsim.sim.rules.atlas_claims import (
     NONE,
     PAIR,
     REASONS,
@@ -56,8 +55,8 @@ from sim.rules.atlas_claims import (
     resolve_claims,
     self_meld_options,
 )
-from sim.rules.atlas_melds import given_up, meld_from_cards, meld_kind, meld_title
-from sim.rules.atlas_options import (
+from cardsim.sim.rules.atlas_melds import given_up, meld_from_cards, meld_kind, meld_title
+from cardsim.sim.rules.atlas_options import (
     RULE_CHOICES,
     RULE_DEFAULTS,
     RULE_RULINGS,
@@ -66,7 +65,7 @@ from sim.rules.atlas_options import (
     hand_values,
     specials,
 )
-from sim.rules.atlas_round import (
+from cardsim.sim.rules.atlas_round import (
     CLAIM,
     DECISION_NAMES,
     DISCARD,

@@ -1,6 +1,6 @@
 """ATLAS cards for the reference rules: names, continents, classes, hands (AT-01 … AT-05).
 
-A card is named by its English name (case-insensitive, see ``kernels.atlas.encoding.CARD_NAMES``)
+A card is named by its English name (case-insensitive, see ``cardsim.kernels.atlas.encoding.CARD_NAMES``)
 or given by its type id 0..63. Inside the reference a hand is a list of 64 counts.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kernels.atlas import encoding as enc
+from cardsim.kernels.atlas import encoding as enc
 
 Card = str | int
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kernels.atlas import encoding as enc
-from sim.rules.atlas_cards import ATLAS, Card, card, hand_counts, pairs
-from sim.rules.atlas_melds import claim_meld_codes, self_meld_codes, spec
-from sim.rules.atlas_options import check_rules
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules.atlas_cards import ATLAS, Card, card, hand_counts, pairs
+from cardsim.sim.rules.atlas_melds import claim_meld_codes, self_meld_codes, spec
+from cardsim.sim.rules.atlas_options import check_rules
 
 NONE = enc.NONE
 PAIR = enc.PAIR
@@ -111,12 +111,12 @@ def is_youxian(counts: Sequence[int], x: int, code: int, priority: str = "text")
 
     ``text`` (default): the claim is the same-species triple: the hand holds two natural cards
     of ``x``'s species and claims with the ATLAS-free triple of ``x``'s cell, which then gives up
-    those two cards (:func:`sim.rules.atlas_melds.given_up`). ``nearest_win``: any claim by a
+    those two cards (:func:`cardsim.sim.rules.atlas_melds.given_up`). ``nearest_win``: any claim by a
     holder of two natural cards of the species. Never for an ATLAS discard, never for PAIR.
 
     Examples
     --------
-    >>> from sim.rules.atlas_cards import hand_counts
+    >>> from cardsim.sim.rules.atlas_cards import hand_counts
     >>> h = hand_counts(["Giant Panda"] * 2 + ["Pearl Gourami", "Parrot", "Lotus"])
     >>> x = card("Giant Panda")
     >>> is_youxian(h, x, same_species_triple(x)), is_youxian(h, x, 2 | 2 << 2)  # triple, quad

@@ -1,6 +1,6 @@
 """ATLAS melds (AT-10, AT-11): kinds, canonical codes, the cards a code gives up, text.
 
-A meld code is ``kind | loc << 2 | wild << 7`` (``kernels.atlas.encoding.pack_meld``):
+A meld code is ``kind | loc << 2 | wild << 7`` (``cardsim.kernels.atlas.encoding.pack_meld``):
 
 - triple ``(1, cell, w)``: 3 − w natural cards of one (continent, class) cell and w ATLAS;
 - quad ``(2, continent, mask)``: one card per class of one continent, ``mask`` = class slots
@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kernels.atlas import encoding as enc
-from sim.rules.atlas_cards import ATLAS, Card, card, hand_counts
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules.atlas_cards import ATLAS, Card, card, hand_counts
 
 TRIPLE, QUAD, FIVE = enc.TRIPLE, enc.QUAD, enc.FIVE
 KIND_NAMES = {TRIPLE: "triple", QUAD: "quad", FIVE: "five"}
@@ -160,7 +160,7 @@ def given_up(
 
     Examples
     --------
-    >>> from sim.rules.atlas_cards import card, hand_counts, names
+    >>> from cardsim.sim.rules.atlas_cards import card, hand_counts, names
     >>> h = hand_counts(["Giant Panda", "Giant Panda", "Tiger", "ATLAS"])
     >>> names(given_up(h, int(enc.pack_meld(1, 8, 0))))  # fewest copies first: Tiger
     'Tiger, Giant Panda ×2'

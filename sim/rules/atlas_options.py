@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kernels.atlas.options import OPTIONS, SPECIAL_COUNTS, deck_size
+from cardsim.kernels.atlas.options import OPTIONS, SPECIAL_COUNTS, deck_size
 
 __all__ = [
     "RULE_CHOICES", "RULE_DEFAULTS", "RULE_RULINGS", "SPECIAL_COUNTS", "check_rules",
@@ -36,7 +36,7 @@ def check_rules(
     >>> check_rules({"claim_turn": "fly"})
     Traceback (most recent call last):
     ...
-    kernels.options.RuleOptionError: rule option claim_turn: invalid value 'fly' (allowed: stay, jump)
+    cardsim.kernels.options.RuleOptionError: rule option claim_turn: invalid value 'fly' (allowed: stay, jump)
     """
     return OPTIONS.resolve(rules, players)
 

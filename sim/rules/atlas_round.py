@@ -11,11 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from kernels import rng
-from kernels.atlas import encoding as enc
-from kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
-from sim.rules.atlas_cards import (
+from cardsim.kernels import rng
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
+from cardsim.sim.rules.atlas_cards import (
     ACTIONS,
     ATLAS,
     REVERSE,
@@ -28,7 +27,7 @@ from sim.rules.atlas_cards import (
     names,
     pairs,
 )
-from sim.rules.atlas_claims import (
+from cardsim.sim.rules.atlas_claims import (
     NONE,
     PAIR,
     claim_option_set,
@@ -36,8 +35,8 @@ from sim.rules.atlas_claims import (
     resolve_counts,
     self_meld_option_set,
 )
-from sim.rules.atlas_melds import FIVE, QUAD, TRIPLE, given_up, meld_title, spec
-from sim.rules.atlas_options import check_rules, hand_values
+from cardsim.sim.rules.atlas_melds import FIVE, QUAD, TRIPLE, given_up, meld_title, spec
+from cardsim.sim.rules.atlas_options import check_rules, hand_values
 
 # Decision types (protocol §7).
 CLAIM, SELF_MELD, DISCARD, TARGET, TAKE, GIVE = range(6)
@@ -89,7 +88,7 @@ _NORMAL, _AFTER_CLAIM, _JUMP = range(3)
 class View:
     """What a strategy may see when it decides (AT-26, protocol §8).
 
-    Cards are type ids (``kernels.atlas.encoding.CARD_NAMES``); never another seat's hand.
+    Cards are type ids (``cardsim.kernels.atlas.encoding.CARD_NAMES``); never another seat's hand.
     """
 
     seat: int
@@ -602,7 +601,7 @@ def play_round(
     discard_pile
         Face-up discards at the start, oldest first.
     events
-        Events stream state (``kernels.rng.new_stream(root, game, 1)``); default (0, 0, 1).
+        Events stream state (``cardsim.kernels.rng.new_stream(root, game, 1)``); default (0, 0, 1).
 
     Examples
     --------

@@ -4,8 +4,8 @@ Written from ``RULINGS.md`` and ``docs/yuanzi-protocol.md`` alone, independently
 kernel in ``kernels/yuanzi/``; it imports only the shared encoding and the RNG. The kernel's
 traces are replayed through :func:`replay_trace` to compare every legal-move set and outcome.
 
-Combinations, legal moves and beats live in :mod:`sim.rules.yuanzi_moves`, one half (tricks,
-its end, settlement, the strategy's :class:`View`) in :mod:`sim.rules.yuanzi_half`; both are
+Combinations, legal moves and beats live in :mod:`cardsim.sim.rules.yuanzi_moves`, one half (tricks,
+its end, settlement, the strategy's :class:`View`) in :mod:`cardsim.sim.rules.yuanzi_half`; both are
 re-exported here. This module adds the deal (YZ-05 … YZ-08) and the match (YZ-25, YZ-26, with
 the design parameters YZ-D1 … YZ-D3 of docs/RULES-yuanzi.md).
 
@@ -23,9 +23,9 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kernels import rng
-from kernels.yuanzi import encoding as enc
-from sim.rules.yuanzi_half import (
+from cardsim.kernels import rng
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.sim.rules.yuanzi_half import (
     SEAT_NAMES,
     TEAMS,
     Chooser,
@@ -37,7 +37,7 @@ from sim.rules.yuanzi_half import (
     seat_label,
     team_of,
 )
-from sim.rules.yuanzi_moves import (
+from cardsim.sim.rules.yuanzi_moves import (
     RANK_NAMES,
     RANK_VALUE,
     RULE_CHOICES,

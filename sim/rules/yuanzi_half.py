@@ -2,7 +2,7 @@
 
 Written from ``RULINGS.md`` (YZ-18 … YZ-24, YZ-28) and ``docs/yuanzi-protocol.md`` §4, §5, §9
 only. :func:`play_half` plays four given hands (any sizes, so rule tests can script small
-hands); :mod:`sim.rules.yuanzi` deals the real hands and plays the match.
+hands); :mod:`cardsim.sim.rules.yuanzi` deals the real hands and plays the match.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
-
-from kernels.yuanzi import encoding as enc
-from sim.rules.yuanzi_moves import (
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.sim.rules.yuanzi_moves import (
     ATOM,
     BOMB,
     HYDROGEN,

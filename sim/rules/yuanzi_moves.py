@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 
-from kernels.yuanzi import encoding as enc
-from kernels.yuanzi.options import OPTIONS
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.kernels.yuanzi.options import OPTIONS
 
 N_TYPES = enc.N_TYPES
 SJ = enc.SMALL_JOKER
@@ -54,7 +54,7 @@ RULE_RULINGS: dict[str, str] = {o.name: o.ruling for o in OPTIONS}
 def resolve_rules(rules: Mapping[str, str | bool] | None = None, **rule_options) -> dict:
     """Every rule option resolved: defaults, overridden by ``rules``, then by ``rule_options``.
 
-    Raises ``ValueError`` (:class:`kernels.options.RuleOptionError`) for an unknown option name
+    Raises ``ValueError`` (:class:`cardsim.kernels.options.RuleOptionError`) for an unknown option name
     or a value outside its choices.
 
     Examples

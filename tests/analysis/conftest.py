@@ -10,9 +10,9 @@ import pytest
 
 
 def _real_run(tmp_path_factory, game: str, games: int, **kw) -> Path:
-    engines = pytest.importorskip("sim.games")
-    from sim import runner
-    from sim.config import build_config
+    engines = pytest.importorskip("cardsim.sim.games")
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
 
     try:
         engine = engines.get_engine(game)
@@ -54,9 +54,9 @@ def interrupt(run_dir: Path, chunks: list[int]) -> None:
 
 def _compare_run(tmp_path_factory, game: str, strategies: list[str], deals: int, **kw) -> Path:
     """A small real ``cardsim compare`` run (every deal under every seat assignment)."""
-    engines = pytest.importorskip("sim.games")
-    from sim import runner
-    from sim.compare import DuplicateEngine, build_compare_config
+    engines = pytest.importorskip("cardsim.sim.games")
+    from cardsim.sim import runner
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
 
     try:
         engine = engines.get_engine(game)
@@ -88,9 +88,9 @@ def at_cmp_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def yz_plain_seed3(tmp_path_factory) -> Path:
     """A plain 原子 run of the same 300 deals as ``yz_cmp_run`` (same root seed)."""
-    engines = pytest.importorskip("sim.games")
-    from sim import runner
-    from sim.config import build_config
+    engines = pytest.importorskip("cardsim.sim.games")
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
 
     out = tmp_path_factory.mktemp("yz-seed3") / "plain"
     cfg = build_config(engines.get_engine("yuanzi"), games=300, seed=3)
@@ -99,9 +99,9 @@ def yz_plain_seed3(tmp_path_factory) -> Path:
 
 
 def _atlas_careful(tmp_path_factory, seat: int) -> Path:
-    engines = pytest.importorskip("sim.games")
-    from sim import runner
-    from sim.config import build_config
+    engines = pytest.importorskip("cardsim.sim.games")
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
 
     out = tmp_path_factory.mktemp(f"at-careful{seat}") / f"careful{seat}"
     cfg = build_config(

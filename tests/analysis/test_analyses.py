@@ -5,13 +5,12 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.analysis import atlas_cards, atlas_end, length, seats, stats, strategy
+from cardsim.analysis import yuanzi_dao as dao
+from cardsim.analysis import yuanzi_finish as finish
+from cardsim.analysis.exprs import rate_table
+from cardsim.analysis.facts import facts
 from polars.testing import assert_frame_equal
-
-from analysis import atlas_cards, atlas_end, length, seats, stats, strategy
-from analysis import yuanzi_dao as dao
-from analysis import yuanzi_finish as finish
-from analysis.exprs import rate_table
-from analysis.facts import facts
 
 TEAM = pl.Enum(["南北", "东西"])
 RANK = pl.Enum(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"])

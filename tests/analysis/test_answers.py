@@ -3,11 +3,10 @@
 import numpy as np
 import polars as pl
 import pytest
-
-from analysis import stats, strategy, verdicts
-from analysis.facts import facts
-from analysis.model import CHECK, QUESTION
-from analysis.report import build_report
+from cardsim.analysis import stats, strategy, verdicts
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import CHECK, QUESTION
+from cardsim.analysis.report import build_report
 
 
 def _section(report, key):
@@ -133,7 +132,7 @@ def test_four_vs_six_players_compare_excess_over_fair_share(at_run, at6_run):
 
 
 def test_player_count_plot_marks_only_simulated_counts():
-    from analysis import plots
+    from cardsim.analysis import plots
 
     df = pl.DataFrame(
         {"players": [4, 6], "rate": [0.27, 0.18], "rate_lo": [0.25, 0.16], "rate_hi": [0.29, 0.2]}
@@ -157,7 +156,7 @@ def test_player_count_plot_marks_only_simulated_counts():
 
 
 def _q(est, se, n, p):
-    from analysis.model import Finding
+    from cardsim.analysis.model import Finding
 
     return ("x", Finding("c", "u", p, estimate=est, se=se, n=n, measure="win rate", unit="deal"))
 
@@ -247,7 +246,7 @@ def _null_comparison(seed: int, deals: int = 400):
 
 
 def test_calibration_null_comparisons_are_clear_about_5_percent():
-    from analysis import duplicate
+    from cardsim.analysis import duplicate
 
     clear = equivalent = 0
     reps = 200
@@ -264,7 +263,7 @@ def test_calibration_null_comparisons_are_clear_about_5_percent():
 
 
 def test_null_comparison_with_enough_deals_is_equivalent():
-    from analysis import duplicate
+    from cardsim.analysis import duplicate
 
     pw = duplicate.pairwise_table(_null_comparison(1, deals=60000))
     f = duplicate.pair_finding(pw.row(0, named=True), row=0)
@@ -273,7 +272,7 @@ def test_null_comparison_with_enough_deals_is_equivalent():
 
 
 def test_unknown_game_is_an_error():
-    from sim.errors import CardsimError
+    from cardsim.sim.errors import CardsimError
 
     with pytest.raises(CardsimError):
         facts("chess")
@@ -283,9 +282,9 @@ def test_unknown_game_is_an_error():
 
 
 def test_runs_that_share_a_root_seed_are_compared_paired(tmp_path, yz_plain_seed3):
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     other = tmp_path / "random"
     cfg = build_config(get_engine("yuanzi"), games=300, seed=3, strategy="random")
@@ -336,7 +335,7 @@ def test_first_leader_advantage_with_and_without_the_indicator_card(yz_run):
 
 
 def test_intervals_are_clipped_to_the_possible_range():
-    from analysis import duplicate
+    from cardsim.analysis import duplicate
 
     # one strategy wins every game: the paired interval is [1, 1], never above 1
     df = _null_comparison(0, deals=50).with_columns(won=pl.col("strategy") == "coin_a")
@@ -350,7 +349,7 @@ def test_intervals_are_clipped_to_the_possible_range():
 def test_cli_margin_and_the_out_suffix_pick_the_format(tmp_path, yz_run, capsys):
     import json
 
-    from sim.cli import main
+    from cardsim.cli import main
 
     out = tmp_path / "r.json"
     with pytest.raises(SystemExit) as e:
@@ -372,8 +371,9 @@ def test_cli_margin_and_the_out_suffix_pick_the_format(tmp_path, yz_run, capsys)
 
 
 def test_study_file_margins():
-    from sim.errors import CardsimError
-    from sim.study import parse_study
+    from cardsim.sim.errors import CardsimError
+
+    from cardsim.workflows.study import parse_study
 
     base = '[[scenario]]\nname = "a"\ngame = "atlas"\ngames = 10\n'
     assert parse_study('[margins]\n"win rate" = 0.02\n' + base).margins == {"win rate": 0.02}
@@ -384,7 +384,7 @@ def test_study_file_margins():
 def test_json_output_of_compare_rules_and_strategies(tmp_path, capsys):
     import json
 
-    from sim.cli import main
+    from cardsim.cli import main
 
     def run(args):
         with pytest.raises(SystemExit) as e:
@@ -407,9 +407,9 @@ def test_json_output_of_compare_rules_and_strategies(tmp_path, capsys):
 
 
 def test_side_by_side_tables_have_a_column_per_run(tmp_path, yz_run):
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     other = tmp_path / "redraw"
     cfg = build_config(

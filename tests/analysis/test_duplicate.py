@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.analysis import compare, duplicate, seats, stats, strategy
+from cardsim.analysis.exprs import deal_cluster
+from cardsim.analysis.facts import facts
+from cardsim.analysis.model import RunData
+from cardsim.analysis.report import write_report
 
-from analysis import compare, duplicate, seats, stats, strategy
-from analysis.exprs import deal_cluster
-from analysis.facts import facts
-from analysis.model import RunData
-from analysis.report import write_report
 from tests.analysis.conftest import copy_run
 
 

@@ -7,25 +7,25 @@ import json
 
 import polars as pl
 import pytest
+from cardsim.sim.errors import CardsimError
 
 import tests.fake_engine  # noqa: F401  (registers the game "fake")
-from sim.errors import CardsimError
 
 
 @pytest.fixture
 def fake_registry():
-    """The fake game, registered the way any game is (``sim.games.register_engine``, done by
+    """The fake game, registered the way any game is (``cardsim.sim.games.register_engine``, done by
     tests/fake_engine.py): shared analysis code knows it only through its facts."""
-    from sim.games import get_engine
+    from cardsim.sim.games import get_engine
 
     return get_engine("fake")
 
 
 def test_fake_game_run_compare_and_report(tmp_path, fake_registry):
-    from analysis.report import write_report
-    from sim import runner
-    from sim.compare import DuplicateEngine, build_compare_config
-    from sim.game import RunConfig
+    from cardsim.analysis.report import write_report
+    from cardsim.sim import runner
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.sim.game import RunConfig
 
     engine = fake_registry
     plain = tmp_path / "plain"
@@ -60,7 +60,7 @@ def test_fake_game_run_compare_and_report(tmp_path, fake_registry):
 def test_unknown_game_in_a_manifest_is_an_error(tmp_path, yz_run):
     import shutil
 
-    from analysis.report import write_report
+    from cardsim.analysis.report import write_report
 
     run = tmp_path / "run"
     shutil.copytree(yz_run, run)

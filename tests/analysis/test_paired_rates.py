@@ -6,19 +6,18 @@ from types import SimpleNamespace
 import numpy as np
 import polars as pl
 import pytest
-
-from analysis import stats
-from analysis.report import build_report, newcomb_label, shares_deals
-from analysis.yuanzi_finish import partner_of_upstream
+from cardsim.analysis import stats
+from cardsim.analysis.report import build_report, newcomb_label, shares_deals
+from cardsim.analysis.yuanzi_finish import partner_of_upstream
 
 SJ, ONE_TWO = "双夹 (share of matches)", "1-2 finish in half 1"
 GAMES = 3000
 
 
 def _run(tmp_path_factory, name, seed, rules=None):
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     out = tmp_path_factory.mktemp(name) / "run"
     cfg = build_config(get_engine("yuanzi"), games=GAMES, seed=seed, rules=rules or {})

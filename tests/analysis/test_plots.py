@@ -6,9 +6,8 @@ import subprocess
 
 import polars as pl
 import pytest
+from cardsim.analysis import plots
 from matplotlib import font_manager
-
-from analysis import plots
 
 
 def _cjk_installed() -> bool:

@@ -6,10 +6,10 @@ import os
 
 import polars as pl
 import pytest
+from cardsim.analysis import yuanzi_dao
+from cardsim.analysis.report import write_report
+from cardsim.sim.errors import CardsimError
 
-from analysis import yuanzi_dao
-from analysis.report import write_report
-from sim.errors import CardsimError
 from tests.analysis.conftest import copy_run, interrupt
 
 
@@ -71,7 +71,7 @@ def test_different_games_and_unwritable_out(tmp_path, yz_run, at_run):
 
 
 def test_cli_prints_one_line_not_a_traceback(tmp_path, capsys):
-    from sim.cli import main
+    from cardsim.cli import main
 
     with pytest.raises(SystemExit) as e:
         main(["report", str(tmp_path / "nope"), "--out", str(tmp_path / "r.html")])
@@ -162,9 +162,9 @@ def test_atlas_numbers_equal_direct_polars(tmp_path, at_run):
 
 
 def test_two_runs_are_compared_and_non_default_rules_marked(tmp_path, yz_run):
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     cfg = build_config(
         get_engine("yuanzi"), games=1000, seed=2, rules=[("joker_indicator", "redraw")]
@@ -187,9 +187,9 @@ def test_two_runs_are_compared_and_non_default_rules_marked(tmp_path, yz_run):
 
 def test_atlas_player_counts_side_by_side(tmp_path):
     """Two small ATLAS runs, 3 and 5 players: the player-count table and plot, per-run seats."""
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     dirs = []
     for k in (3, 5):

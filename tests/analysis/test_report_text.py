@@ -8,10 +8,10 @@ import html
 import re
 
 import pytest
+from cardsim.analysis import duplicate
+from cardsim.analysis.model import p_value
 
-from analysis import duplicate
-from analysis.model import p_value
-from sim.cli import main
+from cardsim.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +50,8 @@ def test_separated_strategies_are_said_in_words():
 
 
 def test_a_p_value_that_underflows_is_never_zero(capsys, tmp_path):
-    from sim.cli import _p_words
-    from sim.strategy_check import _p
+    from cardsim.cli import _p_words
+    from cardsim.workflows.strategy_check import _p
 
     assert p_value(0.0) == "< 1e-300" and p_value(2e-301) == "< 1e-300"
     assert p_value(6.9e-55) == "6.9e-55" and _p_words(0.0) == _p(0.0) == "< 1e-300"

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-
-from analysis import stats
+from cardsim.analysis import stats
 
 
 def test_wilson_known_values():

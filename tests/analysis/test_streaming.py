@@ -11,9 +11,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-
-from analysis import io, render, report
-from analysis.exprs import Partwise
+from cardsim.analysis import io, render, report
+from cardsim.analysis.exprs import Partwise
 
 
 def _direct(runs, queries):
@@ -60,9 +59,9 @@ def _differences(a, b, path="") -> list[str]:
 @pytest.fixture(scope="session")
 def yz_run_b(tmp_path_factory) -> Path:
     """The deals of ``yz_run`` (seed 1) with another strategy, in chunks of another size."""
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     out = tmp_path_factory.mktemp("yz-b") / "run"
     cfg = build_config(get_engine("yuanzi"), games=3000, seed=1, strategy="random")

@@ -56,8 +56,8 @@ scenarios = ["yz-default", "yz-redraw"]
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    pytest.importorskip("sim.games")
-    from sim.study import parse_study, run_study
+    pytest.importorskip("cardsim.sim.games")
+    from cardsim.workflows.study import parse_study, run_study
 
     s = parse_study(STUDY, "tiny.toml")
     out = tmp_path_factory.mktemp("study")

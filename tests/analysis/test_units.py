@@ -5,9 +5,8 @@ import numpy as np
 import polars as pl
 import pytest
 import statsmodels.api as sm
-
-from analysis import stats
-from analysis.exprs import clustered_rate_table, one_per_deal, rate_table, slope_moments
+from cardsim.analysis import stats
+from cardsim.analysis.exprs import clustered_rate_table, one_per_deal, rate_table, slope_moments
 
 
 def _clustered_frame(seed=5, clusters=400, size=3):
@@ -64,7 +63,7 @@ def test_one_per_deal_keeps_the_first_assignment_only():
 
 
 def test_summary_from_counts_equals_the_summary_of_the_rows():
-    from analysis.exprs import length_summary, summary_from_counts
+    from cardsim.analysis.exprs import length_summary, summary_from_counts
 
     rng = np.random.default_rng(3)
     for size in (1, 2, 7, 1000, 1001):

@@ -1,4 +1,4 @@
-"""Kernel vs reference: kernel traces replayed through ``sim.rules.atlas.replay_trace``.
+"""Kernel vs reference: kernel traces replayed through ``cardsim.sim.rules.atlas.replay_trace``.
 
 For every decision: round, seat, type, the option count, ``option_set_hash`` and the full option
 set (trace level 2), and membership of the chosen code; for every claim window: discarder, card,
@@ -7,10 +7,9 @@ winning seat and code; for every round: the protocol §6 outcome, per seat inclu
 
 import numpy as np
 import pytest
-
-from kernels.atlas import driver as D
-from sim.games.atlas import ENGINE, resolve_rules, rules_array
-from sim.rules import atlas as ref
+from cardsim.kernels.atlas import driver as D
+from cardsim.sim.games.atlas import ENGINE, resolve_rules, rules_array
+from cardsim.sim.rules import atlas as ref
 
 GAME_KEYS = (
     "first_player", "winner", "end", "turns", "reshuffles", "direction_changes",
@@ -121,7 +120,7 @@ def test_agreement_covers_enough():
 
 
 def test_engine_replay_log_comes_from_the_reference():
-    from sim.game import RunConfig
+    from cardsim.sim.game import RunConfig
 
     c = RunConfig("atlas", 3, ("greedy", "random", "careful"), {"rounds": 2}, 4, 10)
     text = ENGINE.replay(c, 2)

@@ -4,12 +4,12 @@ default is ``self_melds=after_claim_only``, ``any`` the variant. Also AT-14's ``
 優先配 claim (issue 19 #14)."""
 
 import polars as pl
+from cardsim.kernels.atlas.rules import R_SELF_MELDS
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.atlas import ENGINE, rules_array
+from cardsim.sim.rules import atlas
 from polars.testing import assert_frame_equal
 
-from kernels.atlas.rules import R_SELF_MELDS
-from sim.game import RunConfig
-from sim.games.atlas import ENGINE, rules_array
-from sim.rules import atlas
 from tests.atlas.test_rules_play import DISCARD, QUIET, play
 
 

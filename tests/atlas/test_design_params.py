@@ -11,12 +11,11 @@ from collections import Counter
 import numpy as np
 import polars as pl
 import pytest
-
-from kernels.atlas import driver as D
-from kernels.atlas import pimc
-from kernels.atlas import rules as RL
-from kernels.atlas import state as ST
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import pimc
+from cardsim.kernels.atlas import rules as RL
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     DISCARD,
     GIVE,
@@ -27,12 +26,13 @@ from kernels.atlas.encoding import (
     TAKE,
     TRADE,
 )
-from kernels.atlas.options import OPTIONS, deck_size
-from kernels.rng import new_stream
-from sim.config import build_config
-from sim.errors import CardsimError
-from sim.games.atlas import ENGINE, rules_array
-from sim.rules import atlas as ref
+from cardsim.kernels.atlas.options import OPTIONS, deck_size
+from cardsim.kernels.rng import new_stream
+from cardsim.sim.config import build_config
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.games.atlas import ENGINE, rules_array
+from cardsim.sim.rules import atlas as ref
+
 from tests.atlas.test_agreement import IDS, disagreement
 from tests.test_cli import cardsim
 

@@ -9,11 +9,10 @@ REVERSE exactly (AT-17, AT-18). The output rows are checked for AT-24 scoring.
 
 import numpy as np
 import pytest
-
-from kernels.atlas import driver as D
-from kernels.atlas import state as ST
-from kernels.atlas.encoding import ATLAS, DISCARD, HAND_VALUE, REVERSE, SKIP
-from sim.games.atlas import rules_array
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas.encoding import ATLAS, DISCARD, HAND_VALUE, REVERSE, SKIP
+from cardsim.sim.games.atlas import rules_array
 
 DESIGN = {"hand_size": 16, "atlas_cards": 12, "skip_cards": 0, "reverse_cards": 2,
           "atlas_value": 0, "action_value": 9, "matching_value": 4}  # fmt: skip
@@ -144,7 +143,7 @@ def test_invariants_random_playouts(n, rule, seats):
 def test_design_case_leaves_the_printed_deck():
     S = ST.new_state()
     ST.reset_round(S, 5, 0)
-    from kernels.atlas.rules import set_design
+    from cardsim.kernels.atlas.rules import set_design
 
     set_design(S, rules_array(DESIGN, 5))
     assert copies(S)[60:].tolist() == [12, 0, 2, 6] and S[ST.P_HAND_SIZE] == 16

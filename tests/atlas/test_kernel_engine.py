@@ -5,12 +5,11 @@ from pathlib import Path
 import numba
 import polars as pl
 import pytest
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
+from cardsim.sim.games.atlas import ENGINE, rules_array
 from polars.testing import assert_frame_equal
-
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games import get_engine
-from sim.games.atlas import ENGINE, rules_array
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,12 +5,11 @@ Cards: species s = continent * 12 + class * 3 + i (encoding.py); cell = s // 3.
 
 import numpy as np
 import pytest
-
-from kernels.atlas import driver as D
-from kernels.atlas import rules as RL
-from kernels.atlas import state as ST
-from kernels.atlas import turn as T
-from kernels.atlas.encoding import (
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import rules as RL
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas import turn as T
+from cardsim.kernels.atlas.encoding import (
     ATLAS,
     DISCARD,
     FIVE,
@@ -27,7 +26,7 @@ from kernels.atlas.encoding import (
     TRIPLE,
     pack_meld,
 )
-from kernels.rng import bounded, new_stream, shuffle
+from cardsim.kernels.rng import bounded, new_stream, shuffle
 
 GREEDY = 1
 
@@ -183,9 +182,9 @@ def test_at04_deal_follows_protocol_stream0(design):
     """Protocol §1 deal; it adapts to the deck composition and hand size of the design
     parameters (AT-D1 … AT-D3): the printed 204-card deck and 13 each, and a 199-card deck
     (no ATLAS, 12 SKIP, 1 TRADE) dealt 20 each."""
-    from kernels.atlas.encoding import canonical_deck
-    from kernels.atlas.options import OPTIONS, deck_size
-    from sim.rules.atlas_options import specials
+    from cardsim.kernels.atlas.encoding import canonical_deck
+    from cardsim.kernels.atlas.options import OPTIONS, deck_size
+    from cardsim.sim.rules.atlas_options import specials
 
     values = OPTIONS.resolve(design)
     size, hs = deck_size(values), values["hand_size"]

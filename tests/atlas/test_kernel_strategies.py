@@ -2,14 +2,24 @@
 
 import numpy as np
 import pytest
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas import strategies as SG
+from cardsim.kernels.atlas.encoding import (
+    ATLAS,
+    DISCARD,
+    GIVE,
+    NONE,
+    QUAD,
+    SKIP,
+    TARGET,
+    TRIPLE,
+    pack_meld,
+)
+from cardsim.kernels.atlas.pimc import PIMC_BASE
+from cardsim.kernels.rng import new_stream
+from cardsim.sim.games.atlas import ENGINE, rules_array
 
-from kernels.atlas import driver as D
-from kernels.atlas import state as ST
-from kernels.atlas import strategies as SG
-from kernels.atlas.encoding import ATLAS, DISCARD, GIVE, NONE, QUAD, SKIP, TARGET, TRIPLE, pack_meld
-from kernels.atlas.pimc import PIMC_BASE
-from kernels.rng import new_stream
-from sim.games.atlas import ENGINE, rules_array
 from tests.atlas.test_kernel_rules import make_state, sp
 
 
@@ -134,7 +144,7 @@ def test_careful_avoids_feeding_a_last_card_player():
 
 
 def test_strategies_differ_in_results():
-    from sim.game import RunConfig
+    from cardsim.sim.game import RunConfig
 
     wins = {}
     for seats in (

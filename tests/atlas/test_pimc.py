@@ -7,11 +7,10 @@ Runs are small (a few samples per decision) so the file stays quick once compile
 import numpy as np
 import polars as pl
 import pytest
-
-from kernels.atlas import driver as D
-from kernels.atlas import pimc
-from kernels.atlas.encoding import N_SPECIES, N_TYPES
-from kernels.atlas.state import (
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import pimc
+from cardsim.kernels.atlas.encoding import N_SPECIES, N_TYPES
+from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
     H_PILE_END,
@@ -23,13 +22,14 @@ from kernels.atlas.state import (
     S_LEN,
     SEAT_DEALT,
 )
-from kernels.atlas.strategies import DT_DISCARD, DT_GIVE, DT_TARGET
-from kernels.rng import seed_stream
-from sim.compare import DuplicateEngine, build_compare_config
-from sim.config import build_config
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games.atlas import ENGINE, PIMC_DEFAULT, pimc_id, rules_array
+from cardsim.kernels.atlas.strategies import DT_DISCARD, DT_GIVE, DT_TARGET
+from cardsim.kernels.rng import seed_stream
+from cardsim.sim.compare import DuplicateEngine, build_compare_config
+from cardsim.sim.config import build_config
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.atlas import ENGINE, PIMC_DEFAULT, pimc_id, rules_array
+
 from tests.atlas import test_agreement as ta
 
 SMALL = "pimc:samples=3,cap=4"
@@ -164,10 +164,10 @@ def test_pimc_reproducible_and_chunk_independent():
     ids=["default-rules", "first-readings"],
 )
 def test_pimc_beats_greedy_on_duplicate_deals(deals, rules):
-    """Paired duplicate comparison (sim.compare, 4 players, every rotation) of the default
+    """Paired duplicate comparison (cardsim.sim.compare, 4 players, every rotation) of the default
     ``pimc`` with greedy: pimc's win-rate edge has a 95 % interval above 0 (seed fixed before
     the run: 3, as in every earlier version of this test)."""
-    from analysis.compare import pairwise
+    from cardsim.analysis.compare import pairwise
 
     engine = DuplicateEngine(ENGINE)
     cfg = build_compare_config(ENGINE, ["pimc", "greedy"], games=deals, seed=3, rules=rules)
@@ -180,8 +180,8 @@ def test_pimc_beats_greedy_on_duplicate_deals(deals, rules):
 
 def test_candidates_follow_greedy_preference():
     """``ranked``: greedy's pick, then greedy's pick among the options left, and so on."""
-    from kernels.atlas.encoding import DISCARD, MAX_OPTIONS
-    from kernels.atlas.strategies import GREEDY, choose_in_state
+    from cardsim.kernels.atlas.encoding import DISCARD, MAX_OPTIONS
+    from cardsim.kernels.atlas.strategies import GREEDY, choose_in_state
 
     tr = D.run_trace(6, 0, 4, np.full(4, GREEDY, np.int64), rules_array({}), snap_at=-2)
     rows = [r for r in tr.snapshot if r[S_LEN + 1] == DT_DISCARD and r[S_LEN + 2] >= 5][:5]
@@ -206,10 +206,10 @@ def test_rollout_replays_the_driver():
     seat) after the traced discard ends the round as the driver did: the same moves, winner and
     turns (``trade_pick=seen`` and rounds without a reshuffle: no random events after the
     decision)."""
-    from kernels.atlas.encoding import MAX_OPTIONS
-    from kernels.atlas.state import P_TURNS, ST_WINNER
-    from kernels.atlas.strategies import GREEDY
-    from kernels.atlas.turn import apply_move
+    from cardsim.kernels.atlas.encoding import MAX_OPTIONS
+    from cardsim.kernels.atlas.state import P_TURNS, ST_WINNER
+    from cardsim.kernels.atlas.strategies import GREEDY
+    from cardsim.kernels.atlas.turn import apply_move
 
     rules = rules_array({"trade_pick": "seen"})
     compared = 0

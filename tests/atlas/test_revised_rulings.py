@@ -8,12 +8,12 @@ ids: Orangutan 24, Giant Panda 25, Tiger 26 (Asia Land, cell 8).
 
 import numpy as np
 import pytest
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas.encoding import DISCARD, NONE, PAIR, QUAD, TRIPLE
+from cardsim.sim.games.atlas import ENGINE, resolve_rules, rules_array
+from cardsim.sim.rules import atlas
 
-from kernels.atlas import driver as D
-from kernels.atlas import state as ST
-from kernels.atlas.encoding import DISCARD, NONE, PAIR, QUAD, TRIPLE
-from sim.games.atlas import ENGINE, resolve_rules, rules_array
-from sim.rules import atlas
 from tests.atlas.test_kernel_rules import M, discard, make_state, play, rules, sp, window
 from tests.atlas.test_rules_play import QUIET, QUIET_PILE, Script
 

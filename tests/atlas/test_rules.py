@@ -9,10 +9,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
-from kernels import rng
-from kernels.atlas import encoding as enc
-from sim.rules import atlas
+from cardsim.kernels import rng
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules import atlas
 
 PAIR = enc.PAIR
 OPT = {"forced_claims": False}  # AT-12 variant: claiming is optional (NONE is offered)

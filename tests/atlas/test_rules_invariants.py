@@ -10,9 +10,8 @@ import itertools
 from collections import Counter
 
 import pytest
-
-from kernels.atlas import encoding as enc
-from sim.rules import atlas
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules import atlas
 
 VARIANTS = [
     {},

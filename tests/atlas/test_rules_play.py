@@ -6,10 +6,9 @@ Unscripted decisions take NONE when offered, else the lowest code (discard: lowe
 
 import numpy as np
 import pytest
-
-from kernels import rng
-from kernels.atlas import encoding as enc
-from sim.rules import atlas
+from cardsim.kernels import rng
+from cardsim.kernels.atlas import encoding as enc
+from cardsim.sim.rules import atlas
 
 C = atlas.card
 CLAIM, SELF_MELD, DISCARD, TARGET, TAKE, GIVE = range(6)

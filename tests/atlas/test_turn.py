@@ -6,16 +6,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from kernels.atlas import driver as D
-from kernels.atlas import pimc
-from kernels.atlas import state as ST
-from kernels.atlas import turn as T
-from kernels.atlas.encoding import MAX_OPTIONS
-from kernels.atlas.options import OPTIONS
-from kernels.atlas.rules import R_ROUNDS
-from kernels.atlas.strategies import GREEDY, RANDOM
-from kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, new_stream
+from cardsim.kernels.atlas import driver as D
+from cardsim.kernels.atlas import pimc
+from cardsim.kernels.atlas import state as ST
+from cardsim.kernels.atlas import turn as T
+from cardsim.kernels.atlas.encoding import MAX_OPTIONS
+from cardsim.kernels.atlas.options import OPTIONS
+from cardsim.kernels.atlas.rules import R_ROUNDS
+from cardsim.kernels.atlas.strategies import GREEDY, RANDOM
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, new_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = (2, 4, 10)
@@ -154,10 +153,10 @@ def test_turn_imports_only_the_atlas_rules_modules():
     mods |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert mods == {
         "numpy",
-        "kernels.atlas.encoding",
-        "kernels.atlas.rules",
-        "kernels.atlas.state",
-        "kernels.rng",
+        "cardsim.kernels.atlas.encoding",
+        "cardsim.kernels.atlas.rules",
+        "cardsim.kernels.atlas.state",
+        "cardsim.kernels.rng",
     }
 
 

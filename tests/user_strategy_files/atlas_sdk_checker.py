@@ -5,9 +5,8 @@ accessor disagrees with what AT-26 says the public block holds; ``illegal`` answ
 range on every discard once the draw pile is below 130 cards.
 """
 
+from cardsim.kernels.atlas import sdk
 from numba import njit
-
-from kernels.atlas import sdk
 
 
 @njit

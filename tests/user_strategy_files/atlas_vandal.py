@@ -4,11 +4,10 @@ Seats 0 and 2: play like the built-in ``random`` (``bounded(rng, n)``), then zer
 the public block and sort the options. Seat 1: answers out of range. Seat 3: raises.
 """
 
+from cardsim.kernels.rng import bounded
 from numba import njit
 
-from kernels.rng import bounded
-
-P_SEAT = 4  # = kernels.atlas.state.P_SEAT
+P_SEAT = 4  # = cardsim.kernels.atlas.state.P_SEAT
 
 
 @njit

@@ -1,6 +1,6 @@
 """Plain-Python (py:) strategies for tests/test_sdk.py: 原子 ones, then ATLAS ones."""
 
-from sim import python_sdk as sdk
+from cardsim.sim import python_sdk as sdk
 
 
 def lowest(view, legal):
@@ -43,6 +43,6 @@ def minus_one(view, legal):
 
 def atlas_illegal(view, dtype, options):
     """ATLAS: the first option, but -5 (no code) at every discard decision."""
-    from sim.rules.atlas import DISCARD
+    from cardsim.sim.rules.atlas import DISCARD
 
     return -5 if dtype == DISCARD else options[0]

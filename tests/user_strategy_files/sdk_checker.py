@@ -4,9 +4,8 @@ It plays greedy's choice and answers -1 (an illegal answer, counted and located)
 accessor disagrees with what the rules say the public state holds (YZ-28).
 """
 
+from cardsim.kernels.yuanzi import sdk
 from numba import njit
-
-from kernels.yuanzi import sdk
 
 
 @njit

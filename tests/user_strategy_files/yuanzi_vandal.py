@@ -5,11 +5,10 @@ the played cards and the public state and sort the legal list. Seat 1: answers o
 Seat 3: raises.
 """
 
+from cardsim.kernels.rng import bounded
 from numba import njit
 
-from kernels.rng import bounded
-
-ST_ACTOR = 2  # = kernels.yuanzi.state.ST_ACTOR
+ST_ACTOR = 2  # = cardsim.kernels.yuanzi.state.ST_ACTOR
 
 
 @njit

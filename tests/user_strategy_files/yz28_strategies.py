@@ -5,9 +5,8 @@ first half (else its lowest); ``checker`` answers -1 (an invalid, counted answer
 match block of the public state does not hold what YZ-28 says.
 """
 
+from cardsim.kernels.yuanzi import state as KS
 from numba import njit
-
-from kernels.yuanzi import state as KS
 
 
 @njit

@@ -1,5 +1,5 @@
 """Kernel ↔ reference agreement (protocol §8): the kernel's traces replayed through
-``sim.rules.yuanzi`` from the same deal.
+``cardsim.sim.rules.yuanzi`` from the same deal.
 
 At every decision the kernel's (half, seat, legal-set size, move_set_hash) must equal the
 reference's and the chosen code must be legal there; at the end the protocol §7 outcome must
@@ -8,11 +8,10 @@ equal the kernel's games row.
 
 import numpy as np
 import pytest
-
-from kernels.yuanzi import driver as drv
-from sim.game import RunConfig
-from sim.games.yuanzi import ENGINE
-from sim.rules import yuanzi as ref
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.yuanzi import ENGINE
+from cardsim.sim.rules import yuanzi as ref
 
 STRATEGIES = ("random", "greedy", "points", "bomber", "planner")
 VARIANTS = [

@@ -9,14 +9,14 @@ import random
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.kernels.options import RuleOption, RuleOptionError
+from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi import state as KS
+from cardsim.kernels.yuanzi.options import OPTIONS
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.yuanzi import ENGINE
+from cardsim.sim.rules import yuanzi as ref
 
-from kernels.options import RuleOption, RuleOptionError
-from kernels.yuanzi import pimc
-from kernels.yuanzi import state as KS
-from kernels.yuanzi.options import OPTIONS
-from sim.game import RunConfig
-from sim.games.yuanzi import ENGINE
-from sim.rules import yuanzi as ref
 from tests.yuanzi.test_agreement import STRATEGIES, agree
 
 SEATS = ("greedy", "points", "planner", "random")
@@ -222,9 +222,9 @@ def test_report_of_a_run_without_second_halves(tmp_path):
     """shuangjia_threshold=300 ends (nearly) every match in 双夹: the report says so instead of
     checking the 刀 of a half that was never dealt, and its 双夹 share and score come from the
     shuangjia column and the run's rules (not from |delta| == 2)."""
-    from analysis.report import build_report
-    from sim import runner
-    from sim.config import build_config
+    from cardsim.analysis.report import build_report
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
 
     cfg = build_config(ENGINE, games=120, seed=3, rules={"shuangjia_threshold": "300",
                        "match_points_shuangjia": "3"})  # fmt: skip

@@ -4,10 +4,9 @@ reference."""
 
 import numpy as np
 import pytest
-
-from kernels.yuanzi import driver as drv
-from sim.config import build_config
-from sim.games.yuanzi import ENGINE
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.sim.config import build_config
+from cardsim.sim.games.yuanzi import ENGINE
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,11 @@ built-in strategy's choice depends on the other seats' hidden cards (YZ-28).
 
 import numpy as np
 import pytest
-
-from kernels.rng import new_stream
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi import rules as R
-from kernels.yuanzi.encoding import MAX_MOVES, PASS
-from kernels.yuanzi.state import (
+from cardsim.kernels.rng import new_stream
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import rules as R
+from cardsim.kernels.yuanzi.encoding import MAX_MOVES, PASS
+from cardsim.kernels.yuanzi.state import (
     N_INFO,
     N_ST,
     ST_ACTOR,
@@ -25,8 +24,9 @@ from kernels.yuanzi.state import (
     ST_TOP,
     rules_array,
 )
-from kernels.yuanzi.strategies import N_BUILTIN
-from sim.games.yuanzi import ENGINE
+from cardsim.kernels.yuanzi.strategies import N_BUILTIN
+from cardsim.sim.games.yuanzi import ENGINE
+
 from tests.schema_v1 import to_v1
 
 VARIANTS = [
@@ -124,7 +124,7 @@ def test_invariants_random_playouts(variant):
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))
 def test_table_invariants_many_matches(variant):
     seats = ("random", "greedy", "points", "bomber") if variant % 2 else ("planner",) * 4
-    from sim.game import RunConfig
+    from cardsim.sim.game import RunConfig
 
     cfg = RunConfig("yuanzi", 4, seats, VARIANTS[variant], 77 + variant, 3000)
     games, tab = ENGINE.play_chunk(cfg, 0, 3000)

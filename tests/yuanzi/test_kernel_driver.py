@@ -5,15 +5,15 @@ import numba
 import numpy as np
 import polars as pl
 import pytest
+from cardsim.kernels.rng import bounded, new_stream, shuffle
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi.encoding import RANK_VALUE, canonical_deck, move_set_hash
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.yuanzi import ENGINE
 from polars.testing import assert_frame_equal
 
-from kernels.rng import bounded, new_stream, shuffle
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi import pimc
-from kernels.yuanzi.encoding import RANK_VALUE, canonical_deck, move_set_hash
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games.yuanzi import ENGINE
 from tests.schema_v1 import to_v1
 
 SEATS = ("greedy", "random", "points", "planner")
@@ -24,7 +24,7 @@ def config(seats=SEATS, seed=11, **rules):
 
 
 def python_deal(root, g, redraw=False):
-    """Protocol §1 recomputed from kernels.rng alone: [(deck, p)] for both halves."""
+    """Protocol §1 recomputed from cardsim.kernels.rng alone: [(deck, p)] for both halves."""
     state = new_stream(root, g, 0)
     out = []
     for _ in range(2):

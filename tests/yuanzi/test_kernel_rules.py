@@ -5,9 +5,8 @@ Each test names the ruling it checks (../shared/RULINGS.md) and follows docs/yua
 
 import numpy as np
 import pytest
-
-from kernels.yuanzi import rules as R
-from kernels.yuanzi.encoding import (
+from cardsim.kernels.yuanzi import rules as R
+from cardsim.kernels.yuanzi.encoding import (
     ATOM,
     BOMB,
     HYDROGEN,
@@ -19,7 +18,7 @@ from kernels.yuanzi.encoding import (
     pack_move,
     parse_card,
 )
-from kernels.yuanzi.state import (
+from cardsim.kernels.yuanzi.state import (
     N_ST,
     ST_ACTOR,
     ST_CAPT,

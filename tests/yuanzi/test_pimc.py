@@ -6,20 +6,20 @@ Runs are small (a few samples per decision) so the file stays quick once compile
 
 import numpy as np
 import pytest
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi import state as S
+from cardsim.kernels.yuanzi.encoding import COPIES, N_CARDS, N_TYPES, TRIPLE, pack_move, parse_card
+from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from cardsim.kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
+from cardsim.sim.compare import DuplicateEngine, build_compare_config
+from cardsim.sim.config import build_config
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games.yuanzi import ENGINE, PIMC_DEFAULT, pimc_id
+from cardsim.sim.strategy_params import split_strategies
 
-from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi import pimc
-from kernels.yuanzi import state as S
-from kernels.yuanzi.encoding import COPIES, N_CARDS, N_TYPES, TRIPLE, pack_move, parse_card
-from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
-from kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
-from sim.compare import DuplicateEngine, build_compare_config
-from sim.config import build_config
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games.yuanzi import ENGINE, PIMC_DEFAULT, pimc_id
-from sim.strategy_params import split_strategies
 from tests.yuanzi.test_agreement import agree
 
 SMALL = "pimc:samples=3,cap=4"
@@ -140,9 +140,9 @@ def test_pimc_reproducible_and_chunk_independent():
 
 
 def test_pimc_beats_greedy_on_duplicate_deals():
-    """Paired duplicate comparison (sim.compare): pimc's win-rate edge over greedy has a 95 %
+    """Paired duplicate comparison (cardsim.sim.compare): pimc's win-rate edge over greedy has a 95 %
     interval above 0."""
-    from analysis.compare import pairwise
+    from cardsim.analysis.compare import pairwise
 
     engine = DuplicateEngine(ENGINE)
     name = "pimc:samples=8,cap=4"
@@ -157,8 +157,8 @@ def test_pimc_beats_greedy_on_duplicate_deals():
 def test_rollout_replays_the_driver():
     """From the true state of every decision of a greedy half, pimc's greedy rollout ends the half
     as the driver did (same finish order and points)."""
-    from kernels.yuanzi.encoding import MAX_MOVES
-    from kernels.yuanzi.state import ST_OUT, ST_POINTS
+    from cardsim.kernels.yuanzi.encoding import MAX_MOVES
+    from cardsim.kernels.yuanzi.state import ST_OUT, ST_POINTS
 
     rules = rules_array()
     sids = np.ones(4, np.int64)

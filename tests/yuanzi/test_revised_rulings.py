@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from kernels.yuanzi import driver as drv
-from kernels.yuanzi import rules as KR
-from kernels.yuanzi import state as KS
-from kernels.yuanzi.encoding import BIG_JOKER, N_TYPES, SMALL_JOKER
-from kernels.yuanzi.strategies import N_BUILTIN
-from sim.rules import yuanzi as ref
-from sim.rules.yuanzi_moves import ATOM, BOMB, PAIR, SINGLE, TRIPLE, cards_text
+from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import rules as KR
+from cardsim.kernels.yuanzi import state as KS
+from cardsim.kernels.yuanzi.encoding import BIG_JOKER, N_TYPES, SMALL_JOKER
+from cardsim.kernels.yuanzi.strategies import N_BUILTIN
+from cardsim.sim.rules import yuanzi as ref
+from cardsim.sim.rules.yuanzi_moves import ATOM, BOMB, PAIR, SINGLE, TRIPLE, cards_text
 
 R3, RQ = 0, 9
 ATOM_SJ = ref.pack(ATOM, 13, 3)
@@ -121,7 +120,7 @@ YZ28_FILE = Path(__file__).resolve().parent.parent / "user_strategy_files" / "yz
 @pytest.fixture(scope="module")
 def user_driver():
     """The user-strategy driver (sim/user_strategies.py) with slot 0 behind_aware, 1 checker."""
-    from sim.games.yuanzi import ENGINE
+    from cardsim.sim.games.yuanzi import ENGINE
 
     specs = (f"{YZ28_FILE}:behind_aware", f"{YZ28_FILE}:checker")
     return ENGINE._driver(specs, "simulate_trace")

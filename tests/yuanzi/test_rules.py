@@ -6,10 +6,9 @@ Trick flow, settlement and the match are in test_rules_play.py.
 
 import numpy as np
 import pytest
-
-from kernels import rng
-from kernels.yuanzi import encoding as enc
-from sim.rules.yuanzi import (
+from cardsim.kernels import rng
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.sim.rules.yuanzi import (
     RULE_DEFAULTS,
     Deal,
     beats,
@@ -25,7 +24,7 @@ from sim.rules.yuanzi import (
     resolve_rules,
     setup_half,
 )
-from sim.rules.yuanzi_moves import (
+from cardsim.sim.rules.yuanzi_moves import (
     ATOM,
     ATOM_BJ_RANK,
     ATOM_SJ_RANK,

@@ -7,9 +7,8 @@ with :func:`play_half`; match tests use deals from ``deal_from_seed``.
 import dataclasses
 
 import pytest
-
-from kernels.yuanzi import encoding as enc
-from sim.rules.yuanzi import (
+from cardsim.kernels.yuanzi import encoding as enc
+from cardsim.sim.rules.yuanzi import (
     RULE_DEFAULTS,
     TEAMS,
     HalfResult,
@@ -27,7 +26,7 @@ from sim.rules.yuanzi import (
     setup_half,
     shuangjia,
 )
-from sim.rules.yuanzi_moves import PASS, hand_points, kind_of, legal_codes, size_of
+from cardsim.sim.rules.yuanzi_moves import PASS, hand_points, kind_of, legal_codes, size_of
 
 
 class Script:

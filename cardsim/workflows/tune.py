@@ -45,7 +45,7 @@ from pathlib import Path
 
 from scipy import stats as ss
 
-from analysis.objective import (
+from cardsim.analysis.objective import (
     LENGTH_MEASURES,
     DealData,
     deal_data,
@@ -57,11 +57,11 @@ from analysis.objective import (
     se_of_mean,
     side_labels,
 )
-from kernels.options import RuleOption
-from sim.errors import CardsimError
-from sim.game import GameEngine, config_warnings
-from sim.rundir import LOCK, holding_out
-from sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
+from cardsim.kernels.options import RuleOption
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import GameEngine, config_warnings
+from cardsim.sim.rundir import LOCK, holding_out
+from cardsim.sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
 #: a rung plays at least this many games per configuration (fewer make the first halvings
@@ -85,7 +85,7 @@ def integer_grid(o: RuleOption) -> list[int]:
     step when there are at most :data:`MAX_GRID_LEVELS`, else that many evenly spaced values of
     the range (both ends included, all on the step); the default is added and comes first.
 
-    >>> from kernels.yuanzi.options import OPTIONS
+    >>> from cardsim.kernels.yuanzi.options import OPTIONS
     >>> integer_grid(OPTIONS["shuangjia_threshold"])[:5]
     [60, 0, 15, 30, 45]
     >>> len(integer_grid(OPTIONS["shuangjia_threshold"])), integer_grid(OPTIONS["match_points_win"])
@@ -108,7 +108,7 @@ def integer_range(o: RuleOption, text: str) -> list[int]:
     defaults to the option's own (1 if it has none) and must be a multiple of it; every level is
     checked against the option's range and step (:class:`CardsimError` otherwise).
 
-    >>> from kernels.yuanzi.options import OPTIONS
+    >>> from cardsim.kernels.yuanzi.options import OPTIONS
     >>> integer_range(OPTIONS["shuangjia_threshold"], "40..80"), integer_range(
     ...     OPTIONS["shuangjia_threshold"], "0..300/100")
     ([40, 45, 50, 55, 60, 65, 70, 75, 80], [0, 100, 200, 300])
@@ -236,13 +236,13 @@ class TuneResult:
 
     def _repr_html_(self) -> str:
         """A notebook shows the result as a small table (the other API results do too)."""
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         return html_of(self, "cardsim tune", skip=("log", "rungs", "top", "comparisons"))
 
 
 def _holm(p: list[float]) -> list[float]:
-    from analysis.stats import holm
+    from cardsim.analysis.stats import holm
 
     return list(holm(p)) if p else []
 
@@ -270,10 +270,10 @@ def tune(
     """Race the configurations of ``options`` for ``objective`` within ``budget`` games, then
     (``run_verify``) play ``OUT/verify.toml`` — the winner and the default rules on fresh seeds,
     ``verify_games`` games each, beyond the budget — into ``OUT/verify``."""
-    from analysis.factorial import verdict
-    from sim import runner
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.analysis.factorial import verdict
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
     obj = parse_objective(objective)
@@ -422,7 +422,7 @@ def tune(
         comps, margin, str(verify), str(out), log,
     )  # fmt: skip
     if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
-        from sim.study import load_study, run_study
+        from cardsim.workflows.study import load_study, run_study
 
         done = run_study(
             load_study(verify), out / "verify", threads=threads, progress=progress, force=force
@@ -465,7 +465,7 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
 
         shutil.rmtree(out / "configs")
     out.mkdir(parents=True, exist_ok=True)
-    from sim.rundir import atomic_write_bytes
+    from cardsim.sim.rundir import atomic_write_bytes
 
     atomic_write_bytes(path, json.dumps(ident, indent=2, ensure_ascii=False).encode())
 
@@ -512,7 +512,7 @@ def _json_default(x):
 def write_outputs(result: TuneResult, out: Path) -> None:
     """``tune.json`` (everything), ``tune.md`` (the tables) and ``tune.html`` (the page:
     analysis/tune_report.py)."""
-    from analysis.tune_report import write_tune_html
+    from cardsim.analysis.tune_report import write_tune_html
 
     result.html = str(write_tune_html(result, out / "tune.html"))
     (out / "tune.json").write_text(

@@ -10,7 +10,7 @@ player counts. Per player count it is a set of ordinary run directories under ``
     DIR/ladder.html, .json      the report: "Does it hold under stronger play?"
 
 (``pK-`` only for a game with several player counts.) Every sub-run is played by the study
-runner (:func:`sim.study.run_study`), so a ladder is resumable and reproducible as a study is:
+runner (:func:`cardsim.workflows.study.run_study`), so a ladder is resumable and reproducible as a study is:
 running the same ladder again reuses finished sub-runs (verified), completes unfinished ones,
 and refuses a directory holding a different run unless ``force``. All sub-runs share the root
 seed: the self-play runs of every level play the same deals. A study file's ``[[ladder]]``
@@ -23,10 +23,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.config import DEFAULT_SEED, check_strategy
-from sim.errors import CardsimError
-from sim.rundir import holding_out
-from sim.study import Scenario
+from cardsim.sim.config import DEFAULT_SEED, check_strategy
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.rundir import holding_out
+from cardsim.workflows.study import Scenario
 
 #: The default levels (issue 12): from random play to search with 16 determinizations.
 DEFAULT_LEVELS = ("random", "greedy", "pimc:samples=4", "pimc:samples=16")
@@ -57,7 +57,7 @@ class Ladder:
 def _slug(level: str) -> str:
     """A level's part of a sub-run name, from its label (a user file: ``mybot-choose``, not
     its whole path)."""
-    from sim.schema import strategy_label
+    from cardsim.sim.schema import strategy_label
 
     return re.sub(r"[^A-Za-z0-9_-]+", "-", strategy_label(level)).strip("-") or "level"
 
@@ -65,7 +65,7 @@ def _slug(level: str) -> str:
 def parse_levels(engine, text: str | list[str] | None) -> list[str]:
     """The levels of ``--levels`` (a comma-separated list; parameters stay whole:
     ``pimc:samples=4,cap=2,greedy``), each checked like a ``--strategy``."""
-    from sim.strategy_params import split_strategies
+    from cardsim.sim.strategy_params import split_strategies
 
     if text is None:
         items = list(DEFAULT_LEVELS)
@@ -126,9 +126,9 @@ def build_ladder(
     name: str = "",
 ) -> Ladder:
     """A validated :class:`Ladder` and its scenarios; :class:`CardsimError` for bad input."""
-    from sim.compare import build_compare_config
-    from sim.config import build_config
-    from sim.games import get_engine
+    from cardsim.sim.compare import build_compare_config
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
     lv = parse_levels(engine, levels)
@@ -201,7 +201,7 @@ def build_ladder(
 def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
     """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
     named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
-    from sim.study import NAME_RE, NAME_RULE
+    from cardsim.workflows.study import NAME_RE, NAME_RULE
 
     label = f"{source}, ladder {i}"
     bad = set(d) - LADDER_KEYS
@@ -242,9 +242,9 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
 
 
 def ladder_data(ladder: Ladder, runs: dict[str, Path]):
-    """The :class:`analysis.ladder.LadderData` of a played ladder (scenario name -> run dir)."""
-    from analysis.ladder import LadderData
-    from sim.schema import strategy_label as label  # the tables' names of the levels
+    """The :class:`cardsim.analysis.ladder.LadderData` of a played ladder (scenario name -> run dir)."""
+    from cardsim.analysis.ladder import LadderData
+    from cardsim.sim.schema import strategy_label as label  # the tables' names of the levels
 
     return LadderData(
         ladder.game,
@@ -263,7 +263,7 @@ class LadderResult:
     reused: list[str]
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         return html_of(self, "cardsim ladder")
 
@@ -301,8 +301,8 @@ def run_ladder(
 ) -> LadderResult:
     """Play every sub-run of ``ladder`` into ``out`` (reused / resumed as a study's scenarios)
     and write ``out/ladder.html`` (+ ``.json``)."""
-    from analysis.ladder import write_ladder_report
-    from sim.study import Study, run_study
+    from cardsim.analysis.ladder import write_ladder_report
+    from cardsim.workflows.study import Study, run_study
 
     out = Path(out)
     if out.exists() and not out.is_dir():

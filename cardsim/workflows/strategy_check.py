@@ -28,13 +28,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from sim import python_strategies as ps
-from sim import user_strategies as us
-from sim.config import build_config, check_strategy
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.games import get_engine
-from sim.python_strategies import BadAnswer
+from cardsim.sim import python_strategies as ps
+from cardsim.sim import user_strategies as us
+from cardsim.sim.config import build_config, check_strategy
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
+from cardsim.sim.python_strategies import BadAnswer
 
 #: Games of a check when ``--games`` is not given: compiled / ``py:`` (the reference is slower).
 DEFAULT_GAMES = 300
@@ -63,16 +63,16 @@ def _compile(engine, name: str) -> tuple[str, float]:
 
 def _driver_module(engine):
     if engine.name == "yuanzi":
-        from kernels.yuanzi import driver
+        from cardsim.kernels.yuanzi import driver
     else:
-        from kernels.atlas import driver
+        from cardsim.kernels.atlas import driver
     return driver
 
 
 # --- self-play: speed and illegal answers --------------------------------------------------------
 def _selfplay_yuanzi(config: RunConfig, name: str) -> tuple[float, int, list[BadAnswer], int]:
     """(seconds, decisions, illegal answers located, illegal answers counted)."""
-    from kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi import driver as drv
 
     engine = get_engine("yuanzi")
     count = config.games
@@ -97,7 +97,7 @@ def _selfplay_yuanzi(config: RunConfig, name: str) -> tuple[float, int, list[Bad
 
 
 def _decisions_yuanzi(g: np.ndarray) -> int:
-    from kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi import driver as drv
 
     total = 0
     for h in (0, 1):
@@ -108,8 +108,8 @@ def _decisions_yuanzi(g: np.ndarray) -> int:
 
 def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadAnswer], int]:
     """(seconds, turns, illegal answers located, games with an illegal answer)."""
-    from kernels.atlas import driver as drv
-    from kernels.atlas.rules import R_ROUNDS
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.rules import R_ROUNDS
 
     engine = get_engine("atlas")
     if ps.is_python_strategy(name):
@@ -145,10 +145,10 @@ def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadA
 # --- the comparison ---------------------------------------------------------------------------------
 def _compare(engine, name: str, against: str, games: int, seed: int, players, rules) -> dict:
     """The paired comparison of ``name`` with ``against`` on ``games`` duplicate deals."""
-    from analysis import stats
-    from analysis.compare import pairwise
-    from analysis.verdicts import margin_for
-    from sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.analysis import stats
+    from cardsim.analysis.compare import pairwise
+    from cardsim.analysis.verdicts import margin_for
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
 
     config = build_compare_config(
         engine, [name, against], games=games, seed=seed, players=players, rules=rules
@@ -202,7 +202,7 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
 
 def _p(p: float) -> str:
     """``= 0.023`` or ``< 1e-300`` (never "p = 0")."""
-    from analysis.model import p_value
+    from cardsim.analysis.model import p_value
 
     text = p_value(p)
     return text if text.startswith("<") else f"= {text}"
@@ -222,7 +222,7 @@ def check(
     echo: Echo = print,
 ) -> int:
     """Run the check and print its report; returns the exit code (0 fine, 1 illegal answers)."""
-    from sim.runner import set_threads
+    from cardsim.sim.runner import set_threads
 
     started = time.perf_counter()
     engine = get_engine(game)

@@ -1,7 +1,7 @@
 """The ``cardsim`` command line: thin click commands over ``sim/`` and ``analysis/``.
 
 Each command parses its options, builds a validated config, calls the library and prints.
-Problems in user input are :class:`~sim.errors.CardsimError`; :func:`main` prints them as one
+Problems in user input are :class:`~cardsim.sim.errors.CardsimError`; :func:`main` prints them as one
 line on stderr and exits with code 2 (no traceback).
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import click
 
-from sim import __version__
-from sim.config import DEFAULT_SEED
-from sim.errors import CardsimError
-from sim.games import GAMES, get_engine
+from cardsim.sim import __version__
+from cardsim.sim.config import DEFAULT_SEED
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.games import GAMES, get_engine
 
 GAME = click.Choice(GAMES)
 GAME_METAVAR = "{" + "|".join(GAMES) + "}"
@@ -230,8 +230,8 @@ def run_cmd(
 
     Example: cardsim run yuanzi --games 100000 --seed 1 --out runs/yz
     """
-    from sim.config import build_config
-    from sim.runner import run
+    from cardsim.sim.config import build_config
+    from cardsim.sim.runner import run
 
     engine = get_engine(game)
     config = build_config(
@@ -263,8 +263,8 @@ def run_cmd(
 def _until_ci(width):
     if width is None:
         return None
-    from analysis.stopping import until_ci_rule
-    from sim.config import check_until_ci
+    from cardsim.analysis.stopping import until_ci_rule
+    from cardsim.sim.config import check_until_ci
 
     return until_ci_rule(check_until_ci(width))
 
@@ -273,8 +273,8 @@ def _test_labels(spec, engine, config) -> tuple[str, str]:
     """``--test A>B`` as the two strategy labels of the tables (``mybot:choose``), checked
     against the comparison before anything is written. A and B may be written as labels or
     as the strategies were given (a path, relative or through a link, ``pimc:samples=4``)."""
-    from sim.config import check_strategy
-    from sim.schema import strategy_label
+    from cardsim.sim.config import check_strategy
+    from cardsim.sim.schema import strategy_label
 
     labels = sorted({strategy_label(x) for seats in config.assignments for x in seats})
     a, sep, b = str(spec).partition(">")
@@ -299,7 +299,7 @@ def _sprt(spec, config, delta, alpha, beta):
         return None
     if not 0 < delta < 1 or not 0 < alpha < 0.5 or not 0 < beta < 0.5:
         raise CardsimError("--test: need 0 < --delta < 1 and 0 < --alpha, --beta < 0.5")
-    from analysis.stopping import sprt_rule
+    from cardsim.analysis.stopping import sprt_rule
 
     a, b = spec  # labels (_test_labels)
     return sprt_rule(a, b, delta, alpha, beta)
@@ -307,7 +307,7 @@ def _sprt(spec, config, delta, alpha, beta):
 
 def _p_words(p: float) -> str:
     """``= 0.023``, ``< 1e-300`` (a p that underflows is never "= 0")."""
-    from analysis.model import p_value
+    from cardsim.analysis.model import p_value
 
     text = p_value(p)
     return text if text.startswith("<") else f"= {text}"
@@ -419,11 +419,11 @@ def compare_cmd(
 
     Example: cardsim compare yuanzi --strategies greedy,random --games 20000 --out runs/cmp
     """
-    from analysis.compare import pairwise, ratings
-    from analysis.stopping import first_of
-    from sim.compare import DuplicateEngine, build_compare_config
-    from sim.runner import run
-    from sim.strategy_params import split_strategies
+    from cardsim.analysis.compare import pairwise, ratings
+    from cardsim.analysis.stopping import first_of
+    from cardsim.sim.compare import DuplicateEngine, build_compare_config
+    from cardsim.sim.runner import run
+    from cardsim.sim.strategy_params import split_strategies
 
     given = [
         n for n, v in (("--delta", delta), ("--alpha", alpha), ("--beta", beta)) if v is not None
@@ -457,7 +457,7 @@ def compare_cmd(
     )
     if not quiet:
         _echo_result(result, game, unit="deals")
-    from analysis.stopping import scan_finished
+    from cardsim.analysis.stopping import scan_finished
 
     seats = scan_finished(Path(out), "seats", result.manifest)
     pw = pairwise(seats).table
@@ -533,7 +533,13 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
     rule-variant comparison and one strategy comparison per game. The file format is
     docs/study.md; `cardsim study --template my-study.toml` writes an annotated example.
     """
-    from sim.study import STUDY_TEMPLATE, default_study, load_study, run_study, with_games
+    from cardsim.workflows.study import (
+        STUDY_TEMPLATE,
+        default_study,
+        load_study,
+        run_study,
+        with_games,
+    )
 
     if template:
         if study_file is None:
@@ -586,14 +592,14 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     Running it again reuses finished sub-runs and completes unfinished ones.
     Example: cardsim ladder yuanzi --levels random,greedy,pimc:samples=4 --games 2000 --out lad/yz
     """
-    from analysis.report import parse_margins
-    from sim.ladder import build_ladder, run_ladder
+    from cardsim.analysis.report import parse_margins
+    from cardsim.workflows.ladder import build_ladder, run_ladder
 
     m = parse_margins(margins)
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
                           rules=rules, chunk_size=chunk_size)  # fmt: skip
     result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m)
-    from sim.schema import strategy_label
+    from cardsim.sim.schema import strategy_label
 
     names = ", ".join(map(strategy_label, ladder.levels))
     click.echo(f"ladder of {len(ladder.levels)} levels ({names}) in {out}")
@@ -632,10 +638,10 @@ def tune_cmd(
 ):  # fmt: skip
     """Search rule options for the most balanced rule set (racing on common deals).
 
-    Rerunning the same command resumes: finished rungs are reused (sim/tune.py).
+    Rerunning the same command resumes: finished rungs are reused (cardsim/workflows/tune.py).
     """
-    from sim.runner import RunInterrupted
-    from sim.tune import summary, tune
+    from cardsim.sim.runner import RunInterrupted
+    from cardsim.workflows.tune import summary, tune
 
     try:
         result = tune(
@@ -739,7 +745,7 @@ def strategy_check_cmd(game, function, games, against, threads, seed, players, r
 
     Example: cardsim strategy check yuanzi examples/yuanzi_strategy.py:choose
     """
-    from sim.strategy_check import check
+    from cardsim.workflows.strategy_check import check
 
     code = check(
         game, function, games=games, seed=seed, players=players, rules=rules,
@@ -777,12 +783,12 @@ def replay_cmd(
     """
     from dataclasses import replace
 
-    from sim.compare import strategy_of
-    from sim.config import build_config
-    from sim.runner import config_from_manifest, read_manifest
+    from cardsim.sim.compare import strategy_of
+    from cardsim.sim.config import build_config
+    from cardsim.sim.runner import config_from_manifest, read_manifest
 
     engine = get_engine(game)
-    from sim.config import MAX_GAMES
+    from cardsim.sim.config import MAX_GAMES
 
     if not 0 <= game_index < MAX_GAMES:
         raise CardsimError(f"--game must be a game index in 0..{MAX_GAMES - 1}, got {game_index}")
@@ -820,7 +826,7 @@ def replay_cmd(
             seat_strategies=seats,
             rules=rules,
         )
-    from sim.warmup import notice_for
+    from cardsim.sim.warmup import notice_for
 
     text = notice_for(config, "replay")
     if text:  # before the (first) replay compiles its kernels: stderr, so stdout is the log
@@ -831,7 +837,7 @@ def replay_cmd(
 def _check_strategy_files(from_dir: Path, manifest: dict, config) -> None:
     """Refuse to replay with a user strategy file that changed since the run: the replay would
     show a different game than the one in the tables."""
-    from sim.game import user_strategy_files
+    from cardsim.sim.game import user_strategy_files
 
     recorded = manifest.get("strategy_files") or {}
     for path, digest in user_strategy_files(config).items():
@@ -846,7 +852,7 @@ def _check_strategy_files(from_dir: Path, manifest: dict, config) -> None:
 def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> None:
     """Outputs never overwrite inputs or each other: not inside a run directory, not the same
     path twice."""
-    from sim import rundir
+    from cardsim.sim import rundir
 
     seen: dict[Path, str] = {}
     for opt, path in outputs.items():
@@ -903,7 +909,7 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
 
     Example: cardsim report runs/yz --out reports/yz.html
     """
-    from analysis.report import parse_margins, write_report
+    from cardsim.analysis.report import parse_margins, write_report
 
     _check_outputs(list(run_dirs), {"--out": out, "--json": json_out})
     result = write_report(
@@ -926,7 +932,7 @@ def verify_cmd(run_dirs) -> None:
     One line per DIR; exit 0 when all are intact, 1 when a part does not match.
     Example: cardsim verify runs/yz
     """
-    from sim.rundir import verify
+    from cardsim.sim.rundir import verify
 
     bad = 0
     for d in run_dirs:
@@ -956,7 +962,7 @@ def one_line(message: str) -> str:
 
 
 def _os_error_line(e: OSError) -> str:
-    from sim.rundir import os_error
+    from cardsim.sim.rundir import os_error
 
     return str(os_error(e, e.filename or "?", "cannot write" if e.filename else "OS error:"))
 
@@ -976,7 +982,7 @@ _AFTER_INTERRUPT = {
 def _interrupted(e: BaseException, command: str | None = None) -> None:
     """Ctrl-C / SIGTERM: one line, exit 130 / 143; a kernel still running in its thread (a
     nogil Numba call, or a user strategy stuck in a loop) is not waited for."""
-    from sim.runner import RunInterrupted, kernel_busy
+    from cardsim.sim.runner import RunInterrupted, kernel_busy
 
     cause = e.__cause__ or e.__context__ if isinstance(e, click.exceptions.Abort) else e
     if isinstance(cause, RunInterrupted):

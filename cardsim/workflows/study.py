@@ -16,10 +16,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sim.config import DEFAULT_SEED, check_until_ci
-from sim.errors import CardsimError
-from sim.game import RunConfig
-from sim.rundir import holding_out
+from cardsim.sim.config import DEFAULT_SEED, check_until_ci
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.rundir import holding_out
 
 SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
@@ -56,7 +56,7 @@ class Scenario:
 class Comparison:
     name: str
     scenarios: list[str]
-    #: a tune objective (sim/tune.py) to re-test on the two scenarios: first minus second
+    #: a tune objective (cardsim/workflows/tune.py) to re-test on the two scenarios: first minus second
     objective: str | None = None
 
 
@@ -66,7 +66,7 @@ class Design:
 
     name: str
     game: str
-    spec: object  # analysis.factorial.DesignSpec
+    spec: object  # cardsim.analysis.factorial.DesignSpec
     cells: list[dict[str, int]]
     scenarios: list[Scenario]
     margins: dict[str, float] = field(default_factory=dict)
@@ -82,7 +82,9 @@ class Study:
     #: equivalence margins of the report's verdicts ([margins] table: measure = value)
     margins: dict[str, float] = field(default_factory=dict)
     designs: list[Design] = field(default_factory=list)
-    ladders: list = field(default_factory=list)  # sim.ladder.Ladder ([[ladder]] tables)
+    ladders: list = field(
+        default_factory=list
+    )  # cardsim.workflows.ladder.Ladder ([[ladder]] tables)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -103,8 +105,8 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     >>> s.scenarios[0].game, s.scenarios[0].seed
     ('atlas', 0)
     """
-    from sim.config import build_config
-    from sim.games import game_names, get_engine
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import game_names, get_engine
 
     try:
         doc = tomllib.loads(text)
@@ -182,7 +184,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             )
         if name in {s.name for s in scenarios}:
             raise CardsimError(f"{label}: scenario name {name!r} is used twice")
-        if sc["game"] not in game_names():  # built-in or registered (sim.games)
+        if sc["game"] not in game_names():  # built-in or registered (cardsim.sim.games)
             raise CardsimError(
                 f"{label} ({name}): unknown game {sc['game']!r} "
                 f"(allowed: {', '.join(game_names())})"
@@ -219,7 +221,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
                 seat_strategies=scenario.seats, rules=scenario.rules,
             )  # fmt: skip
             if scenario.is_compare:
-                from sim.compare import build_compare_config
+                from cardsim.sim.compare import build_compare_config
 
                 build_compare_config(
                     get_engine(scenario.game), scenario.compare, games=scenario.games,
@@ -258,7 +260,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
             raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
         objective = c.get("objective")
         if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
-            from analysis.objective import parse_objective
+            from cardsim.analysis.objective import parse_objective
 
             if len(names) != 2 or not isinstance(objective, str):
                 raise CardsimError(
@@ -276,7 +278,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
     ]
-    from sim.ladder import parse_ladder_table
+    from cardsim.workflows.ladder import parse_ladder_table
 
     ladders = [
         parse_ladder_table(d, i, source, {s.name for s in scenarios})
@@ -306,8 +308,8 @@ DESIGN_KEYS = {
 
 def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> Design:
     """Validate one [[design]] table and expand it into its cell scenarios."""
-    from analysis.factorial import DesignSpec, design_cells
-    from sim.games import get_engine
+    from cardsim.analysis.factorial import DesignSpec, design_cells
+    from cardsim.sim.games import get_engine
 
     label = f"{source}, design {i}"
     bad = set(d) - DESIGN_KEYS
@@ -353,7 +355,9 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
             values = [False, True] if o.kind == "bool" else list(o.choices)
             values.sort(key=lambda v: v != o.default)  # the default is the baseline
         elif isinstance(given, str) and ".." in given and o.kind == "int":
-            from sim.tune import integer_range  # "lo..hi[/step]", on the option's step
+            from cardsim.workflows.tune import (
+                integer_range,  # "lo..hi[/step]", on the option's step
+            )
 
             try:
                 values = integer_range(o, given)
@@ -614,16 +618,16 @@ class StudyResult:
     ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
-        from sim.display import html_of
+        from cardsim.sim.display import html_of
 
         return html_of(self, f"cardsim study: {len(self.runs)} scenarios")
 
 
 def scenario_config(scenario: Scenario) -> RunConfig:
-    """The validated :class:`~sim.game.RunConfig` of a scenario."""
-    from sim.compare import build_compare_config
-    from sim.config import build_config
-    from sim.games import get_engine
+    """The validated :class:`~cardsim.sim.game.RunConfig` of a scenario."""
+    from cardsim.sim.compare import build_compare_config
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
 
     engine = get_engine(scenario.game)
     if scenario.is_compare:
@@ -704,9 +708,9 @@ def run_study(
     A scenario directory holding a finished run of the same configuration is reused; an
     unfinished one is resumed; one holding a different run is an error unless ``force``.
     """
-    from sim import runner, warmup
-    from sim.compare import DuplicateEngine
-    from sim.games import get_engine
+    from cardsim.sim import runner, warmup
+    from cardsim.sim.compare import DuplicateEngine
+    from cardsim.sim.games import get_engine
 
     out = Path(out)
     cells = [s for d in [*study.designs, *study.ladders] for s in d.scenarios]
@@ -719,7 +723,7 @@ def run_study(
         stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
         resume = False
         if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
-            from sim.rundir import is_vacant
+            from cardsim.sim.rundir import is_vacant
 
             if not is_vacant(run_dir):
                 raise CardsimError(
@@ -751,7 +755,7 @@ def run_study(
             f"{out / 'report.html'} exists and is not this study's report; use --force to "
             "replace it, or another --out"
         )
-    compiling = None  # sim.warmup: compiles the games still to play concurrently
+    compiling = None  # cardsim.sim.warmup: compiles the games still to play concurrently
     for s in [*study.scenarios, *cells]:
         if s.name not in plans:
             continue
@@ -762,7 +766,7 @@ def run_study(
             engine = DuplicateEngine(engine)
         rule = None
         if s.until_ci:
-            from analysis.stopping import until_ci_rule
+            from cardsim.analysis.stopping import until_ci_rule
 
             rule = until_ci_rule(s.until_ci)
         if compiling is None:  # first-run compilation of every game still to play, at once
@@ -788,20 +792,20 @@ def run_study(
                 d, [runs[s.name] for s in d.scenarios], out
             )
         for lad in study.ladders:  # docs/ladder.md: its own report, <name>-ladder.html
-            from analysis.ladder import write_ladder_report
-            from sim.ladder import ladder_data
+            from cardsim.analysis.ladder import write_ladder_report
+            from cardsim.workflows.ladder import ladder_data
 
             ladder_reports[lad.name], _ = write_ladder_report(
                 ladder_data(lad, runs), out / f"{lad.name}-ladder.html", study.margins
             )
     report_path = None
     if report and study.scenarios:
-        from analysis.study_report import write_study_report
+        from cardsim.analysis.study_report import write_study_report
 
         plain = {s.name: runs[s.name] for s in study.scenarios}
         plain |= {s.name: runs[s.name] for lad in study.ladders for s in lad.scenarios}
         report_path = write_study_report(study, plain, out / "report.html")
-        from sim.rundir import atomic_write_bytes
+        from cardsim.sim.rundir import atomic_write_bytes
 
         atomic_write_bytes(marker, study_digest(study).encode())
     return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports)
@@ -810,8 +814,8 @@ def run_study(
 def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path:
     """Analyse a design's cell runs (analysis/factorial.py) into ``out/<name>-factorial.html``
     (and ``.json``)."""
-    from analysis import factorial
-    from sim.games import get_engine
+    from cardsim.analysis import factorial
+    from cardsim.sim.games import get_engine
 
     result = factorial.analyse(
         design.spec, design.cells, factorial.read_cell_tables(run_dirs),
@@ -850,7 +854,7 @@ def foldover_toml(design: Design, factors: list[str]) -> str:
 
 def write_foldover(design: Design, factors: list[str], out: Path) -> Path:
     """Write ``out/<design>-foldover.toml`` (:func:`foldover_toml`); returns its path."""
-    from sim.rundir import atomic_write_bytes
+    from cardsim.sim.rundir import atomic_write_bytes
 
     path = Path(out) / f"{design.name}-foldover.toml"
     atomic_write_bytes(path, foldover_toml(design, factors).encode("utf-8"))

@@ -1,0 +1,3 @@
+from cardsim.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""The workflows the commands run: studies, tuning, the skill ladder, strategy checks."""
