@@ -1,6 +1,7 @@
 """原子 weak levels ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py,
 docs/strategies.md "Levels"): names, legality, reproducibility, strength order."""
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -116,3 +117,17 @@ def test_strength_order_on_duplicate_deals(strong, weak, deals):
     assert {row["a"], row["b"]} == {strong, weak}
     edge_lo = row["lo"] if row["a"] == strong else -row["hi"]
     assert edge_lo > 0, row
+
+
+def test_levels_play_beside_a_py_seat_as_in_the_kernel():
+    """With a ``py:`` seat the match runs on the Python mirror (sim/python_strategies.py): the
+    levels there are the kernel's (not pimc, whose id range theirs lies above) — the mirror's
+    tables equal the kernel's for the same seats."""
+    from sim import python_strategies
+
+    seats = ("greedy:eps=0.5", "soft", "greedy", "soft:temp=3")
+    cfg = RunConfig("yuanzi", 4, seats, ENGINE.rule_options.resolve({}), 4, 6)
+    kernel = ENGINE._run(cfg, 0, 6)
+    mirror = python_strategies.play_yuanzi(cfg, 0, 6)
+    for k, m in zip(kernel, mirror, strict=True):
+        assert np.array_equal(k, m)
