@@ -131,3 +131,46 @@ def test_levels_play_beside_a_py_seat_as_in_the_kernel():
     mirror = python_strategies.play_yuanzi(cfg, 0, 6)
     for k, m in zip(kernel, mirror, strict=True):
         assert np.array_equal(k, m)
+
+
+def test_soft_at_a_low_temperature_is_greedy():
+    """soft's scores are greedy's: at temp 0.01, over first halves played by greedy, soft picks
+    greedy's move or one that greedy rates as good (moved to the front of the legal list, greedy
+    then picks it: ties apart, greedy takes the first cheapest move)."""
+    from kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+    from kernels.yuanzi import driver as drv
+    from kernels.yuanzi import pimc
+    from kernels.yuanzi.encoding import N_CARDS, N_TYPES
+    from kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck
+    from kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR, rules_array
+    from kernels.yuanzi.strategies import choose_greedy, choose_level
+
+    rules = rules_array()
+    sid = LEVELS.id("soft:temp=0.01")
+    sids = np.full(4, GREEDY, np.int64)
+    total = same = 0
+    for g in range(4):
+        deck = np.empty(N_CARDS, np.uint8)
+        rng_deal, rng = np.empty(4, np.uint64), np.empty(4, np.uint64)
+        seed_stream(rng_deal, 3, g, STREAM_DEAL)
+        seed_stream(rng, 3, g, STREAM_STRATEGY)
+        p = draw_half_deck(rng_deal, deck, rules[0])
+        hands, played = np.zeros((4, N_TYPES), np.uint8), np.zeros((4, N_TYPES), np.uint8)
+        st, info = np.zeros(N_ST, np.int64), np.zeros((4, N_INFO), np.int64)
+        begin_half(0, deck, p, 0, hands, played, st, info)
+        buf = np.zeros(pimc.BUF_SIZE, np.int32)
+        while True:
+            seat = st[ST_ACTOR]
+            n, idx, _bad = drv.decide(hands, played, st, rules, sids, buf, rng)
+            if n > 1:
+                s = choose_level(sid, hands[seat], played, st, buf, n, rng.copy())
+                total += 1
+                same += s == idx
+                if s != idx:
+                    front = buf[:n].copy()
+                    front[0], front[s] = buf[s], buf[0]
+                    got = choose_greedy(hands[seat], played, st, front, n, rng)
+                    assert got == 0, (buf[:n], idx, s)
+            if apply_move(int(buf[idx]), hands, played, st, rules) == 1:
+                break
+    assert total > 200 and same > 0.9 * total
