@@ -136,7 +136,7 @@ OnBad = Callable[[BadAnswer], None]
 # --- 原子 -----------------------------------------------------------------------------------------
 @dataclass
 class _Seat:
-    kind: str  # "builtin", "pimc", "numba", "python"
+    kind: str  # "builtin", "pimc", "level", "numba", "python"
     label: str
     sid: int = 0
     fn: object = None
@@ -144,6 +144,7 @@ class _Seat:
 
 def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
     from cardsim.kernels.yuanzi.pimc import PIMC_BASE
+    from cardsim.kernels.yuanzi.strategies import LEVEL_BASE  # greedy:eps / soft, above pimc's ids
     from cardsim.sim.games.yuanzi import ENGINE
 
     out: list[_Seat] = []
@@ -166,7 +167,8 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
             out.append(_Seat("numba", label, fn=compiled[name]))
         else:
             sid = int(ENGINE.strategy_ids([name] * 4)[0][0])
-            out.append(_Seat("pimc" if sid >= PIMC_BASE else "builtin", label, sid=sid))
+            kind = "level" if sid >= LEVEL_BASE else "pimc" if sid >= PIMC_BASE else "builtin"
+            out.append(_Seat(kind, label, sid=sid))
     return out
 
 
@@ -223,7 +225,7 @@ def _play_yuanzi_match(
     from cardsim.kernels.yuanzi.encoding import PASS
     from cardsim.kernels.yuanzi.pimc import choose_pimc
     from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
-    from cardsim.kernels.yuanzi.strategies import choose_builtin
+    from cardsim.kernels.yuanzi.strategies import choose_builtin, choose_level
     from cardsim.sim.rules import yuanzi as ref
 
     deal = ref.deal_from_seed(seed, game, rules)
@@ -302,6 +304,8 @@ def _play_yuanzi_match(
         s = view.seat
         if seat.kind == "builtin":
             return int(choose_builtin(seat.sid, m.hands[s], m.played, st, m.buf, n, rng))
+        if seat.kind == "level":
+            return int(choose_level(seat.sid, m.hands[s], m.played, st, m.buf, n, rng))
         if seat.kind == "pimc":
             return int(choose_pimc(seat.sid, m.hands[s], m.played, st, rules_arr, m.buf, n, rng))
         try:

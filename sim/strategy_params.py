@@ -151,3 +151,74 @@ class PimcStrategy:
         v = parse_params(name, "pimc", self.params)
         rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
         return self.kernel.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
+
+
+#: ``greedy:eps`` alone: a random legal move at one decision in five.
+EPS_DEFAULT = 0.2
+#: ``soft`` alone: a move one step of greedy's score worse is e² ≈ 7.4 times less likely.
+TEMP_DEFAULT = 0.5
+
+
+@dataclass(frozen=True)
+class LevelStrategies:
+    """The weak levels ``greedy:eps=E`` and ``soft:temp=T`` of one game (docs/strategies.md,
+    "Levels"; kernels/levels.py): their entries in the engine's list and the kernel id of a
+    name. ``base`` is the game's ``LEVEL_BASE``; ``unit`` says what one step of soft's score is.
+    """
+
+    base: int
+    unit: str
+
+    EPS = (Param("eps", EPS_DEFAULT, "probability of a random legal move", 0.01, 1, decimals=2),)
+    TEMP = (
+        Param(
+            "temp",
+            TEMP_DEFAULT,
+            "softmax temperature in steps of greedy's score",
+            0.01,
+            100,
+            decimals=2,
+        ),
+    )
+
+    @property
+    def infos(self) -> tuple[StrategyInfo, ...]:
+        return (
+            StrategyInfo(
+                "greedy:eps",
+                self.id("greedy:eps"),
+                f"a careless beginner: a uniformly random legal move with probability eps "
+                f"(default {EPS_DEFAULT}), else greedy's; greedy:eps=E, 0.01 <= E <= 1",
+            ),
+            StrategyInfo(
+                "soft",
+                self.id("soft"),
+                f"a casual player: greedy's move scores, option chosen with probability "
+                f"∝ exp(score/temp), score in steps of {self.unit} (default temp "
+                f"{TEMP_DEFAULT}); soft:temp=T, 0.01 <= T <= 100",
+            ),
+        )
+
+    def handles(self, name: str) -> bool:
+        """Is ``name`` one of the levels (``greedy:...`` or ``soft``/``soft:...``)?"""
+        head, sep, _ = name.partition(":")
+        return (head == "greedy" and bool(sep)) or head == "soft"
+
+    def id(self, name: str) -> int:
+        """Kernel id of ``greedy:eps[=E]`` / ``soft[:temp=T]`` (CardsimError if invalid)."""
+        from cardsim.kernels import levels
+
+        name = name.replace(" ", "")
+        head, _, tail = name.partition(":")
+        if head == "greedy":
+            kind, params = levels.KIND_EPS, self.EPS
+        elif head == "soft":
+            kind, params = levels.KIND_SOFT, self.TEMP
+        else:
+            raise CardsimError(f"strategy {name!r} is not greedy:eps=E or soft:temp=T")
+        if tail == params[0].name:  # ``greedy:eps`` alone: the default
+            name = head
+        elif head == "greedy" and not tail:
+            raise CardsimError(f"strategy {name!r}: no parameters after ':' (e.g. greedy:eps=0.2)")
+        v = parse_params(name, head, params)
+        return levels.encode(self.base, kind, round(float(v[params[0].name]) * 100))

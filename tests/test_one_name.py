@@ -1,5 +1,5 @@
-"""Installed under one name (issue 22): a user's own ``sim.py``, ``analysis.py`` or
-``kernels.py`` must not break cardsim, and the distribution installs ``cardsim`` alone."""
+"""Installed under one name (issue 22): a user's own ``cardsim.sim.py``, ``cardsim.analysis.py`` or
+``cardsim.kernels.py`` must not break cardsim, and the distribution installs ``cardsim`` alone."""
 
 from __future__ import annotations
 

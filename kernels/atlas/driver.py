@@ -63,7 +63,14 @@ from cardsim.kernels.atlas.state import (
     ST_YOUXIAN,
     hot_kernel,
 )
-from cardsim.kernels.atlas.strategies import MAX_USER, USER_BASE, choose_in_state, user_placeholder
+from cardsim.kernels.atlas.strategies import (
+    LEVEL_BASE,
+    MAX_USER,
+    USER_BASE,
+    choose_in_state,
+    choose_level,
+    user_placeholder,
+)
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
@@ -194,6 +201,8 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     h0 = HANDS + p * N_TYPES
     if n == 1:
         idx = 0
+    elif sid >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
+        idx = choose_level(S, p, sid, dtype, opts, n, rng)
     elif sid >= PIMC_BASE:  # the search strategy (kernels/atlas/pimc.py) reads S as AT-26 allows
         idx = choose_pimc(S, p, sid, dtype, opts, n, rng)
     elif sid < USER_BASE:

@@ -46,6 +46,7 @@ from cardsim.kernels.atlas.state import (
     SUMMARY,
     hot_kernel,
 )
+from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
@@ -69,6 +70,11 @@ BUILTINS = (
 #: Strategy ids from this value up are user strategies (slot = id - USER_BASE).
 USER_BASE = 100
 MAX_USER = 4
+#: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.
+LEVEL_BASE = 1 << 60
+#: soft's score units (one step of greedy's preference): a keep point (discard, give, take),
+#: a meld size (claim, self-meld: 100 in ``_pick_meld``), a card of the target's hand (64).
+U_CARD, U_MELD, U_TARGET = 1.0, 100.0, 64.0
 
 # Hand summary layout (``hand_summary`` fills it once per decision):
 SM_CELL = 0  # [20] cards held per (continent, class) cell
@@ -116,6 +122,12 @@ def hand_summary(hand, pub, careful, out):
 
 @hot_kernel
 def _best_card(hand, pub, options, n, base, careful, mode, sm):
+    """Greedy's (or careful's) card option: ``_best_card_t`` without noise."""
+    return _best_card_t(hand, pub, options, n, base, careful, mode, sm, 0.0, np.uint64(0))
+
+
+@hot_kernel
+def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
     """Index of the card option to play: mode 0 discard / 1 give: the lowest keep value; mode 2
     take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (kept
     flat: it is the hottest loop of the ATLAS turn).
@@ -127,6 +139,8 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
     + 0.8·(continents of its class held) + (1 if paired)``; ``careful`` drops potentials that
     the unseen cards can no longer complete and adds the danger of feeding a claim (when
     discarding and when giving, as the keep value always had it; not when taking).
+    ``temp`` > 0 (``soft``): the value plus ``temp`` · ``U_CARD`` · Gumbel noise (``key``) for
+    the card taken, minus it for the card discarded or given.
     """
     hand_summary(hand, pub, careful, sm)
     nn = pub[P_N]
@@ -182,6 +196,9 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
                 if ms == 1:
                     dg += 2.0 * sp
                 v += dg  # summed apart first: float rounding decides near-ties
+        if temp > 0.0:
+            g = temp * U_CARD * gumbel(key, i)
+            v = v + g if mode == 2 else v - g
         if (mode < 2 and v < bv) or (mode == 2 and v > bv):
             bv = v
             best = i
@@ -191,8 +208,14 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
 @hot_kernel
 def _pick_meld(options, n):
     """PAIR first, then the largest meld, then the fewest ATLAS; never NONE if a meld is offered."""
+    return _pick_meld_t(options, n, 0.0, np.uint64(0))
+
+
+@hot_kernel
+def _pick_meld_t(options, n, temp, key):
+    """``_pick_meld``; ``temp`` > 0: its score plus ``temp`` · ``U_MELD`` · Gumbel noise."""
     best = 0
-    bscore = -1
+    bscore = -1.0
     for i in range(n):
         c = options[i]
         if c == 0:
@@ -203,6 +226,9 @@ def _pick_meld(options, n):
             wild = (c >> 7) & 31
             nw = wild if (c & 3) == 1 else bin_count(wild)
             s = 100 * ((c & 3) + 2) - nw
+        s = np.float64(s)
+        if temp > 0.0:
+            s += temp * U_MELD * gumbel(key, i)
         if s > bscore:
             bscore = s
             best = i
@@ -221,18 +247,26 @@ def bin_count(x):
 @hot_kernel
 def _pick_target(pub, options, n):
     """TRADE at the opponent with the fewest cards; ties: the one next in the direction."""
+    return _pick_target_t(pub, options, n, 0.0, np.uint64(0))
+
+
+@hot_kernel
+def _pick_target_t(pub, options, n, temp, key):
+    """``_pick_target``; ``temp`` > 0: its key minus ``temp`` · ``U_TARGET`` · Gumbel noise."""
     nn = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
     best = 0
-    bkey = 1 << 30
+    bkey = 1e18
     for i in range(n):
         c = options[i]
         if c >= TARGET:
             s = c - TARGET
-            key = pub[P_SIZES + s] * 64 + (((s - me) * d) % nn + nn) % nn
-            if key < bkey:
-                bkey = key
+            k = np.float64(pub[P_SIZES + s] * 64 + (((s - me) * d) % nn + nn) % nn)
+            if temp > 0.0:
+                k -= temp * U_TARGET * gumbel(key, i)
+            if k < bkey:
+                bkey = k
                 best = i
     return best
 
@@ -243,16 +277,37 @@ def choose(sid, dtype, hand, pub, options, n, rng, sm):
     ``SUMMARY_LEN`` scratch for the hand summary)."""
     if sid == RANDOM:
         return bounded(rng, n)
-    careful = sid == CAREFUL
+    return _greedy_t(sid == CAREFUL, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
+
+
+@hot_kernel
+def _greedy_t(careful, dtype, hand, pub, options, n, sm, temp, key):
+    """greedy's (careful's) pick; ``temp`` > 0: soft's pick over the same scores (key: noise)."""
     if dtype in (DT_CLAIM, DT_SELF):
-        return _pick_meld(options, n)
+        return _pick_meld_t(options, n, temp, key)
     if dtype == DT_DISCARD:
-        return _best_card(hand, pub, options, n, DISCARD, careful, 0, sm)
+        return _best_card_t(hand, pub, options, n, DISCARD, careful, 0, sm, temp, key)
     if dtype == DT_TARGET:
-        return _pick_target(pub, options, n)
+        return _pick_target_t(pub, options, n, temp, key)
     if dtype == DT_TAKE:
-        return _best_card(hand, pub, options, n, TAKE, careful, 2, sm)
-    return _best_card(hand, pub, options, n, GIVE, careful, 1, sm)
+        return _best_card_t(hand, pub, options, n, TAKE, careful, 2, sm, temp, key)
+    return _best_card_t(hand, pub, options, n, GIVE, careful, 1, sm, temp, key)
+
+
+@hot_kernel
+def choose_level(S, p, sid, dtype, options, n, rng):
+    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py) on seat
+    ``p``'s view of ``S`` (AT-26); draws from the strategy stream ``rng`` only."""
+    kind, v = decode(LEVEL_BASE, sid)
+    h0 = HANDS + p * N_TYPES
+    sm = S[SUMMARY : SUMMARY + SUMMARY_LEN]
+    hand = S[h0 : h0 + N_TYPES]
+    pub = S[:PUB_LEN]
+    if kind == KIND_EPS:
+        if bounded(rng, 100) < v:
+            return bounded(rng, n)
+        return _greedy_t(False, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
+    return _greedy_t(False, dtype, hand, pub, options, n, sm, v / 100.0, draw_key(rng))
 
 
 @hot_kernel

@@ -59,9 +59,11 @@ from cardsim.kernels.yuanzi.state import (
 )
 from cardsim.kernels.yuanzi.strategies import (
     GREEDY,
+    LEVEL_BASE,
     N_BUILTIN,
     NO_SHORTCUT,
     choose_builtin,
+    choose_level,
     choose_random,
     greedy_follow_code,
 )
@@ -230,7 +232,9 @@ def decide(hands, played, st, rules, sids, buf, rng):
     if n == 1:
         return n, 0, 0
     seat = st[ST_ACTOR]
-    if sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
+    if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
+        idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
+    elif sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
         idx = choose_pimc(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)

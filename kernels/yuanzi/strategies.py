@@ -18,6 +18,7 @@ Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 """
 
 import numpy as np
+from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
 from cardsim.kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
 from cardsim.kernels.yuanzi.rules import atom_strength, code_of, is_dao, power
@@ -64,6 +65,13 @@ BUILTIN = (
     ),
 )
 N_BUILTIN = len(BUILTIN)
+#: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.
+LEVEL_BASE = 1 << 40
+#: soft's score unit: one rank of power in greedy's cost (``basic_cost``: 10 per power step);
+#: greedy's rules (go out, leave the partner's trick, keep bombs, beat when it can) are tiers
+#: ``SOFT_TIER`` units apart, so soft only softens the cost comparison inside them.
+U_COST = 10.0
+SOFT_TIER = 1000.0
 
 _BIG = 1 << 40
 DANGER_CARDS = 5  # an opponent with this few cards is "about to go out"
@@ -212,6 +220,52 @@ def choose_greedy(own, played, pub, legal, n, rng):
     if best < 0:
         best = cheapest(own, legal, n, dao, 0)
     return best
+
+
+@inline_kernel
+def choose_soft(own, played, pub, legal, n, temp, key):
+    """soft: greedy's preference as a score per move (higher better, in ``U_COST`` units; the
+    best score is greedy's pick up to ties), plus ``temp`` · Gumbel noise (``key``), the best."""
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    leading = pub[ST_TOP] == 0
+    ip = find_pass(legal, n)
+    to_partner = not leading and pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0
+    allow_bomb = pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    best = 0
+    bs = -1e300
+    for i in range(n):
+        c = legal[i]
+        if goes_out(total, c):
+            s = 2.0 * SOFT_TIER
+        elif c == PASS:
+            s = 0.0 if to_partner else -SOFT_TIER
+            if leading:
+                s = -3.0 * SOFT_TIER
+        else:
+            s = -move_cost(own, c, dao) / U_COST
+            if to_partner:
+                s -= SOFT_TIER
+            elif not leading and (c & 7) > TRIPLE and not allow_bomb:
+                s -= 2.0 * SOFT_TIER
+        s += temp * gumbel(key, i)
+        if s > bs:
+            bs = s
+            best = i
+    return best
+
+
+@hot_kernel
+def choose_level(sid, own, played, pub, legal, n, rng):
+    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py); draws
+    from the strategy stream ``rng`` only."""
+    kind, v = decode(LEVEL_BASE, sid)
+    if kind == KIND_EPS:
+        if bounded(rng, 100) < v:
+            return bounded(rng, n)
+        return choose_greedy(own, played, pub, legal, n, rng)
+    return choose_soft(own, played, pub, legal, n, v / 100.0, draw_key(rng))
 
 
 #: ``greedy_follow_code`` answer: no shortcut here, build the legal set and ask ``choose_greedy``.

@@ -28,13 +28,13 @@ from cardsim.kernels.atlas import driver as _driver
 from cardsim.kernels.atlas import pimc as _pimc
 from cardsim.kernels.atlas import rules as _rules
 from cardsim.kernels.atlas.options import OPTIONS, deck_size
-from cardsim.kernels.atlas.strategies import BUILTINS, MAX_USER, USER_BASE
+from cardsim.kernels.atlas.strategies import BUILTINS, LEVEL_BASE, MAX_USER, USER_BASE
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from cardsim.sim.games import atlas_tables as tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import PimcStrategy
+from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
 
 
 def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
@@ -65,6 +65,11 @@ PIMC = PimcStrategy(
 PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
+#: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
+LEVELS = LevelStrategies(
+    LEVEL_BASE,
+    "a keep point (discard, give, take), a meld size (claim, self-meld), a card of the TRADE target's hand",
+)
 
 
 FACTS = GameFacts(
@@ -103,11 +108,16 @@ class AtlasEngine:
     player_counts = tuple(range(2, 11))
     default_players = 4
     rule_options = OPTIONS
-    strategies = (*(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS), PIMC_INFO)
+    strategies = (
+        *(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS),
+        *LEVELS.infos,
+        PIMC_INFO,
+    )
 
     def parse_strategy(self, name: str) -> str:
-        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
-        pimc_id(name)
+        """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
+        checked; CardsimError."""
+        LEVELS.id(name) if LEVELS.handles(name) else pimc_id(name)
         return name.replace(" ", "")
 
     def config_warnings(self, config: RunConfig) -> list[str]:
@@ -143,6 +153,8 @@ class AtlasEngine:
                 ids.append(builtin[name])
             elif name.startswith("pimc:"):
                 ids.append(pimc_id(name))
+            elif LEVELS.handles(name):
+                ids.append(LEVELS.id(name))
             elif user_strategies.is_python_strategy(name):  # played by play_chunk / replay
                 raise CardsimError(f"{name}: a py: strategy has no kernel driver")
             elif user_strategies.is_user_strategy(name):

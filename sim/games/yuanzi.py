@@ -23,13 +23,13 @@ import polars as pl
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.options import OPTIONS
-from cardsim.kernels.yuanzi.strategies import BUILTIN, N_BUILTIN
+from cardsim.kernels.yuanzi.strategies import BUILTIN, LEVEL_BASE, N_BUILTIN
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
 from cardsim.sim.games import yuanzi_tables as tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import PimcStrategy
+from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
@@ -47,6 +47,8 @@ PIMC = PimcStrategy(
 PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
+#: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
+LEVELS = LevelStrategies(LEVEL_BASE, "a rank of power in greedy's cost of a play")
 
 
 def _first_leader_team() -> pl.Expr:
@@ -90,12 +92,17 @@ class YuanziEngine:
     player_counts = (4,)
     default_players = 4
     rule_options = OPTIONS
-    strategies = (*(StrategyInfo(n, i, d) for n, i, d in BUILTIN), PIMC_INFO)
+    strategies = (
+        *(StrategyInfo(n, i, d) for n, i, d in BUILTIN),
+        *LEVELS.infos,
+        PIMC_INFO,
+    )
 
     # -- configuration ------------------------------------------------------------------
     def parse_strategy(self, name: str) -> str:
-        """A built-in strategy with parameters (``pimc:samples=16``), checked; CardsimError."""
-        pimc_id(name)
+        """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
+        checked; CardsimError."""
+        LEVELS.id(name) if LEVELS.handles(name) else pimc_id(name)
         return name.replace(" ", "")
 
     def rules_array(self, rules: dict) -> np.ndarray:
@@ -114,6 +121,8 @@ class YuanziEngine:
                 ids.append(names[seat])
             elif seat.startswith("pimc:"):
                 ids.append(pimc_id(seat))
+            elif LEVELS.handles(seat):
+                ids.append(LEVELS.id(seat))
             elif user_strategies.is_user_strategy(seat):
                 if seat not in users:
                     users.append(seat)

@@ -9,6 +9,7 @@ from cardsim.kernels.rng import bounded, new_stream, shuffle
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.encoding import RANK_VALUE, canonical_deck, move_set_hash
+from cardsim.kernels.yuanzi.strategies import LEVEL_BASE
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig
 from cardsim.sim.games.yuanzi import ENGINE
@@ -217,10 +218,13 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "points",
         "bomber",
         "planner",
+        "greedy:eps",
+        "soft",
         "pimc",
     ]
     assert [s.id for s in ENGINE.strategies[:5]] == list(range(5))
-    assert ENGINE.strategies[5].id >= pimc.PIMC_BASE  # the search strategy: parameters in its id
+    assert ENGINE.strategies[5].id >= LEVEL_BASE  # the levels (kernels/levels.py), then pimc
+    assert ENGINE.strategies[7].id >= pimc.PIMC_BASE  # parameters in its id
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
     names = {o.name for o in ENGINE.rule_options}
     assert names == {
