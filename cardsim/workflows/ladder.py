@@ -28,8 +28,10 @@ from cardsim.sim.errors import CardsimError
 from cardsim.sim.rundir import holding_out
 from cardsim.workflows.study import Scenario
 
-#: The default levels (issue 12): from random play to search with 16 determinizations.
-DEFAULT_LEVELS = ("random", "greedy", "pimc:samples=4", "pimc:samples=16")
+#: The default levels (issue 23): a beginner (random, then careless greedy: a random move one
+#: time in five), a casual player (softmax over greedy's own scores), greedy, then search (pimc
+#: at its default) — docs/strategies.md says what each models.
+DEFAULT_LEVELS = ("random", "greedy:eps=0.2", "soft", "greedy", "pimc")
 LADDER_KEYS = {
     "name", "game", "levels", "games", "deals", "seed", "players", "rules", "chunk_size",
 }  # fmt: skip
