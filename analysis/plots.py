@@ -147,7 +147,8 @@ def bar_rates_fig(
     ticks = [tick_text(c) for c in cats]
     # room per category for its longest tick line (about 0.08 in per character at 9 pt)
     per_cat = max(
-        0.6 * max(1, len(groups)), 0.08 * max(len(t) for s in ticks for t in s.split("\n"))
+        0.6 * max(1, len(groups)),
+        0.08 * max((len(t) for s in ticks for t in s.split("\n")), default=0),
     )
     fig, ax = plt.subplots(figsize=(max(4.0, per_cat * len(cats) + 1.5), 2.8))
     scale = 100.0 if percent else 1.0

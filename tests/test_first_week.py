@@ -14,7 +14,7 @@ import time
 import tomllib
 from pathlib import Path
 
-import cardsim.sim
+from cardsim.sim import __version__ as VERSION
 import pytest
 
 from cardsim.cli import main
@@ -45,15 +45,15 @@ def test_the_version_is_one_number_that_the_changelog_names(capsys, small_run):
     assert conf["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "cardsim.sim.__version__"}
     heading = re.search(r"^## (.*)$", (ROOT / "CHANGELOG.md").read_text(), re.M).group(1)
     named = re.search(r"\d+\.\d+(\.\d+)?", heading).group(0)
-    assert cardsim.sim.__version__.startswith(named), (heading, cardsim.sim.__version__)
+    assert VERSION.startswith(named), (heading, VERSION)
     code, out, _ = cardsim(capsys, "--version")
-    assert code == 0 and out.strip().endswith(cardsim.sim.__version__)
+    assert code == 0 and out.strip().endswith(VERSION)
     from cardsim.sim import rundir
 
     meta = rundir.read_part_metadata(rundir.part_path(small_run, "games", 0))
-    assert meta["version"] == cardsim.sim.__version__
+    assert meta["version"] == VERSION
     manifest = json.loads((small_run / "manifest.json").read_text())
-    assert manifest["cardsim_version"] == cardsim.sim.__version__
+    assert manifest["cardsim_version"] == VERSION
 
 
 # --- report: Ctrl-C and a full disk, in real processes -------------------------------------------
