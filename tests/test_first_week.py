@@ -14,8 +14,8 @@ import time
 import tomllib
 from pathlib import Path
 
-from cardsim.sim import __version__ as VERSION
 import pytest
+from cardsim.sim import __version__ as VERSION
 
 from cardsim.cli import main
 

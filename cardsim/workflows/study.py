@@ -515,6 +515,8 @@ games = 5000
 [[comparison]]
 name = "原子: 刀 bomb over all bombs vs same count only (YZ-15)"  # optional; default "a vs b"
 scenarios = ["yuanzi-default", "yuanzi-dao-bomb-same-count"]     # two or more run scenarios
+# objective = "first_excess"     # optional, two scenarios: re-test a cardsim tune objective
+#                                  (first − second; verify.toml of `cardsim tune` sets it)
 
 # Optional: equivalence margins of the report's verdicts (docs/report.md, "Verdicts"), per
 # measure in its unit; a difference inside ±margin is "equivalent". Defaults: win rate and
@@ -530,6 +532,9 @@ name = "yuanzi-rules"
 game = "yuanzi"
 games = 2000                     # deals per cell
 options = { pass_only_if_unable = [false, true], lead_after_out = "all" }  # first level = baseline
+# fraction = 1                   # optional: a 2^(k-p) fraction (two levels per option)
+# foldover = ["a", "b"]          # optional: add the fold-over on these options (the report of
+#                                  a fraction writes DIR/<name>-foldover.toml when one is needed)
 
 # Optional: a skill ladder (docs/ladder.md): the levels are rated on duplicate deals and each
 # plays itself; is every headline measure stable across levels or skill-dependent?
