@@ -1,7 +1,9 @@
 """ATLAS search strategy ``pimc``: perfect-information Monte Carlo over determinizations.
 
-At a **discard** decision (AT-08, the decision that shapes a round most) and at the decisions of
-its own TRADE (AT-19: the target, the card to give) the strategy
+At a **discard** decision (AT-08, the decision that shapes a round most), at the decisions of
+its own TRADE (AT-19: the target, the card to give), at a **self-meld** decision (AT-07: which
+meld, or none) and, with ``forced_claims=false`` (AT-12), at a **claim** decision (which meld,
+or pass) the strategy
 
 1. keeps a few *candidate* options: greedy's pick first, then greedy's next choices in its
    order of preference (``ranked``) — at most ``cap``;
@@ -23,8 +25,8 @@ its own TRADE (AT-19: the target, the card to give) the strategy
    worse than greedy: the round's outcome is noisy); among those, the largest mean gain
    (``kernels/pimc_common.py``).
 
-Every other decision (claims, self-melds, the TRADE take with ``trade_pick=seen``) is greedy's.
-Under the default rules (``forced_claims=true``, AT-12) a claim is no choice but the meld.
+Every other decision (the TRADE take with ``trade_pick=seen``; a claim under the default
+``forced_claims=true``, AT-12, where the meld must be laid) is greedy's.
 
 Objective of the viewer (``objective``): the round result in force (AT-24) — win, nobody
 wins, loss — with the AT-05 points as a tie-breaker scaled from the AT-D4 hand values of the
@@ -33,8 +35,8 @@ design block, so that one step of result outweighs any points whatever the value
 The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
 ``apply_move``, the driver's own), so they play by the rule options in force, which the engine
 reads from the state's public block (``P_RULES``) that every determinization copies: this
-module reads only ``all_wild_melds`` (AT-11: the shapes a face-down meld may have). The
-strategy id carries only the parameters (``encode`` / ``decode``).
+module reads no rule option. The strategy id carries only the parameters (``encode`` /
+``decode``).
 
 Scratch memory: the turn loop runs without NRT and may not allocate, so the search works in
 the tail of the options buffer, which the driver allocates ``BUF_SIZE`` long. Given a shorter
@@ -45,18 +47,24 @@ import numpy as np
 
 from kernels.atlas.encoding import (
     ATLAS,
+    DT_CLAIM,
     DT_DISCARD,
     DT_GIVE,
+    DT_SELF,
     DT_TARGET,
     MAX_OPTIONS,
     N_CELLS,
     N_SPECIES,
     N_TYPES,
+    NONE,
 )
-from kernels.atlas.rules import R_ALL_WILD, hand_value
+from kernels.atlas.rules import hand_value
 from kernels.atlas.state import (
     CELL_OF,
     CELLS,
+    E_BCODE,
+    E_BKEY,
+    E_BQ,
     E_END,
     E_PHASE,
     H_FACE_DOWN,
@@ -72,7 +80,6 @@ from kernels.atlas.state import (
     P_FD_SIZES,
     P_MELDED,
     P_N,
-    P_RULES,
     P_SIZES,
     P_VALUES,
     PILE,
@@ -87,7 +94,7 @@ from kernels.atlas.state import (
     hot_kernel,
 )
 from kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from kernels.atlas.turn import apply_move, legal_moves
+from kernels.atlas.turn import _NO_KEY, apply_move, legal_moves
 from kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -206,11 +213,12 @@ def _take(pool, m, cell, rng):
 
 
 @hot_kernel
-def _fd_meld(pool, m, k, all_wild, rng):
+def _fd_meld(pool, m, k, rng):
     """Take a face-down self-meld of ``k`` cards (AT-10 shapes: a triple of one cell, a quad of
     one continent's four classes, a five of one class's five continents; an ATLAS stands in for
-    a missing natural, at least one natural unless ``all_wild_melds``) from ``pool[:m]`` to its
-    end; returns the new ``m``. A random shape, retried; if none fits after 32 tries, ``k``
+    a missing natural, at least one natural: the all-ATLAS melds of ``all_wild_melds``, AT-11,
+    are not sampled, pimc reads no rule option) from ``pool[:m]`` to its end; returns the new
+    ``m``. A random shape, retried; if none fits after 32 tries, ``k``
     random cards (the public counts still hold)."""
     for _ in range(32):
         loc = bounded(rng, 20 if k == 3 else (5 if k == 4 else 4))
@@ -230,7 +238,7 @@ def _fd_meld(pool, m, k, all_wild, rng):
                 ok = False
                 break
             left -= 1
-        if ok and (nat > 0 or all_wild):
+        if ok and nat > 0:
             return left
     for _ in range(k):
         j = bounded(rng, m)
@@ -263,8 +271,9 @@ def determinize(S, me, pool, D, rng):
 
     ``D`` gets the public block (the rule options in force included, ``P_RULES``), ``me``'s
     hand, the seat allowed to self-meld next (public: who claimed), the first player and the
-    turn engine's block (the phase: whose decision of which kind; at the decisions pimc searches
-    it holds no claim window). The unseen cards (the deck less ``me``'s hand, the shown melds,
+    turn engine's block (the phase: whose decision of which kind) — at a claim decision with
+    the best claim so far cleared (the window is simultaneous, §4: ``me`` has not seen the
+    earlier seats' answers, so the sample treats them as passes). The unseen cards (the deck less ``me``'s hand, the shown melds,
     the face-up discards and a claim window's card) must number exactly the other hands, the
     draw pile and the face-down self-melds (``P_FD_CARDS``), else no sample (False). First
     every face-down self-meld of every seat (``P_FD_SIZES``: how many of 3, 4, 5 cards) is
@@ -285,6 +294,10 @@ def determinize(S, me, pool, D, rng):
     D[H_FIRST] = S[H_FIRST]
     for j in range(E_PHASE, E_END):
         D[j] = S[j]
+    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
+        D[E_BKEY] = _NO_KEY
+        D[E_BQ] = -1
+        D[E_BCODE] = 0
     h = HANDS + me * N_TYPES
     m = 0
     for t in range(N_TYPES):
@@ -315,12 +328,11 @@ def determinize(S, me, pool, D, rng):
                 break
         if left == m:
             gt = -1  # not among the unseen cards (never happens): no constraint
-    all_wild = S[P_RULES + R_ALL_WILD]
     fd_end = left
     for q in range(n):  # AT-26: the face-down self-melds, of their recorded sizes
         for k in range(3, 6):
             for _ in range(S[P_FD_SIZES + 3 * q + k - 3]):
-                left = _fd_meld(pool, left, k, all_wild, rng)
+                left = _fd_meld(pool, left, k, rng)
     for i in range(left, fd_end):
         D[H_FACE_DOWN + pool[i]] += 1
     if gt >= 0:
@@ -372,14 +384,17 @@ def ranked(S, p, dtype, opts, n, g, cap, cand, rest, idx, rng):
 
 @hot_kernel
 def choose_pimc(S, p, sid, dtype, opts, n, rng):
-    """pimc at seat ``p``'s decision: searched for discards (and the TRADE target and give),
-    greedy's pick otherwise.
+    """pimc at seat ``p``'s decision: searched for discards, self-melds, the TRADE target and
+    give, and claims when they are optional (``forced_claims=false``); greedy's pick otherwise.
 
     Reads of ``S`` only what AT-26 lets ``p`` know (``determinize``); returns an index into
     ``opts[:n]``.
     """
     g = choose_in_state(S, p, GREEDY, dtype, opts, n, rng)
-    searched = dtype in (DT_DISCARD, DT_TARGET, DT_GIVE)
+    # a claim is searched when it may be passed (NONE offered: forced_claims=false, AT-12)
+    searched = dtype in (DT_DISCARD, DT_TARGET, DT_GIVE, DT_SELF) or (
+        dtype == DT_CLAIM and opts[0] == NONE
+    )
     if opts.shape[0] < BUF_SIZE or not searched:
         return g
     sc = opts[MAX_OPTIONS:]

@@ -14,6 +14,10 @@ from kernels.atlas.encoding import N_SPECIES, N_TYPES
 from kernels.atlas.state import (
     CELL_OF,
     CELLS,
+    E_BCODE,
+    E_BKEY,
+    E_BQ,
+    E_PHASE,
     H_PILE_END,
     H_PILE_POS,
     HANDS,
@@ -23,7 +27,8 @@ from kernels.atlas.state import (
     S_LEN,
     SEAT_DEALT,
 )
-from kernels.atlas.strategies import DT_DISCARD, DT_GIVE, DT_TARGET
+from kernels.atlas.strategies import DT_CLAIM, DT_DISCARD, DT_GIVE, DT_SELF, DT_TARGET
+from kernels.atlas.turn import PH_CLAIM
 from kernels.rng import seed_stream
 from sim.compare import DuplicateEngine, build_compare_config
 from sim.config import build_config
@@ -33,7 +38,8 @@ from sim.games.atlas import ENGINE, PIMC_DEFAULT, pimc_id, rules_array
 from tests.atlas import test_agreement as ta
 
 SMALL = "pimc:samples=3,cap=4"
-SEARCHED = (DT_DISCARD, DT_TARGET, DT_GIVE)  # the decisions pimc searches (the others: greedy)
+# the decisions pimc searches (claims only with forced_claims=false; the others: greedy)
+SEARCHED = (DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_GIVE)
 
 
 def test_pimc_names_and_parameters():
@@ -88,17 +94,24 @@ def _permute_hidden(S, me, shuffler):
         at += k
     A[PILE + pos : PILE + end] = cards[at:]
     A[SEAT_DEALT : SEAT_DEALT + 40] = shuffler.integers(0, 6, 40)
+    if S[E_PHASE] == PH_CLAIM:  # the best claim so far of a simultaneous window: not seen
+        A[E_BKEY], A[E_BQ], A[E_BCODE] = 1 << 30, -1, 0
     return A
 
 
-@pytest.mark.parametrize("players, rules", [(4, {}), (3, {"trade_pick": "seen"})])
+@pytest.mark.parametrize(
+    "players, rules",
+    [(4, {}), (3, {"trade_pick": "seen"}), (4, {"forced_claims": "false", "self_melds": "any"})],
+)
 def test_at26_pimc_never_reads_hidden_cards(players, rules):
     """AT-26: permuting the true hidden cards (other hands, draw pile) among the unseen set,
-    sizes kept, leaves every searched pimc choice (discards, TRADE target and give) unchanged."""
+    sizes kept, and clearing a claim window's best claim so far (the window is simultaneous)
+    leaves every searched pimc choice (discards, self-melds, TRADE target and give, optional
+    claims) unchanged."""
     sid = pimc_id(SMALL)
     sids = np.array([sid] + [1] * (players - 1), np.int64)
     shuffler = np.random.default_rng(5)
-    checked = trades = 0
+    checked = trades = melds = 0
     for g in range(3):
         tr = D.run_trace(4, g, players, sids, rules_array(rules), level=1, snap_at=-2)
         for row in tr.snapshot:
@@ -117,8 +130,10 @@ def test_at26_pimc_never_reads_hidden_cards(players, rules):
                 picks.add(int(pimc.choose_pimc(T, 0, sid, int(row[S_LEN + 1]), opts, n, rng)))
             assert len(picks) == 1
             checked += 1
-            trades += row[S_LEN + 1] != DT_DISCARD
+            trades += row[S_LEN + 1] in (DT_TARGET, DT_GIVE)
+            melds += row[S_LEN + 1] in (DT_CLAIM, DT_SELF)
     assert checked > 20 and trades > 0
+    assert melds > 0 or players == 3  # 3 players, after_claim_only: few self-meld choices
 
 
 def test_pimc_moves_are_legal_kernel_reference_agreement(monkeypatch):
