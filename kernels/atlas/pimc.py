@@ -218,8 +218,8 @@ def _fd_meld(pool, m, k, rng):
     one continent's four classes, a five of one class's five continents; an ATLAS stands in for
     a missing natural, at least one natural: the all-ATLAS melds of ``all_wild_melds``, AT-11,
     are not sampled, pimc reads no rule option) from ``pool[:m]`` to its end; returns the new
-    ``m``. A random shape, retried; if none fits after 32 tries, ``k``
-    random cards (the public counts still hold)."""
+    ``m``. A random shape, retried; if none fits after 32 tries, ``k`` random cards (the
+    public counts still hold)."""
     for _ in range(32):
         loc = bounded(rng, 20 if k == 3 else (5 if k == 4 else 4))
         left = m
@@ -273,14 +273,15 @@ def determinize(S, me, pool, D, rng):
     hand, the seat allowed to self-meld next (public: who claimed), the first player and the
     turn engine's block (the phase: whose decision of which kind) — at a claim decision with
     the best claim so far cleared (the window is simultaneous, §4: ``me`` has not seen the
-    earlier seats' answers, so the sample treats them as passes). The unseen cards (the deck less ``me``'s hand, the shown melds,
-    the face-up discards and a claim window's card) must number exactly the other hands, the
-    draw pile and the face-down self-melds (``P_FD_CARDS``), else no sample (False). First
-    every face-down self-meld of every seat (``P_FD_SIZES``: how many of 3, 4, 5 cards) is
-    drawn from them in a valid shape (``_fd_meld``; into ``H_FACE_DOWN``), then the rest is
-    shuffled and dealt to the other hands (their public sizes) and the draw pile (its size, in
-    a sampled order). Nothing else of ``S`` is read but ``gift`` (what ``me`` knows of the card it gave in a
-    TRADE, AT-19): that card goes to the target's hand before the deal. The state keeps no
+    earlier seats' answers, so the sample treats them as passes). The unseen cards (the deck
+    less ``me``'s hand, the shown melds, the face-up discards and a claim window's card) must
+    number exactly the other hands, the draw pile and the face-down self-melds
+    (``P_FD_CARDS``), else no sample (False). First every face-down self-meld of every seat
+    (``P_FD_SIZES``: how many of 3, 4, 5 cards) is drawn from them in a valid shape
+    (``_fd_meld``; into ``H_FACE_DOWN``), then the rest is shuffled and dealt to the other
+    hands (their public sizes) and the draw pile (its size, in a sampled order). Nothing else
+    of ``S`` is read but ``gift`` (what ``me`` knows of the card it gave in a TRADE, AT-19):
+    that card goes to the target's hand before the deal. The state keeps no
     record of ``me``'s own face-down melds, so their cards are sampled like the others'.
     """
     n = S[P_N]
