@@ -370,3 +370,30 @@ def test_determinizations_keep_the_card_given_in_a_trade():
                 assert Dm[HANDS + t * N_TYPES : HANDS + (t + 1) * N_TYPES].sum() == S[P_SIZES + t]
             known += 1
     assert known > 20 and stale > 0
+
+
+def test_self_melds_and_optional_claims_are_searched():
+    """With ``forced_claims=false`` pimc searches claim decisions (pass or which meld) and
+    self-meld decisions: with ``z=0`` (best mean gain over greedy's pick) it departs from greedy
+    at some of each kind in real games."""
+    from kernels.atlas.strategies import GREEDY, choose_in_state
+
+    sid = pimc_id("pimc:samples=12,cap=4,z=0")
+    differs = {DT_CLAIM: 0, DT_SELF: 0}
+    seen = {DT_CLAIM: 0, DT_SELF: 0}
+    rules = rules_array({"forced_claims": "false", "self_melds": "any"})
+    for g in range(6):
+        tr = D.run_trace(7, g, 4, np.full(4, GREEDY, np.int64), rules, level=1, snap_at=-2)
+        for i, row in enumerate(tr.snapshot):
+            dt, n = int(row[S_LEN + 1]), int(row[S_LEN + 2])
+            if dt not in differs or n < 2:
+                continue
+            S, p = row[:S_LEN], int(row[S_LEN])
+            opts = np.zeros(pimc.BUF_SIZE, np.int32)
+            opts[:n] = row[S_LEN + 4 : S_LEN + 4 + n]
+            rng = np.empty(4, np.uint64)
+            seed_stream(rng, 2, i, 2)
+            g0 = choose_in_state(S, p, GREEDY, dt, opts[:n].copy(), n, rng.copy())
+            differs[dt] += int(pimc.choose_pimc(S, p, sid, dt, opts, n, rng)) != g0
+            seen[dt] += 1
+    assert min(seen.values()) > 5 and min(differs.values()) > 0, (seen, differs)
