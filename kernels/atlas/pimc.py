@@ -1,16 +1,20 @@
 """ATLAS search strategy ``pimc``: perfect-information Monte Carlo over determinizations.
 
-At a **discard** decision (AT-08, the decision that shapes a round most) and at the decisions of
-its own TRADE (AT-19: the target, the card to give) the strategy
+At a **discard** decision (AT-08, the decision that shapes a round most), at the decisions of
+its own TRADE (AT-19: the target, the card to give), at a **self-meld** decision (AT-07: which
+meld, or none) and, with ``forced_claims=false`` (AT-12), at a **claim** decision (which meld,
+or pass) the strategy
 
 1. keeps a few *candidate* options: greedy's pick first, then greedy's next choices in its
    order of preference (``ranked``) — at most ``cap``;
-2. draws ``samples`` *determinizations* from what AT-26 lets it know: the unseen cards (the
-   deck — 204 by default, AT-D2, AT-D3 — minus its own hand, every card shown in melds and
-   every face-up discard) are shuffled and dealt to the other seats' hands (their public
-   sizes), then to the draw pile (its public size, in a sampled order); whatever is left lies
-   in face-down self-melds (AT-26 as revised: their cards are unseen too, so the sample covers
-   them);
+2. draws ``samples`` *determinizations* from what AT-26 lets it know (``determinize``): the
+   unseen cards (the deck — 204 by default, AT-D2, AT-D3 — minus its own hand, every card
+   shown in melds and every face-up discard), which must number exactly the other hands, the
+   draw pile and the face-down self-melds (``P_FD_CARDS``); every face-down self-meld is drawn
+   from them in a valid shape of its recorded size (``P_FD_SIZES``), the card the seat gave in
+   its last TRADE goes to the target's hand while the seat knows it is there (AT-19,
+   ``gift``), and the rest is shuffled and dealt to the other seats' hands (their public
+   sizes) and the draw pile (its public size, in a sampled order);
 3. plays every candidate on every determinization (the same ones: common random numbers) and
    the rest of the round with the rollout policy (``greedy`` or ``random`` for every seat); the
    rollout's own random events (reshuffles, blind TRADE picks, AT-19, AT-23) come from a
@@ -21,12 +25,12 @@ its own TRADE (AT-19: the target, the card to give) the strategy
    worse than greedy: the round's outcome is noisy); among those, the largest mean gain
    (``kernels/pimc_common.py``).
 
-Every other decision (claims, self-melds, the TRADE take with ``trade_pick=seen``) is greedy's.
-Under the default rules (``forced_claims=true``, AT-12) a claim is no choice but the meld.
+Every other decision (the TRADE take with ``trade_pick=seen``; a claim under the default
+``forced_claims=true``, AT-12, where the meld must be laid) is greedy's.
 
-Objective of the viewer (AT-24): the round result and score —
-``1000 * (n - 1) + winner points`` when it wins, ``-1000 - own hand value`` when another seat
-wins (AT-05 values it hands over), 0 when nobody wins.
+Objective of the viewer (``objective``): the round result in force (AT-24) — win, nobody
+wins, loss — with the AT-05 points as a tie-breaker scaled from the AT-D4 hand values of the
+design block, so that one step of result outweighs any points whatever the values.
 
 The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
 ``apply_move``, the driver's own), so they play by the rule options in force, which the engine
@@ -42,40 +46,54 @@ buffer, ``choose_pimc`` falls back to greedy's pick.
 import numpy as np
 from cardsim.kernels.atlas.encoding import (
     ATLAS,
+    DT_CLAIM,
     DT_DISCARD,
     DT_GIVE,
+    DT_SELF,
     DT_TARGET,
     MAX_OPTIONS,
     N_CELLS,
     N_SPECIES,
     N_TYPES,
+    NONE,
 )
 from cardsim.kernels.atlas.rules import hand_value
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
+    E_BCODE,
+    E_BKEY,
+    E_BQ,
     E_END,
     E_PHASE,
+    H_FACE_DOWN,
     H_FIRST,
     H_PILE_END,
     H_PILE_POS,
     HANDS,
+    P_CARD,
     P_DECK,
     P_DISCC,
     P_DRAW,
+    P_FD_CARDS,
+    P_FD_SIZES,
     P_MELDED,
     P_N,
     P_SIZES,
+    P_VALUES,
     PILE,
     PUB_LEN,
     S_LEN,
+    SEAT_GIFT,
     ST_END,
     ST_MELD_OK,
+    ST_RESHUFFLES,
+    ST_TRADES,
     ST_WINNER,
     hot_kernel,
 )
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from cardsim.kernels.atlas.turn import apply_move, legal_moves
+from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves
 from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -85,7 +103,7 @@ from cardsim.kernels.pimc_common import (
     clear_scores,
     select,
 )
-from cardsim.kernels.rng import next_u64, shuffle
+from cardsim.kernels.rng import bounded, next_u64, shuffle
 
 #: Strategy ids at and above this are ``pimc`` (its parameters in the low bits).
 PIMC_BASE = 1 << 56
@@ -144,20 +162,106 @@ def rollout(W, sid, rng, ev, opts, log):
 
 @hot_kernel
 def objective(W, me):
-    """AT-24/AT-05 value of a finished rollout for seat ``me`` (module docstring)."""
+    """The round result in force for seat ``me`` in a finished rollout, points as tie-breaker.
+
+    ``(n - 1) * R`` for a win, ``-R`` for a loss (another seat went out), 0 when nobody wins
+    (AT-24; a round is zero-sum: the winner against ``n - 1`` seats), plus the AT-05 points
+    (the won hands' values, minus the own hand's value on a loss) weighed ``3`` per point, with
+    ``R = 1000 * v`` and ``v`` the largest AT-D4 hand value of the design block (``P_VALUES``,
+    at least 1). A round's cards hold at most ``228 * v`` points, so the tie-breaker spans less
+    than ``0.7 R``: one step of result always outweighs any points (whatever the AT-D4 values),
+    and under the default values (3, 2, 1) it is ``3 * (1000 * (n - 1) + points)``, the
+    earlier objective up to a factor. The match standing of earlier rounds (``rounds > 1``) is
+    not in the state, so each round is played for its own result.
+    """
     w = W[ST_WINNER]
     if w < 0:
         return 0
+    v = max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
     if w == me:
         pts = 0
         for s in range(W[P_N]):
             if s != me:
                 pts += hand_value(W, s)
-        return 1000 * (W[P_N] - 1) + pts
-    return -1000 - hand_value(W, me)
+        return 1000 * v * (W[P_N] - 1) + 3 * pts
+    return -1000 * v - 3 * hand_value(W, me)
 
 
 # --- the search ------------------------------------------------------------------------------
+
+
+@hot_kernel
+def _take(pool, m, cell, rng):
+    """Move a random card of ``cell`` (-1: an ATLAS) from ``pool[:m]`` to ``pool[m - 1]``;
+    False when ``pool[:m]`` holds none."""
+    c = 0
+    for i in range(m):
+        t = pool[i]
+        c += (CELL_OF[t] == cell) if t != ATLAS else (cell < 0)
+    if c == 0:
+        return False
+    r = bounded(rng, c)
+    for i in range(m):
+        t = pool[i]
+        if ((CELL_OF[t] == cell) if t != ATLAS else (cell < 0)) and r == 0:
+            pool[i] = pool[m - 1]
+            pool[m - 1] = t
+            return True
+        r -= (CELL_OF[t] == cell) if t != ATLAS else (cell < 0)
+    return False
+
+
+@hot_kernel
+def _fd_meld(pool, m, k, rng):
+    """Take a face-down self-meld of ``k`` cards (AT-10 shapes: a triple of one cell, a quad of
+    one continent's four classes, a five of one class's five continents; an ATLAS stands in for
+    a missing natural, at least one natural: the all-ATLAS melds of ``all_wild_melds``, AT-11,
+    are not sampled, pimc reads no rule option) from ``pool[:m]`` to its end; returns the new
+    ``m``. A random shape, retried; if none fits after 32 tries, ``k`` random cards (the
+    public counts still hold)."""
+    for _ in range(32):
+        loc = bounded(rng, 20 if k == 3 else (5 if k == 4 else 4))
+        left = m
+        nat = 0
+        ok = True
+        for j in range(k):
+            if k == 3:
+                cell = loc
+            elif k == 4:
+                cell = loc * 4 + j
+            else:
+                cell = j * 4 + loc
+            if _take(pool, left, cell, rng):
+                nat += 1
+            elif not _take(pool, left, -1, rng):
+                ok = False
+                break
+            left -= 1
+        if ok and nat > 0:
+            return left
+    for _ in range(k):
+        j = bounded(rng, m)
+        t = pool[j]
+        pool[j] = pool[m - 1]
+        pool[m - 1] = t
+        m -= 1
+    return m
+
+
+@hot_kernel
+def gift(S, me):
+    """(target, card) of the card ``me`` gave in its last TRADE this round while ``me`` knows
+    the target still holds it (AT-19): since then no copy of that card was shown (discarded or
+    melded face up, by anyone), the target laid no face-down meld, and no TRADE and no
+    reshuffle happened (``SEAT_GIFT``, written by the turn engine); (-1, -1) otherwise."""
+    g = SEAT_GIFT + 6 * me
+    t = S[g] - 1
+    c = S[g + 1]
+    if t < 0 or t == me or S[P_DISCC + c] + S[P_MELDED + c] != S[g + 2]:
+        return -1, -1
+    if S[P_FD_CARDS + t] != S[g + 3] or S[ST_TRADES] != S[g + 4] or S[ST_RESHUFFLES] != S[g + 5]:
+        return -1, -1
+    return t, c
 
 
 @hot_kernel
@@ -166,9 +270,18 @@ def determinize(S, me, pool, D, rng):
 
     ``D`` gets the public block (the rule options in force included, ``P_RULES``), ``me``'s
     hand, the seat allowed to self-meld next (public: who claimed), the first player and the
-    turn engine's block (the phase: whose decision of which kind; at the decisions pimc searches
-    it holds no claim window); every other hand, the draw pile and its order are dealt from the
-    shuffled unseen cards. Nothing else of ``S`` is read.
+    turn engine's block (the phase: whose decision of which kind) — at a claim decision with
+    the best claim so far cleared (the window is simultaneous, §4: ``me`` has not seen the
+    earlier seats' answers, so the sample treats them as passes). The unseen cards (the deck
+    less ``me``'s hand, the shown melds, the face-up discards and a claim window's card) must
+    number exactly the other hands, the draw pile and the face-down self-melds
+    (``P_FD_CARDS``), else no sample (False). First every face-down self-meld of every seat
+    (``P_FD_SIZES``: how many of 3, 4, 5 cards) is drawn from them in a valid shape
+    (``_fd_meld``; into ``H_FACE_DOWN``), then the rest is shuffled and dealt to the other
+    hands (their public sizes) and the draw pile (its size, in a sampled order). Nothing else
+    of ``S`` is read but ``gift`` (what ``me`` knows of the card it gave in a TRADE, AT-19):
+    that card goes to the target's hand before the deal. The state keeps no
+    record of ``me``'s own face-down melds, so their cards are sampled like the others'.
     """
     n = S[P_N]
     for j in range(S_LEN):
@@ -181,6 +294,10 @@ def determinize(S, me, pool, D, rng):
     D[H_FIRST] = S[H_FIRST]
     for j in range(E_PHASE, E_END):
         D[j] = S[j]
+    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
+        D[E_BKEY] = _NO_KEY
+        D[E_BQ] = -1
+        D[E_BCODE] = 0
     h = HANDS + me * N_TYPES
     m = 0
     for t in range(N_TYPES):
@@ -191,31 +308,55 @@ def determinize(S, me, pool, D, rng):
         # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
         copies = 3 if t < N_SPECIES else S[P_DECK + t - ATLAS]
         u = copies - mine - S[P_MELDED + t] - S[P_DISCC + t]
+        u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
         for _ in range(u):
             pool[m] = t
             m += 1
-    shuffle(rng, pool, m)  # Fisher-Yates on the strategy stream
+    need = S[P_DRAW]
+    for s in range(n):
+        need += S[P_FD_CARDS + s] + (S[P_SIZES + s] if s != me else 0)
+    if need != m:
+        return False
+    left = m
+    gt, gc = gift(S, me)
+    if gt >= 0:  # AT-19: the card me gave is still in the target's hand
+        for i in range(m):
+            if pool[i] == gc:
+                pool[i] = pool[m - 1]
+                pool[m - 1] = gc
+                left = m - 1
+                break
+        if left == m:
+            gt = -1  # not among the unseen cards (never happens): no constraint
+    fd_end = left
+    for q in range(n):  # AT-26: the face-down self-melds, of their recorded sizes
+        for k in range(3, 6):
+            for _ in range(S[P_FD_SIZES + 3 * q + k - 3]):
+                left = _fd_meld(pool, left, k, rng)
+    for i in range(left, fd_end):
+        D[H_FACE_DOWN + pool[i]] += 1
+    if gt >= 0:
+        D[HANDS + gt * N_TYPES + gc] += 1
+        if gc < N_SPECIES:
+            D[CELLS + gt * N_CELLS + CELL_OF[gc]] += 1
+    shuffle(rng, pool, left)  # Fisher-Yates on the strategy stream
     at = 0
     for s in range(n):
         if s == me:
             continue
-        if at + S[P_SIZES + s] > m:
-            return False
-        for _ in range(S[P_SIZES + s]):
+        for _ in range(S[P_SIZES + s] - (1 if s == gt else 0)):
             t = pool[at]
             at += 1
             D[HANDS + s * N_TYPES + t] += 1
             if t < N_SPECIES:
                 D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
     nd = S[P_DRAW]
-    if at + nd > m:
-        return False
     for i in range(nd):
         D[PILE + i] = pool[at]
         at += 1
     D[H_PILE_POS] = 0
     D[H_PILE_END] = nd
-    return at <= m  # the rest of the pool lies in face-down self-melds
+    return True
 
 
 @hot_kernel
@@ -243,14 +384,17 @@ def ranked(S, p, dtype, opts, n, g, cap, cand, rest, idx, rng):
 
 @hot_kernel
 def choose_pimc(S, p, sid, dtype, opts, n, rng):
-    """pimc at seat ``p``'s decision: searched for discards (and the TRADE target and give),
-    greedy's pick otherwise.
+    """pimc at seat ``p``'s decision: searched for discards, self-melds, the TRADE target and
+    give, and claims when they are optional (``forced_claims=false``); greedy's pick otherwise.
 
     Reads of ``S`` only what AT-26 lets ``p`` know (``determinize``); returns an index into
     ``opts[:n]``.
     """
     g = choose_in_state(S, p, GREEDY, dtype, opts, n, rng)
-    searched = dtype in (DT_DISCARD, DT_TARGET, DT_GIVE)
+    # a claim is searched when it may be passed (NONE offered: forced_claims=false, AT-12)
+    searched = dtype in (DT_DISCARD, DT_TARGET, DT_GIVE, DT_SELF) or (
+        dtype == DT_CLAIM and opts[0] == NONE
+    )
     if opts.shape[0] < BUF_SIZE or not searched:
         return g
     sc = opts[MAX_OPTIONS:]

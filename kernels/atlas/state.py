@@ -52,7 +52,8 @@ Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural cou
 ``H_FACE_DOWN`` (64 counts: the cards of face-down self-melds, AT-26 — hidden from everyone),
 round counters ``ST_*`` (the §6 outcome keys), the turn engine's block ``E_*`` (the phase of
 the round and the claim window in progress, ``kernels/atlas/turn.py``), per-seat counters
-``SEAT_*``, and ``SUMMARY``, the built-in strategies' scratch.
+``SEAT_*``, ``SUMMARY``, the built-in strategies' scratch, and ``SEAT_GIFT``, what each seat
+knows of the card it gave in its last TRADE (AT-19; read by ``pimc`` for that seat only).
 """
 
 import numpy as np
@@ -172,6 +173,10 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     # scratch of the built-in strategies: their per-decision summary of the viewer's hand and
     # the public block (written before it is read in every decision, so it carries nothing)
     ("SUMMARY", 50),
+    # per seat p, its last TRADE gift (AT-19: the giver knows the card until it may have left):
+    # target + 1 (0: none), the card g, then: g's shown copies (P_DISCC + P_MELDED), the
+    # target's P_FD_CARDS, ST_TRADES, ST_RESHUFFLES
+    ("SEAT_GIFT", MAX_PLAYERS * 6),
     ("S_LEN", 0),
 )
 
@@ -243,7 +248,8 @@ HANDS = 729
 CELLS = 1369
 PILE = 1569
 SUMMARY = 1797
-S_LEN = 1847
+SEAT_GIFT = 1847
+S_LEN = 1907
 #: The turn engine's block ``E_PHASE .. E_END`` (exclusive).
 E_END = E_WIN + 4
 

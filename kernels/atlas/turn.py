@@ -108,7 +108,9 @@ from cardsim.kernels.atlas.state import (
     P_CARD,
     P_DIR,
     P_DISCARDER,
+    P_DISCC,
     P_DRAW,
+    P_FD_CARDS,
     P_MELDED,
     P_N,
     P_NDISC,
@@ -122,6 +124,7 @@ from cardsim.kernels.atlas.state import (
     P_TURNS,
     SEAT_CLAIMS,
     SEAT_DISCARDED,
+    SEAT_GIFT,
     SEAT_MELDED,
     SEAT_MELDS,
     SEAT_TRADE_NET,
@@ -130,6 +133,7 @@ from cardsim.kernels.atlas.state import (
     ST_END,
     ST_LCP,
     ST_MELD_OK,
+    ST_RESHUFFLES,
     ST_REVERSES,
     ST_SELF,
     ST_SKIPS,
@@ -492,6 +496,14 @@ def apply_move(code, S):
         add_card(S, t, g)
         S[SEAT_TRADE_NET + p] -= 1
         S[SEAT_TRADE_NET + t] += 1
+        # AT-19: p knows t holds g until a g is shown or t melds face down or a TRADE or a
+        # reshuffle happens (read by pimc, kernels/atlas/pimc.py gift)
+        S[SEAT_GIFT + 6 * p] = t + 1
+        S[SEAT_GIFT + 6 * p + 1] = g
+        S[SEAT_GIFT + 6 * p + 2] = S[P_DISCC + g] + S[P_MELDED + g]
+        S[SEAT_GIFT + 6 * p + 3] = S[P_FD_CARDS + t]
+        S[SEAT_GIFT + 6 * p + 4] = S[ST_TRADES]
+        S[SEAT_GIFT + 6 * p + 5] = S[ST_RESHUFFLES]
         S[P_TAKEN] = -1
         S[P_TARGET] = -1
         begin(S, PH_TURN, next_seat(S, p))

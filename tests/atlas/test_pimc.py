@@ -13,6 +13,10 @@ from cardsim.kernels.atlas.encoding import N_SPECIES, N_TYPES
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
+    E_BCODE,
+    E_BKEY,
+    E_BQ,
+    E_PHASE,
     H_PILE_END,
     H_PILE_POS,
     HANDS,
@@ -22,7 +26,8 @@ from cardsim.kernels.atlas.state import (
     S_LEN,
     SEAT_DEALT,
 )
-from cardsim.kernels.atlas.strategies import DT_DISCARD, DT_GIVE, DT_TARGET
+from cardsim.kernels.atlas.strategies import DT_CLAIM, DT_DISCARD, DT_GIVE, DT_SELF, DT_TARGET
+from cardsim.kernels.atlas.turn import PH_CLAIM
 from cardsim.kernels.rng import seed_stream
 from cardsim.sim.compare import DuplicateEngine, build_compare_config
 from cardsim.sim.config import build_config
@@ -33,7 +38,8 @@ from cardsim.sim.games.atlas import ENGINE, PIMC_DEFAULT, pimc_id, rules_array
 from tests.atlas import test_agreement as ta
 
 SMALL = "pimc:samples=3,cap=4"
-SEARCHED = (DT_DISCARD, DT_TARGET, DT_GIVE)  # the decisions pimc searches (the others: greedy)
+# the decisions pimc searches (claims only with forced_claims=false; the others: greedy)
+SEARCHED = (DT_CLAIM, DT_SELF, DT_DISCARD, DT_TARGET, DT_GIVE)
 
 
 def test_pimc_names_and_parameters():
@@ -88,17 +94,24 @@ def _permute_hidden(S, me, shuffler):
         at += k
     A[PILE + pos : PILE + end] = cards[at:]
     A[SEAT_DEALT : SEAT_DEALT + 40] = shuffler.integers(0, 6, 40)
+    if S[E_PHASE] == PH_CLAIM:  # the best claim so far of a simultaneous window: not seen
+        A[E_BKEY], A[E_BQ], A[E_BCODE] = 1 << 30, -1, 0
     return A
 
 
-@pytest.mark.parametrize("players, rules", [(4, {}), (3, {"trade_pick": "seen"})])
+@pytest.mark.parametrize(
+    "players, rules",
+    [(4, {}), (3, {"trade_pick": "seen"}), (4, {"forced_claims": "false", "self_melds": "any"})],
+)
 def test_at26_pimc_never_reads_hidden_cards(players, rules):
     """AT-26: permuting the true hidden cards (other hands, draw pile) among the unseen set,
-    sizes kept, leaves every searched pimc choice (discards, TRADE target and give) unchanged."""
+    sizes kept, and clearing a claim window's best claim so far (the window is simultaneous)
+    leaves every searched pimc choice (discards, self-melds, TRADE target and give, optional
+    claims) unchanged."""
     sid = pimc_id(SMALL)
     sids = np.array([sid] + [1] * (players - 1), np.int64)
     shuffler = np.random.default_rng(5)
-    checked = trades = 0
+    checked = trades = melds = 0
     for g in range(3):
         tr = D.run_trace(4, g, players, sids, rules_array(rules), level=1, snap_at=-2)
         for row in tr.snapshot:
@@ -117,8 +130,10 @@ def test_at26_pimc_never_reads_hidden_cards(players, rules):
                 picks.add(int(pimc.choose_pimc(T, 0, sid, int(row[S_LEN + 1]), opts, n, rng)))
             assert len(picks) == 1
             checked += 1
-            trades += row[S_LEN + 1] != DT_DISCARD
+            trades += row[S_LEN + 1] in (DT_TARGET, DT_GIVE)
+            melds += row[S_LEN + 1] in (DT_CLAIM, DT_SELF)
     assert checked > 20 and trades > 0
+    assert melds > 0 or players == 3  # 3 players, after_claim_only: few self-meld choices
 
 
 def test_pimc_moves_are_legal_kernel_reference_agreement(monkeypatch):
@@ -232,3 +247,153 @@ def test_rollout_replays_the_driver():
             assert (W[ST_WINNER], W[P_TURNS]) == (tr.games["winner"][0], tr.games["turns"][0])
             compared += 1
     assert compared > 50
+
+
+def test_determinizations_honour_every_public_count():
+    """``determinize`` on real snapshots (default rules: face-down self-melds, AT-26): every
+    sample deals each other seat its public hand size and the draw pile its size, puts exactly
+    ``P_FD_CARDS`` cards into face-down self-melds, keeps the viewer's hand, and conserves every
+    card type of the deck; a snapshot whose public counts do not add up gets no sample."""
+    from cardsim.kernels.atlas.state import (
+        H_FACE_DOWN,
+        P_CARD,
+        P_DECK,
+        P_DISCC,
+        P_DRAW,
+        P_FD_CARDS,
+        P_MELDED,
+    )
+
+    sids = np.full(4, 1, np.int64)
+    pool, Dm = np.zeros(256, np.int32), np.zeros(S_LEN, np.int32)
+    rng = np.empty(4, np.uint64)
+    seed_stream(rng, 1, 0, 2)
+    checked = with_fd = 0
+    for g in range(4):
+        tr = D.run_trace(4, g, 4, sids, rules_array({}), level=1, snap_at=-2)
+        for row in tr.snapshot[::3]:
+            S, me = row[:S_LEN], int(row[S_LEN])
+            copies = np.array([3] * N_SPECIES + list(S[P_DECK : P_DECK + 4]))
+            fd = int(S[P_FD_CARDS : P_FD_CARDS + 4].sum())
+            with_fd += fd > 0
+            for _ in range(5):
+                assert pimc.determinize(S, me, pool, Dm, rng)
+                hands = Dm[HANDS : HANDS + 4 * N_TYPES].reshape(4, N_TYPES)
+                assert list(hands.sum(1)) == [int(S[P_SIZES + s]) for s in range(4)]
+                assert np.array_equal(
+                    hands[me], S[HANDS + me * N_TYPES : HANDS + (me + 1) * N_TYPES]
+                )
+                nd = int(S[P_DRAW])
+                pile = np.bincount(Dm[PILE : PILE + nd], minlength=N_TYPES)
+                facedown = Dm[H_FACE_DOWN : H_FACE_DOWN + N_TYPES]
+                assert facedown.sum() == fd
+                total = hands.sum(0) + pile + facedown
+                total += S[P_MELDED : P_MELDED + N_TYPES] + S[P_DISCC : P_DISCC + N_TYPES]
+                if S[P_CARD] >= 0:  # a claim window's card: seen, in no pile yet
+                    total[S[P_CARD]] += 1
+                assert np.array_equal(total, copies)
+            checked += 1
+    assert checked > 30 and with_fd > 5
+    bad = tr.snapshot[-1][:S_LEN].copy()
+    bad[P_FD_CARDS] += 3  # more face-down cards than the unseen ones allow
+    assert not pimc.determinize(bad, 0, pool, Dm, rng)
+
+
+def _end_state(values, winner, hands):
+    """A finished 4-player round: ``winner`` (-1: nobody), ``hands[s]`` the cards of seat s."""
+    from cardsim.kernels.atlas.state import P_VALUES, ST_WINNER, new_state, reset_round
+
+    S = new_state()
+    reset_round(S, 4, 0)
+    S[P_VALUES : P_VALUES + 3] = values
+    S[ST_WINNER] = winner
+    for s, cards in enumerate(hands):
+        S[HANDS + s * N_TYPES : HANDS + (s + 1) * N_TYPES] = np.bincount(cards, minlength=N_TYPES)
+    return S
+
+
+def test_objective_result_dominates_points_under_every_hand_value():
+    """AT-D4: whatever the hand values (atlas, action, matching), the objective ranks the round's
+    results win > nobody wins > loss, and the points of a result never span a result step: the
+    worst win beats nobody winning, which beats the best loss, by more than any points spread
+    within a result (the old ``1000 * (n - 1) + points`` failed at value 20: a big hand's loss
+    spread over 1000)."""
+    from cardsim.kernels.atlas.encoding import ATLAS
+
+    small, big = [0, 1], list(range(N_SPECIES)) + [ATLAS] * 6 + [ATLAS + 1] * 6
+    outcomes = [  # (result, winner, hands of seats 0..3); the viewer is seat 0
+        (1, 0, [[], small, small, small]),
+        (1, 0, [[], big, big, small]),
+        (0, -1, [small, small, small, small]),
+        (0, -1, [big, big, big, big]),
+        (-1, 1, [small, [], big, big]),
+        (-1, 2, [big, big, [], small]),
+    ]
+    orders = set()
+    for values in [(3, 2, 1), (0, 0, 0), (20, 20, 20), (0, 20, 1), (20, 0, 0), (1, 1, 20)]:
+        v = {
+            i: int(pimc.objective(_end_state(values, w, h), 0))
+            for i, (_r, w, h) in enumerate(outcomes)
+        }
+        by = {r: [v[i] for i, o in enumerate(outcomes) if o[0] == r] for r in (1, 0, -1)}
+        spread = max(max(x) - min(x) for x in by.values())
+        assert min(by[1]) - max(by[0]) > spread and min(by[0]) - max(by[-1]) > spread, values
+        assert by[0] == [0, 0]
+        orders.add(tuple(outcomes[i][0] for i in sorted(v, key=v.get)))
+    assert orders == {(-1, -1, 0, 0, 1, 1)}
+
+
+def test_determinizations_keep_the_card_given_in_a_trade():
+    """AT-19: after its TRADE the giver knows the target holds the given card until a copy of it
+    is shown, the target melds face down, or a TRADE or a reshuffle happens; at every such
+    decision of real greedy games the true target holds it (the record is right) and every
+    determinization deals it there."""
+    from cardsim.kernels.atlas.state import SEAT_GIFT
+
+    rules = rules_array({"trade_pick": "seen"})
+    pool, Dm = np.zeros(256, np.int32), np.zeros(S_LEN, np.int32)
+    rng = np.empty(4, np.uint64)
+    seed_stream(rng, 1, 0, 2)
+    known = stale = 0
+    for g in range(12):
+        tr = D.run_trace(6, g, 3, np.full(3, 1, np.int64), rules, level=1, snap_at=-2)
+        for row in tr.snapshot:
+            S, me = row[:S_LEN], int(row[S_LEN])
+            t, c = pimc.gift(S, me)
+            stale += t < 0 and S[SEAT_GIFT + 6 * me] > 0
+            if t < 0:
+                continue
+            assert S[HANDS + t * N_TYPES + c] > 0
+            for _ in range(20):
+                assert pimc.determinize(S, me, pool, Dm, rng)
+                assert Dm[HANDS + t * N_TYPES + c] > 0
+                assert Dm[HANDS + t * N_TYPES : HANDS + (t + 1) * N_TYPES].sum() == S[P_SIZES + t]
+            known += 1
+    assert known > 20 and stale > 0
+
+
+def test_self_melds_and_optional_claims_are_searched():
+    """With ``forced_claims=false`` pimc searches claim decisions (pass or which meld) and
+    self-meld decisions: with ``z=0`` (best mean gain over greedy's pick) it departs from greedy
+    at some of each kind in real games."""
+    from cardsim.kernels.atlas.strategies import GREEDY, choose_in_state
+
+    sid = pimc_id("pimc:samples=12,cap=4,z=0")
+    differs = {DT_CLAIM: 0, DT_SELF: 0}
+    seen = {DT_CLAIM: 0, DT_SELF: 0}
+    rules = rules_array({"forced_claims": "false", "self_melds": "any"})
+    for g in range(6):
+        tr = D.run_trace(7, g, 4, np.full(4, GREEDY, np.int64), rules, level=1, snap_at=-2)
+        for i, row in enumerate(tr.snapshot):
+            dt, n = int(row[S_LEN + 1]), int(row[S_LEN + 2])
+            if dt not in differs or n < 2:
+                continue
+            S, p = row[:S_LEN], int(row[S_LEN])
+            opts = np.zeros(pimc.BUF_SIZE, np.int32)
+            opts[:n] = row[S_LEN + 4 : S_LEN + 4 + n]
+            rng = np.empty(4, np.uint64)
+            seed_stream(rng, 2, i, 2)
+            g0 = choose_in_state(S, p, GREEDY, dt, opts[:n].copy(), n, rng.copy())
+            differs[dt] += int(pimc.choose_pimc(S, p, sid, dt, opts, n, rng)) != g0
+            seen[dt] += 1
+    assert min(seen.values()) > 5 and min(differs.values()) > 0, (seen, differs)
