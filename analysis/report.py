@@ -327,34 +327,9 @@ def paired_rate(ya: pl.Expr, yb: pl.Expr, deal: pl.Expr, frame: pl.LazyFrame) ->
     present in both runs (``ya``, ``yb`` its 0/1 outcomes, ``deal`` its deal). Estimate
     ``d̄ = Σ (ya − yb) / N``; standard error clustered by deal (CR1, the ratio estimator's):
     ``se² = G/(G−1) Σ_g (Σ_{i∈g} d_i − d̄ n_g)² / N²`` — with one unit per deal, ``sd(d)/√N``
-    up to the factor (N−1)/N. Normal 95 % interval and two-sided p."""
-    from scipy.stats import norm
-
-    per = (
-        frame.select(deal.alias("_g"), (ya.cast(pl.Float64) - yb.cast(pl.Float64)).alias("_d"))
-        .group_by("_g")
-        .agg(s=pl.col("_d").sum(), m=pl.len().cast(pl.Float64))
-        .collect()
-    )
-    g = per.height
-    n = float(per["m"].sum()) if g else 0.0
-    if g < 2 or n == 0:
-        return None
-    dbar = float(per["s"].sum()) / n
-    resid = per["s"].to_numpy() - dbar * per["m"].to_numpy()
-    se = float(np.sqrt(g / (g - 1) * float((resid**2).sum())) / n)
-    half = float(norm.ppf(0.975) * se)
-    p = float(2 * norm.sf(abs(dbar) / se)) if se > 0 else float(dbar != 0)
-    return {
-        "diff": dbar,
-        "diff_lo": max(dbar - half, -1.0),
-        "diff_hi": min(dbar + half, 1.0),
-        "p": p,
-        "interval": f"paired on {g:,} shared deals (same root seed; se clustered by deal)",
-        "_se": se,
-        "_n": int(n),
-        "_deals": g,
-    }
+    up to the factor (N−1)/N. Normal 95 % interval and two-sided p. One frame's case of
+    :func:`paired_moments` + :func:`paired_rate_from`."""
+    return paired_rate_from(paired_moments(ya, yb, deal, [frame]))
 
 
 def _paired_rate(it: RunData, base: RunData, per_row: Callable) -> dict | None:
