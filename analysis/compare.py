@@ -76,7 +76,7 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
     rows = []
     for a, b in pairs:
         g = w.select("game", (pl.col(a) - pl.col(b)).alias("d"), a, b).drop_nulls()
-        deal = g.group_by("game").agg(pl.col("d").mean())
+        deal = g.group_by("game").agg(pl.col("d").mean()).sort("game")
         n_games, n = g.height, deal.height
         mean = float(g["d"].mean()) if n_games else float("nan")
         var_p = float(deal["d"].var()) / n if n > 1 else float("nan")

@@ -148,6 +148,7 @@ def clustered_mean(lf: pl.LazyFrame, value: pl.Expr, cluster: list[str] | None) 
         .drop_nulls("y")
         .group_by(cluster)
         .agg(nc=pl.len().cast(pl.Float64), yc=pl.col("y").sum())
+        .sort(cluster)  # a fixed order: the float sums below do not depend on the group order
         .collect()
     )
     g = per.height
@@ -185,6 +186,7 @@ def influence(lf: pl.LazyFrame, value: pl.Expr) -> pl.DataFrame | None:
         .drop_nulls("y")
         .group_by("game")
         .agg(nc=pl.len().cast(pl.Float64), yc=pl.col("y").sum())
+        .sort("game")
         .collect()
     )
     n = float(per["nc"].sum()) if per.height else 0.0
@@ -207,7 +209,7 @@ def level_covariance(psis: list[pl.DataFrame]) -> np.ndarray:
     for i, p in enumerate(psis):
         p = p.select("game", pl.col("psi").alias(f"p{i}"))
         wide = p if wide is None else wide.join(p, on="game", how="full", coalesce=True)
-    m = wide.select([f"p{i}" for i in range(k)]).fill_null(0.0).to_numpy()
+    m = wide.sort("game").select([f"p{i}" for i in range(k)]).fill_null(0.0).to_numpy()
     g = m.shape[0]
     return (g / (g - 1) if g > 1 else 1.0) * (m.T @ m)
 

@@ -164,10 +164,10 @@ def test_ladder_resumes_to_identical_tables_and_reuses_finished_runs(capsys, tmp
     shutil.rmtree(out / "rating")  # and a whole sub-run gone
     assert cardsim(capsys, *args)[0] == 0
     after = _section_tables(_report(out))
-    # the parts are byte-identical (below); the report's floats may differ in the last bits
-    # (grouped sums in another order under load), so the tables match to 1e-9 relative
+    # the parts are byte-identical (below) and the report's sums run in a fixed order (groups
+    # sorted before any float sum), so the tables are equal to the last bit
     for key in before:
-        assert_frame_equal(before[key], after[key], check_exact=False, rtol=1e-9, atol=1e-12)
+        assert_frame_equal(before[key], after[key], check_exact=True)
     assert {p: p.read_bytes() for p in sorted(out.glob("*/*/part-*.parquet"))} == parts
     # a different ladder in the same directory is refused (nothing replaced) unless --force
     other = [a if a != 300 else 301 for a in args]
