@@ -326,23 +326,6 @@ def cache_key(game: str, driver: ModuleType, strategies: Sequence[UserStrategy])
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def _write_once(path: Path, text: str) -> None:
-    """Create ``path`` atomically unless it exists (rewriting it would void Numba's cache)."""
-    if path.exists():
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    try:
-        os.link(tmp, path)  # fails if another process made it first: keep theirs
-    except FileExistsError:
-        pass
-    except OSError:
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def driver_for(
     game: str,
     driver: ModuleType,
@@ -387,18 +370,10 @@ def driver_for(
 
 
 def _import_driver(key: str, driver: ModuleType, names: Sequence[str]) -> ModuleType:
-    from cardsim.kernels.jit import CACHE_DIR
+    from cardsim.kernels.variants import load_variant
 
-    source = Path(driver.__file__).read_text(encoding="utf-8")
     prelude = _PRELUDE.format(driver=driver.__name__, key=key, what=", ".join(names))
-    path = CACHE_DIR / "user" / key / f"{driver.__name__.replace('.', '_')}_user.py"
-    _write_once(path, prelude + "\n" + source)
-    name = f"cardsim_user_driver_{key}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_variant(driver, f"user/{key}", f"cardsim_user_driver_{key}", prelude)
 
 
 # --- errors while playing --------------------------------------------------------------------

@@ -28,26 +28,46 @@ from pathlib import Path
 from cardsim.sim.game import RunConfig, user_strategy_files
 
 #: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
-#: index exists once the whole call tree below them has been compiled and saved.
+#: index exists once the whole call tree below them has been compiled and saved. "search" is
+#: the search variant of the run driver (``cardsim.kernels.variants``): a run with a pimc seat.
 ENTRY_POINTS = {
     "yuanzi": {"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
-               "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace")},
+               "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
+               "search": ("cardsim.kernels.yuanzi.driver", "simulate")},
     "atlas": {"run": ("cardsim.kernels.atlas.driver", "simulate"),
-              "replay": ("cardsim.kernels.atlas.driver", "trace_match")},
+              "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
+              "search": ("cardsim.kernels.atlas.driver", "simulate")},
 }  # fmt: skip
-#: Seconds to compile, measured on the 2-core reference machine with one core each, idle
-#: (cardsim 0.2 with pimc, the SDK and the design parameters: 原子 146 s, ATLAS 114 s for runs,
-#: both at once); what the notice quotes, rounded. Replays: estimated.
+#: Seconds to compile, measured on the 2-core reference machine with one core each (the lean
+#: drivers of issue 21: scripted strategies only in "run"; docs/performance.md); what the notice
+#: quotes, rounded. Replays: estimated.
 COMPILE_SECONDS = {
-    "yuanzi": {"run": 145, "replay": 160},
-    "atlas": {"run": 115, "replay": 125},
+    "yuanzi": {"run": 60, "replay": 70, "search": 110},
+    "atlas": {"run": 35, "replay": 40, "search": 45},
 }
+#: Strategy names (before any ``:params``) played by a driver's search variant.
+SEARCH_STRATEGIES = ("pimc",)
 GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
 
 
 def _dispatcher(game: str, purpose: str):
     module, name = ENTRY_POINTS[game][purpose]
-    return getattr(importlib.import_module(module), name)
+    driver = importlib.import_module(module)
+    if purpose == "search":
+        from cardsim.kernels.variants import search_variant
+
+        driver = search_variant(driver)
+    return getattr(driver, name)
+
+
+def searches(config: RunConfig) -> bool:
+    """Whether a seat of ``config`` plays a search strategy (its run compiles the search variant)."""
+    return any(str(s).split(":", 1)[0] in SEARCH_STRATEGIES for s in config.seats)
+
+
+def purpose_of(config: RunConfig, purpose: str = "run") -> str:
+    """The kernels ``config`` runs for ``purpose``: "search" for a run with a search seat."""
+    return "search" if purpose == "run" and searches(config) else purpose
 
 
 def is_cached(game: str, purpose: str = "run") -> bool:
@@ -75,9 +95,9 @@ def estimate_seconds(jobs: list[tuple[str, str]], cores: int | None = None) -> f
     Examples
     --------
     >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=2)
-    145.0
+    60.0
     >>> estimate_seconds([("yuanzi", "run"), ("atlas", "run")], cores=1)
-    260.0
+    95.0
     """
     cores = max(1, cores or os.cpu_count() or 1)
     times = sorted((float(COMPILE_SECONDS[g][p]) for g, p in jobs), reverse=True)
@@ -99,11 +119,13 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
     --------
     >>> notice([("yuanzi", "run"), ("atlas", "run")], cores=2)  # doctest: +NORMALIZE_WHITESPACE
     'compiling the kernels of 原子 and ATLAS (first run only; cached for later runs), 2
-     processes at once: about 2 min'
+     processes at once: about 60 s'
     """
     kinds = {p for _, p in jobs}
-    names = " and ".join(GAME_NAMES[g] for g, _ in jobs)
-    what = "replay kernels" if kinds == {"replay"} else "kernels"
+    names = " and ".join(dict.fromkeys(GAME_NAMES[g] for g, _ in jobs))
+    what = {"replay": "replay kernels", "search": "search kernels (pimc)"}.get(
+        next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
+    )
     first = "first replay" if kinds == {"replay"} else "first run"
     at_once = f", {len(jobs)} processes at once" if len(jobs) > 1 else ""
     return (
@@ -121,6 +143,7 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
     """
     if user_strategy_files(config):
         return None
+    purpose = purpose_of(config, purpose)
     if is_cached(config.game, purpose):
         return None
     return notice([(config.game, purpose)])
@@ -133,8 +156,8 @@ def compile_here(game: str, purpose: str = "run") -> float:
 
     t = time.perf_counter()
     engine = get_engine(game)
-    config = build_config(engine, games=1, seed=0)
-    if purpose == "run":
+    config = build_config(engine, games=1, seed=0, strategy=None if purpose != "search" else "pimc")
+    if purpose in ("run", "search"):
         engine.play_chunk(config, 0, 1)
     else:
         engine.replay(config, 0)
@@ -156,7 +179,12 @@ class Compiling:
     command: Callable[[str, str], list[str]] = _command
 
     def wait(self, game: str, purpose: str = "run") -> None:
-        """Return once ``game``'s ``purpose`` kernels are compiled (compiling them here if due)."""
+        """Return once ``game``'s ``purpose`` kernels are compiled (compiling them here if due);
+        "run" also waits for the game's search variant, if a configuration needs it."""
+        for p in (purpose, "search") if purpose == "run" else (purpose,):
+            self._wait(game, p)
+
+    def _wait(self, game: str, purpose: str) -> None:
         key = (game, purpose)
         if key in self.here:
             self.here.remove(key)
@@ -213,7 +241,7 @@ def start(
     configs_list = list(configs)
     jobs: list[tuple[str, str]] = []
     for config in configs_list:
-        key = (config.game, purpose)
+        key = (config.game, purpose_of(config, purpose))
         if key not in jobs and not user_strategy_files(config) and not is_cached(*key):
             jobs.append(key)
     compiling = Compiling(command=command)
@@ -250,14 +278,17 @@ def ensure(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsim.sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
+    """``python -m cardsim.sim.warmup GAME [run|replay|search]``: compile one game's kernels into the cache."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] not in ENTRY_POINTS or len(args) > 2:
-        print("usage: python -m cardsim.sim.warmup {yuanzi|atlas} [run|replay]", file=sys.stderr)
+        print(
+            "usage: python -m cardsim.sim.warmup {yuanzi|atlas} [run|replay|search]",
+            file=sys.stderr,
+        )
         return 2
     purpose = args[1] if len(args) > 1 else "run"
-    if purpose not in ("run", "replay"):
-        print("purpose must be run or replay", file=sys.stderr)
+    if purpose not in ("run", "replay", "search"):
+        print("purpose must be run, replay or search", file=sys.stderr)
         return 2
     compile_here(args[0], purpose)
     return 0

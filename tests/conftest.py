@@ -24,7 +24,7 @@ def _warm_kernels() -> None:
         game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)]
         for game in warmup.ENTRY_POINTS
     }
-    script = "import sys; from sim import warmup; [warmup.compile_here(sys.argv[1], p) for p in sys.argv[2:]]"
+    script = "import sys; from cardsim.sim import warmup; [warmup.compile_here(sys.argv[1], p) for p in sys.argv[2:]]"
     procs = [
         subprocess.Popen([sys.executable, "-c", script, game, *purposes], cwd=ROOT)
         for game, purposes in jobs.items()

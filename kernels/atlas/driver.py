@@ -29,7 +29,7 @@ import sys
 import numpy as np
 from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
 from cardsim.kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
-from cardsim.kernels.atlas.pimc import PIMC_BASE, choose_pimc
+from cardsim.kernels.atlas.pimc import PIMC_BASE
 from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value
 from cardsim.kernels.atlas.state import (
     E_CLOSED,
@@ -180,6 +180,34 @@ else:
             return -1
 
 
+# The search strategies (pimc) are compiled only into the search variant of this file
+# (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
+# scripted strategies never compiles a search (issue 21). ``for_seats`` picks the module.
+_SEARCH = globals().get("_WITH_SEARCH", False)
+if _SEARCH:
+    from cardsim.kernels.atlas.pimc import choose_pimc as _choose_search
+else:
+
+    @_jit
+    def _choose_search(S, p, sid, dtype, opts, n, rng):
+        return -1  # never asked: a search seat runs on the search variant (for_seats)
+
+
+def uses_search(sids) -> bool:
+    """Whether any seat's strategy id is a search strategy's (pimc), played by the variant."""
+    ids = np.asarray(sids)
+    return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
+
+
+def for_seats(sids, driver=None):
+    """The driver module to run ``sids``: ``driver`` (a user variant) or this one, as its
+    search variant when a seat searches."""
+    from cardsim.kernels import variants
+
+    mod = driver if driver is not None else sys.modules[__name__]
+    return variants.search_variant(mod) if uses_search(sids) else mod
+
+
 @_jit
 def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     """Ask seat ``p``'s strategy to pick one of ``opts[:n]``; trace it; return the chosen code."""
@@ -204,7 +232,7 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     elif sid >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(S, p, sid, dtype, opts, n, rng)
     elif sid >= PIMC_BASE:  # the search strategy (kernels/atlas/pimc.py) reads S as AT-26 allows
-        idx = choose_pimc(S, p, sid, dtype, opts, n, rng)
+        idx = _choose_search(S, p, sid, dtype, opts, n, rng)
     elif sid < USER_BASE:
         idx = choose_in_state(S, p, sid, dtype, opts, n, rng)
     else:
@@ -411,7 +439,7 @@ class Trace:
 
 def run_trace(root, game_index, n, sids, rules_arr, level=1, snap_at=-1, sim=None):
     """Trace one game; buffers grow until they fit. ``sim`` is the driver module (default this)."""
-    mod = sim if sim is not None else sys.modules[__name__]
+    mod = for_seats(sids, sim)
     rounds = int(rules_arr[R_ROUNDS])
     cap = 4096
     while True:

@@ -11,12 +11,14 @@ User strategies (``sim/user_strategies.py``) run in a variant of this file: a ge
 whose prelude sets ``_USER_STRATEGIES``; see "user strategies" below.
 """
 
+import sys
+
 import numpy as np
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
 from cardsim.kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
-from cardsim.kernels.yuanzi.pimc import PIMC_BASE, choose_pimc
+from cardsim.kernels.yuanzi.pimc import PIMC_BASE
 from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
 from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
@@ -120,6 +122,35 @@ else:
             return _user_slot(k, o, p, s, c, np.int64(n), rng)
         except Exception:
             return -1
+
+
+# The search strategies (pimc) are compiled only into the search variant of this file
+# (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
+# scripted strategies never compiles a search (issue 21). ``run_games`` / ``run_trace`` pick the
+# variant from the seats' ids (for_seats).
+_SEARCH = globals().get("_WITH_SEARCH", False)
+if _SEARCH:
+    from cardsim.kernels.yuanzi.pimc import choose_pimc as _choose_search
+else:
+
+    @hot_kernel
+    def _choose_search(sid, own, played, st, rules, buf, n, rng):
+        return -1  # never asked: a search seat runs on the search variant (run_games)
+
+
+def uses_search(sids) -> bool:
+    """Whether any seat's strategy id is a search strategy's (pimc), played by the variant."""
+    ids = np.asarray(sids)
+    return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
+
+
+def for_seats(sids, driver=None):
+    """The driver module to run ``sids``: ``driver`` (a user variant) or this one, as its
+    search variant when a seat searches."""
+    from cardsim.kernels import variants
+
+    mod = driver if driver is not None else sys.modules[__name__]
+    return variants.search_variant(mod) if uses_search(sids) else mod
 
 
 # --- games matrix: one row per match -------------------------------------------------------
@@ -235,7 +266,7 @@ def decide(hands, played, st, rules, sids, buf, rng):
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
     elif sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
-        idx = choose_pimc(sids[seat], hands[seat], played, st, rules, buf, n, rng)
+        idx = _choose_search(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
     if idx < 0 or idx >= n:
@@ -334,12 +365,14 @@ def play_game(
     srows[:, :] = -1
     for s in range(4):
         srows[s, S_TEAM] = s % 2
+    # one specialization of play_half: both calls pass int64, not int literals (Numba would
+    # compile the hot loop once per literal value)
     bad = play_half(
         g,
-        0,
+        np.int64(0),
         deck0,
         p0,
-        0,
+        np.int64(0),
         hands,
         played,
         st,
@@ -355,7 +388,7 @@ def play_game(
         tracing,
     )
     _record_half(0, st, info, grow, srows)
-    up0 = st[ST_OUT]
+    up0 = np.int64(st[ST_OUT])
     # YZ-28: the first half's result stays public in the second half (begin_half keeps it)
     st[ST_H0_TEAM_PTS] = st[ST_TEAM_PTS]
     st[ST_H0_TEAM_PTS + 1] = st[ST_TEAM_PTS + 1]
@@ -369,7 +402,7 @@ def play_game(
         t1 = st[ST_TEAM_PTS + 1]
         bad += play_half(
             g,
-            1,
+            np.int64(1),
             deck1,
             p1,
             up0,
@@ -465,11 +498,12 @@ def simulate_trace(root, first, count, sids, rules, out_games, out_seats, tr, tr
 def run_games(root, first, count, sids, rules, driver=None):
     """Python entry: allocate the outputs, run once per chunk, return (games, seats) matrices.
 
-    ``driver`` is the user-strategy variant of this module (None: this one, built-ins only).
+    ``driver`` is the user-strategy variant of this module (None: this one, built-ins only);
+    a search seat plays on the driver's search variant (:func:`for_seats`).
     """
     out_games = np.empty((count, NG), np.int32)
     out_seats = np.empty((4 * count, NS), np.int32)
-    sim = simulate if driver is None else driver.simulate
+    sim = for_seats(sids, driver).simulate
     if count > 0:
         sim(
             np.uint64(root),
@@ -491,7 +525,7 @@ def run_trace(root, first, count, sids, rules, keep_legal=False, driver=None):
     """
     sids = np.asarray(sids, np.int64)
     rules = np.asarray(rules, np.int64)
-    sim = simulate_trace if driver is None else driver.simulate_trace
+    sim = for_seats(sids, driver).simulate_trace
     cap = 1200 * max(count, 1)
     cap_legal = 40 * cap if keep_legal else 0
     while True:

@@ -166,12 +166,13 @@ class AtlasEngine:
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
                     "or path/to/file.py:function)"
                 )
+        sids = np.array(ids, np.int64)
         if not users:
-            return np.array(ids, np.int64), _driver
+            return sids, _driver.for_seats(sids)  # the lean driver, or its search variant
         mod = user_strategies.driver_for(
             "atlas", _driver, users, _driver.USER_ARGTYPES, entry, "ATLAS", "about 1-2 minutes"
         )
-        return np.array(ids, np.int64), mod
+        return sids, _driver.for_seats(sids, mod)
 
     # -- play --------------------------------------------------------------------------------
     def play_arrays(self, config: RunConfig, first: int, count: int):

@@ -1,0 +1,72 @@
+"""Driver variants: a driver's source compiled again with a few module globals preset.
+
+Numba binds the functions a kernel calls when it compiles, so the only way to run one driver
+with other strategies in its dispatch is another module with the same source. A variant is a
+real ``.py`` file — a short prelude that sets the globals, then the driver's source — written
+once under the kernel cache (``CACHE_DIR``, whose folder name is a fingerprint of every kernel
+source, so a changed kernel gets new variant files) and imported under its own module name, so
+``cache=True`` caches it like any kernel module.
+
+Two kinds (issue 21, "compile only what a run plays"):
+
+- the **search** variant (prelude ``_WITH_SEARCH = True``): the driver with the search
+  strategies (pimc) in its dispatch. The built-in driver itself is lean: scripted strategies
+  only, so a first run of the default study never compiles a search strategy.
+- the **user** variant (``sim/user_strategies.py``): user functions in the driver's user slots,
+  with or without search.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+_LOADED: dict[str, ModuleType] = {}
+
+SEARCH_PRELUDE = "_WITH_SEARCH = True  # the search strategies are in this driver's dispatch\n"
+
+
+def write_once(path: Path, text: str) -> None:
+    """Create ``path`` atomically unless it exists (rewriting it would void Numba's cache)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        os.link(tmp, path)  # fails if another process made it first: keep theirs
+    except FileExistsError:
+        pass
+    except OSError:
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def load_variant(driver: ModuleType, folder: str, name: str, prelude: str) -> ModuleType:
+    """The variant of ``driver`` whose source starts with ``prelude``, as module ``name`` from
+    ``CACHE_DIR / folder`` (written once, imported once per process)."""
+    if name in _LOADED:
+        return _LOADED[name]
+    from cardsim.kernels.jit import CACHE_DIR
+
+    source = Path(driver.__file__).read_text(encoding="utf-8")
+    path = CACHE_DIR / folder / f"{driver.__name__.replace('.', '_')}_{folder.split('/')[0]}.py"
+    write_once(path, prelude + "\n" + source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    _LOADED[name] = module
+    return module
+
+
+def search_variant(driver: ModuleType) -> ModuleType:
+    """``driver`` with the search strategies in its dispatch (the driver itself if it is one)."""
+    if getattr(driver, "_SEARCH", False):
+        return driver
+    name = f"cardsim_search_{driver.__name__.replace('.', '_')}"
+    return load_variant(driver, "search", name, SEARCH_PRELUDE)
