@@ -3,13 +3,15 @@
 Numba compiles each game's kernels on first use (about a minute of one core per game). Left to
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
-process compiles them first, one process per game (``python -m cardsim.sim.warmup GAME PURPOSE``), and
+process compiles them first, one process per game and purpose (run, search, replay:
+``python -m cardsim.sim.warmup GAME PURPOSE``), and
 every test process then loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,19 +22,28 @@ ROOT = Path(__file__).resolve().parents[1]
 def _warm_kernels() -> None:
     from cardsim.sim import warmup
 
-    jobs = {
-        game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)]
+    jobs = [
+        (game, purpose)
         for game in warmup.ENTRY_POINTS
-    }
-    script = "import sys; from cardsim.sim import warmup; [warmup.compile_here(sys.argv[1], p) for p in sys.argv[2:]]"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script, game, *purposes], cwd=ROOT)
-        for game, purposes in jobs.items()
-        if purposes
+        for purpose in ("run", "search", "replay")
+        if not warmup.is_cached(game, purpose)
     ]
-    for proc in procs:
-        if proc.wait() != 0:  # the tests themselves then compile and report the error
-            print(f"conftest: kernel warm-up exited {proc.returncode}", file=sys.stderr)
+    # one process per (game, purpose), as many at once as there are cores: ~1.5 min on 2 cores
+    width = max(1, os.cpu_count() or 1)
+    running: list[subprocess.Popen] = []
+    for game, purpose in jobs:
+        while len(running) >= width:
+            _reap(running.pop(0))
+        running.append(
+            subprocess.Popen([sys.executable, "-m", "cardsim.sim.warmup", game, purpose], cwd=ROOT)
+        )
+    for proc in running:
+        _reap(proc)
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    if proc.wait() != 0:  # the tests themselves then compile and report the error
+        print(f"conftest: kernel warm-up exited {proc.returncode}", file=sys.stderr)
 
 
 def pytest_sessionstart(session) -> None:
