@@ -48,9 +48,7 @@ def write_once(path: Path, text: str) -> None:
 
 def load_variant(driver: ModuleType, folder: str, name: str, prelude: str) -> ModuleType:
     """The variant of ``driver`` whose source starts with ``prelude``, as module ``name`` from
-    ``CACHE_DIR / folder`` (written once, imported once per process)."""
-    if name in _LOADED:
-        return _LOADED[name]
+    ``CACHE_DIR / folder`` (the file written once; each call imports it anew, callers keep it)."""
     from cardsim.kernels.jit import CACHE_DIR
 
     source = Path(driver.__file__).read_text(encoding="utf-8")
@@ -60,7 +58,6 @@ def load_variant(driver: ModuleType, folder: str, name: str, prelude: str) -> Mo
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    _LOADED[name] = module
     return module
 
 
@@ -69,4 +66,6 @@ def search_variant(driver: ModuleType) -> ModuleType:
     if getattr(driver, "_SEARCH", False):
         return driver
     name = f"cardsim_search_{driver.__name__.replace('.', '_')}"
-    return load_variant(driver, "search", name, SEARCH_PRELUDE)
+    if name not in _LOADED:
+        _LOADED[name] = load_variant(driver, "search", name, SEARCH_PRELUDE)
+    return _LOADED[name]

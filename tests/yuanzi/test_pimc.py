@@ -7,6 +7,7 @@ Runs are small (a few samples per decision) so the file stays quick once compile
 import numpy as np
 import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.variants import search_variant
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi import state as S
@@ -21,6 +22,9 @@ from cardsim.sim.games.yuanzi import ENGINE, PIMC_DEFAULT, pimc_id
 from cardsim.sim.strategy_params import split_strategies
 
 from tests.yuanzi.test_agreement import agree
+
+#: the driver with pimc in its dispatch (the built-in driver is lean: kernels/variants.py)
+SEARCH = search_variant(drv)
 
 SMALL = "pimc:samples=3,cap=4"
 
@@ -73,7 +77,7 @@ def _playout(root, g, sids, rules, on_pimc):
     while True:
         seat = st[ST_ACTOR]
         before = rng.copy()
-        n, idx, bad = drv.decide(hands, played, st, rules, sids, buf, rng)
+        n, idx, bad = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
         assert bad == 0
         code = int(buf[idx])
         if sids[seat] >= pimc.PIMC_BASE and n > 1:
@@ -108,7 +112,7 @@ def test_yz28_pimc_never_reads_hidden_cards():
                 continue  # late in the half a permutation may give the same hands
             buf = np.zeros(pimc.BUF_SIZE, np.int32)
             r = before.copy()
-            n2, idx2, _ = drv.decide(alt, played, st.copy(), rules, sids, buf, r)
+            n2, idx2, _ = SEARCH.decide(alt, played, st.copy(), rules, sids, buf, r)
             assert (n2, int(buf[idx2])) == (n, code)
             checked.append(n)
 
@@ -178,7 +182,7 @@ def test_rollout_replays_the_driver():
         buf = np.zeros(MAX_MOVES, np.int32)
         while True:
             states.append((hands.copy(), played.copy(), st.copy()))
-            _n, idx, _ = drv.decide(hands, played, st, rules, sids, buf, rng)
+            _n, idx, _ = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
             if apply_move(int(buf[idx]), hands, played, st, rules) == 1:
                 break
         final = (list(st[ST_OUT : ST_OUT + 4]), list(st[ST_POINTS : ST_POINTS + 4]))
