@@ -52,8 +52,6 @@ UNITS = {
     "hand41": "half",
 }
 KEY = "yuanzi_dao"
-FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 10
 
 #: YZ-07 values of rank idx 0..12 (3 4 5 6 7 8 9 10 J Q K A 2).
 RANK_VALUE = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2)

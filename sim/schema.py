@@ -204,8 +204,11 @@ def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:
 
 
 if __name__ == "__main__":  # regenerate docs/<game>-columns.md tables
-    from cardsim.sim.games import atlas_tables, yuanzi_tables
+    import importlib
+
+    from cardsim.sim.games import GAMES
 
     docs = Path(__file__).resolve().parent.parent / "docs"
-    write_doc(docs / "yuanzi-columns.md", (yuanzi_tables.GAMES, yuanzi_tables.SEATS))
-    write_doc(docs / "atlas-columns.md", (atlas_tables.GAMES, atlas_tables.SEATS))
+    for game in GAMES:  # each game package's tables.py declares GAMES and SEATS
+        tables = importlib.import_module(f"cardsim.sim.games.{game}.tables")
+        write_doc(docs / f"{game}-columns.md", (tables.GAMES, tables.SEATS))

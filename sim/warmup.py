@@ -27,26 +27,39 @@ from pathlib import Path
 
 from cardsim.sim.game import RunConfig, user_strategy_files
 
-#: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
-#: index exists once the whole call tree below them has been compiled and saved.
-ENTRY_POINTS = {
-    "yuanzi": {"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
-               "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace")},
-    "atlas": {"run": ("cardsim.kernels.atlas.driver", "simulate"),
-              "replay": ("cardsim.kernels.atlas.driver", "trace_match")},
-}  # fmt: skip
-#: Seconds to compile, measured on the 2-core reference machine with one core each, idle
-#: (cardsim 0.2 with pimc, the SDK and the design parameters: 原子 146 s, ATLAS 114 s for runs,
-#: both at once); what the notice quotes, rounded. Replays: estimated.
-COMPILE_SECONDS = {
-    "yuanzi": {"run": 145, "replay": 160},
-    "atlas": {"run": 115, "replay": 125},
-}
-GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
+
+def _warmup(game: str):
+    """The game's :class:`cardsim.sim.game.Warmup` declaration, or None (nothing to compile
+    ahead: a game plugged in with ``register_engine`` without one, or an unknown game)."""
+    from cardsim.sim.errors import CardsimError
+    from cardsim.sim.games import get_engine
+
+    try:
+        return getattr(get_engine(game), "warmup", None)
+    except CardsimError:
+        return None
+
+
+def entry_point(game: str, purpose: str) -> tuple[str, str]:
+    """(module, function) of ``game``'s ``purpose`` kernel entry point (its engine declares
+    them, ``Warmup.entry_points``): their on-disk cache index exists once the whole call tree
+    below them is compiled and saved."""
+    return _warmup(game).entry_points[purpose]
+
+
+def compile_seconds(game: str, purpose: str) -> float:
+    """The seconds ``game``'s engine quotes for compiling its ``purpose`` kernels."""
+    w = _warmup(game)
+    return float(w.compile_seconds[purpose]) if w is not None else 0.0
+
+
+def display_name(game: str) -> str:
+    w = _warmup(game)
+    return w.name if w is not None else game
 
 
 def _dispatcher(game: str, purpose: str):
-    module, name = ENTRY_POINTS[game][purpose]
+    module, name = entry_point(game, purpose)
     return getattr(importlib.import_module(module), name)
 
 
@@ -56,7 +69,7 @@ def is_cached(game: str, purpose: str = "run") -> bool:
     A game without known entry points (one plugged in with ``register_engine``) counts as
     cached: there is nothing this module knows how to compile for it.
     """
-    if game not in ENTRY_POINTS:
+    if _warmup(game) is None:
         return True
     disp = _dispatcher(game, purpose)
     try:  # the cache index numba itself loads: empty if missing or stale (numba >= 0.59)
@@ -65,7 +78,7 @@ def is_cached(game: str, purpose: str = "run") -> bool:
         from cardsim.kernels.jit import CACHE_DIR
 
         qual = disp.py_func.__qualname__
-        module = ENTRY_POINTS[game][purpose][0].rsplit(".", 1)[1]
+        module = entry_point(game, purpose)[0].rsplit(".", 1)[1]
         return any(CACHE_DIR.glob(f"{game}_*/{module}.{qual}-*.nbi"))
 
 
@@ -80,7 +93,7 @@ def estimate_seconds(jobs: list[tuple[str, str]], cores: int | None = None) -> f
     260.0
     """
     cores = max(1, cores or os.cpu_count() or 1)
-    times = sorted((float(COMPILE_SECONDS[g][p]) for g, p in jobs), reverse=True)
+    times = sorted((compile_seconds(g, p) for g, p in jobs), reverse=True)
     if not times:
         return 0.0
     return max(times[0], sum(times) / min(cores, len(times)))
@@ -102,7 +115,7 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
      processes at once: about 2 min'
     """
     kinds = {p for _, p in jobs}
-    names = " and ".join(GAME_NAMES[g] for g, _ in jobs)
+    names = " and ".join(display_name(g) for g, _ in jobs)
     what = "replay kernels" if kinds == {"replay"} else "kernels"
     first = "first replay" if kinds == {"replay"} else "first run"
     at_once = f", {len(jobs)} processes at once" if len(jobs) > 1 else ""
@@ -241,19 +254,14 @@ def start(
     return compiling
 
 
-def ensure(
-    config: RunConfig, *, purpose: str = "run", say: Callable[[str], None] | None = None
-) -> None:
-    """Compile ``config``'s built-in kernels here if they are not cached, after the notice."""
-    with start([config], purpose=purpose, say=say) as compiling:
-        compiling.wait(config.game, purpose)
-
-
 def main(argv: list[str] | None = None) -> int:
     """``python -m cardsim.sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] not in ENTRY_POINTS or len(args) > 2:
-        print("usage: python -m cardsim.sim.warmup {yuanzi|atlas} [run|replay]", file=sys.stderr)
+    from cardsim.sim.games import GAMES
+
+    if not args or args[0] not in GAMES or len(args) > 2:
+        games = "|".join(GAMES)
+        print(f"usage: python -m cardsim.sim.warmup {{{games}}} [run|replay]", file=sys.stderr)
         return 2
     purpose = args[1] if len(args) > 1 else "run"
     if purpose not in ("run", "replay"):

@@ -19,11 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _warm_kernels() -> None:
     from cardsim.sim import warmup
+    from cardsim.sim.games import GAMES
 
-    jobs = {
-        game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)]
-        for game in warmup.ENTRY_POINTS
-    }
+    jobs = {game: [p for p in ("run", "replay") if not warmup.is_cached(game, p)] for game in GAMES}
     script = "import sys; from sim import warmup; [warmup.compile_here(sys.argv[1], p) for p in sys.argv[2:]]"
     procs = [
         subprocess.Popen([sys.executable, "-c", script, game, *purposes], cwd=ROOT)

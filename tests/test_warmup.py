@@ -192,10 +192,10 @@ def test_a_study_compiles_every_game_it_will_play_at_once_and_waits_before_each(
 
 def test_the_notice_estimates_from_the_measured_compile_times():
     jobs = [("yuanzi", "run"), ("atlas", "run")]
-    both = warmup.COMPILE_SECONDS["yuanzi"]["run"] + warmup.COMPILE_SECONDS["atlas"]["run"]
+    both = warmup.compile_seconds("yuanzi", "run") + warmup.compile_seconds("atlas", "run")
     assert warmup.estimate_seconds(jobs, cores=1) == both
     assert warmup.estimate_seconds(jobs, cores=2) == max(
-        warmup.COMPILE_SECONDS[g]["run"] for g in ("yuanzi", "atlas")
+        warmup.compile_seconds(g, "run") for g in ("yuanzi", "atlas")
     )
     assert "about 4 min" in warmup.notice(jobs, cores=1)
     assert warmup.notice([("atlas", "replay")]).startswith(

@@ -31,8 +31,17 @@ from cardsim.kernels.atlas.options import OPTIONS, deck_size
 from cardsim.kernels.atlas.strategies import BUILTINS, LEVEL_BASE, MAX_USER, USER_BASE
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from cardsim.sim.games import atlas_tables as tables
+from cardsim.sim.game import (
+    GameFacts,
+    Measure,
+    RunConfig,
+    StrategyInfo,
+    Warmup,
+    column,
+    first_side_wins,
+    no_winner,
+)
+from cardsim.sim.games.atlas import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
 from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
 
@@ -87,12 +96,15 @@ FACTS = GameFacts(
     comparison_layout="rotation",
     deal_options=("hand_size", "atlas_cards", "skip_cards", "reverse_cards", "trade_cards"),
     headline=(
-        Measure("first_side_wins", "first player wins the round", "round"),
-        Measure("no_winner", "round ends without a winner", "round"),
-        Measure("turns", "turns per round", "round"),
-        Measure("winner_points", "winner's points", "round"),
+        Measure("first_side_wins", "first player wins the round", "round", "binary",
+                first_side_wins, "first-player advantage", ladder="first_excess"),
+        Measure("no_winner", "round ends without a winner", "round", "binary", no_winner,
+                "no-winner rate"),
+        Measure("turns", "turns per round", "round", "continuous", column("turns"), "length"),
+        Measure("winner_points", "winner's points", "round", "continuous",
+                column("winner_points"), "winner's points"),
     ),
-)
+)  # fmt: skip
 
 
 #: AT-D1: under this many cards of stock per player after the deal, warn (docs/RULES-atlas.md
@@ -220,7 +232,7 @@ class AtlasEngine:
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play games ``first .. first+count-1``: (games, seats) tables, docs/atlas-columns.md."""
         if python_strategies.uses_python(config.seats):  # py: seats play on the reference
-            games, seats = python_strategies.play_atlas(config, first, count)
+            games, seats = adapter.play_atlas(config, first, count)
         else:
             games, seats = self.play_arrays(config, first, count)
         return self.frames(games, seats, config.seats)
@@ -249,7 +261,7 @@ class AtlasEngine:
         from cardsim.sim.rules import atlas as reference
 
         if python_strategies.uses_python(config.seats):
-            return python_strategies.replay_atlas(config, game_index)
+            return adapter.replay_atlas(config, game_index)
         tr = self.trace(config, game_index)
         result = reference.replay_trace(
             config.seed, game_index, config.players, tr.chosen(), resolve_rules(config.rules)
@@ -257,4 +269,19 @@ class AtlasEngine:
         return "\n".join(result.log)
 
 
+#: ``sim/warmup.py``: the entry points compiled ahead of play, and how long they take (measured
+#: on the 2-core reference machine with one core each, idle: cardsim 0.2 with pimc, the SDK and
+#: the design parameters, 原子 146 s and ATLAS 114 s for runs, both at once; replays estimated)
+WARMUP = Warmup(
+    "ATLAS",
+    entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate"),
+                  "replay": ("cardsim.kernels.atlas.driver", "trace_match")},
+    compile_seconds={"run": 115, "replay": 125},
+)  # fmt: skip
+
 ENGINE = AtlasEngine()
+
+from cardsim.sim.games.atlas.check import CHECK as _CHECK  # noqa: E402  (imports this package)
+
+ENGINE.strategy_check = _CHECK
+ENGINE.warmup = WARMUP
