@@ -86,7 +86,6 @@ class GameFacts:
 
     title: str  # for reports: "原子 (yuanzi)"
     row_unit: str  # what one games-table row is: "match" / "round"
-    seat_row_unit: str  # what one seats-table row is: "seat-match" / "seat-round"
     side: str  # who wins: "team" / "seat"
     side_column: str  # seats-table column that names the side
     sides_of: Callable[[int], int]  # players -> number of sides

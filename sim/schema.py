@@ -133,9 +133,6 @@ class TableSchema:
     def names(self, ctx: Context) -> list[str]:
         return [n for _, n, _ in self.expanded(ctx)]
 
-    def dtypes(self, ctx: Context) -> dict[str, pl.DataType]:
-        return {n: c.type_of(ctx) for c, n, _ in self.expanded(ctx)}
-
 
 def build_frame(records: np.ndarray, schema: TableSchema, ctx: Context) -> pl.DataFrame:
     """The published table of a chunk's raw records (``schema`` applied in one select)."""

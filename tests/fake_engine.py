@@ -20,7 +20,6 @@ BONUS = {"greedy": 0.35, "random": 0.0}
 FACTS = GameFacts(
     title="Fake team game",
     row_unit="match",
-    seat_row_unit="seat-match",
     side="team",
     side_column="team",
     sides_of=lambda players: 2,

@@ -71,7 +71,6 @@ PIMC = PimcStrategy(
     "leaves greedy's pick only for one whose mean gain (result and score) passes z standard "
     "errors; greedy elsewhere; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
@@ -84,7 +83,6 @@ LEVELS = LevelStrategies(
 FACTS = GameFacts(
     title="ATLAS",
     row_unit="round",
-    seat_row_unit="seat-round",
     side="seat",
     side_column="seat",
     sides_of=lambda players: players,

@@ -51,7 +51,6 @@ PIMC = PimcStrategy(
     "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
     "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
@@ -76,7 +75,6 @@ def _tricks(facts: GameFacts) -> pl.Expr:
 FACTS = GameFacts(
     title="原子 (yuanzi)",
     row_unit="match",
-    seat_row_unit="seat-match",
     side="team",
     side_column="team",
     sides_of=lambda players: 2,
