@@ -49,6 +49,12 @@ def test_run_compare_report(game, tmp_path):
     assert doc["game"] == game and res.out.is_file()
     rows = doc["sections"]["measures"]["tables"]["table"]["rows"]
     assert [r["measure"] for r in rows] == [m.name for m in engine.facts.headline if m.value]
+    # the Scores unit speaks of seat points only where the game declares them (issue 20: the
+    # 原子 wording was printed in every game's report)
+    from cardsim.analysis.games import analysis_of
+
+    intro = doc["sections"]["scores"]["intro"]
+    assert ("seat points" in intro) == bool(analysis_of(game).score_unit_note), intro
     cardsim.report([tmp_path / "cmp"], tmp_path / "c.md")
 
 
