@@ -17,8 +17,6 @@ from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt
 #: unit of each table: what one counted row is
 UNITS = {"melds": "round"}
 KEY = "atlas_cards"
-FOR_GAME = "atlas"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 20
 MELDS = ("triples", "quads", "fives")
 
 

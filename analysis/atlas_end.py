@@ -22,8 +22,6 @@ from cardsim.kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, 
 #: unit of each table: what one counted row is
 UNITS = {"ends": "round", "players": "run"}
 KEY = "atlas_end"
-FOR_GAME = "atlas"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 10
 #: rates the comparison of runs sets side by side: (measure, query, row filter); unit: round
 HEADLINE = (
     ("no winner", "atlas_end.ends", {"end": "no_winner"}),

@@ -43,13 +43,6 @@ def per_game_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     return wide
 
 
-def per_deal_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
-    """``W_x(d)``: one row per deal (``game``), one column per strategy (mean over its games)."""
-    w = per_game_win_rates(seats)
-    names = [c for c in w.columns if c not in ("game", "assignment")]
-    return w.group_by("game").agg(pl.col(n).mean() for n in names).sort("game")
-
-
 @dataclass(frozen=True)
 class PairwiseResult:
     table: pl.DataFrame  # one row per pair

@@ -144,12 +144,6 @@ def mean_ci(df: pl.DataFrame) -> pl.DataFrame:
 # --- clustered statistics: rows that share a deal (comparison runs) or a round ------------------
 
 
-def deal_keys(lf: pl.LazyFrame | pl.DataFrame) -> list[str]:
-    """The columns naming one deal: ``game`` (a comparison run plays each deal once per seat
-    assignment; every assignment of a deal has the same ``game``)."""
-    return ["game"]
-
-
 def deal_cluster(lf: pl.LazyFrame, rows_per_game: bool = False) -> list[str] | None:
     """The cluster of rows that are not independent: the deal (``game``) in a comparison run
     (its assignments share the cards) or where a game has several rows (rounds, seats); else

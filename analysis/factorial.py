@@ -6,7 +6,7 @@ is a run of the same root seed, so every cell plays the same deals (common rando
 the deal (game index) is the cluster of the standard errors.
 
 Per headline measure of the game (its ``facts.headline`` entries that have a per-row
-definition in :data:`MEASURES`), one regression over every row of every cell:
+definition declared with the measure, ``cardsim.sim.game.Measure``), one regression over every row of every cell:
 
 - win indicators and other yes/no measures: logistic (statsmodels GLM, Binomial);
 - lengths and points: linear (statsmodels WLS on cell means = row-level OLS);
@@ -63,35 +63,19 @@ class MeasureDef:
     topic: str  # what the Answers line calls it: "first-player advantage", "length", ...
 
 
-def _first_side_wins(facts: GameFacts) -> pl.Expr:
-    return (facts.winner_side() == facts.first_side()).fill_null(False)
-
-
-def _tricks(facts: GameFacts) -> pl.Expr:
-    return pl.col("h1_tricks").cast(pl.Float64) + pl.col("h2_tricks").cast(pl.Float64).fill_null(
-        0.0
-    )
-
-
-#: Headline measures with a per-row definition, by measure name (facts.headline names them).
-MEASURES: dict[str, MeasureDef] = {
-    "first_side_wins": MeasureDef("binary", _first_side_wins, "first-player advantage"),
-    "shuangjia": MeasureDef("binary", lambda f: pl.col("shuangjia"), "双夹 rate"),
-    "no_winner": MeasureDef("binary", lambda f: f.winner_side().is_null(), "no-winner rate"),
-    "tricks": MeasureDef("continuous", _tricks, "length"),
-    "turns": MeasureDef("continuous", lambda f: pl.col("turns").cast(pl.Float64), "length"),
-    "length": MeasureDef("continuous", lambda f: pl.col("length").cast(pl.Float64), "length"),
-    "winner_points": MeasureDef(
-        "continuous", lambda f: pl.col("winner_points").cast(pl.Float64), "winner's points"
-    ),
-}
-
-
 def game_measures(facts: GameFacts) -> list[tuple[str, str, str, MeasureDef]]:
-    """(name, label, unit, definition) of every headline measure the analysis can read."""
+    """(name, label, unit, definition) of every headline measure with a per-row value (each
+    declared once, in the game's package: ``cardsim.sim.game.Measure``)."""
     return [
-        (m.name, m.label, m.unit, MEASURES[m.name]) for m in facts.headline if m.name in MEASURES
+        (m.name, m.label, m.unit, MeasureDef(m.kind, m.value, m.topic or m.label))
+        for m in facts.headline
+        if m.value is not None and m.factorial
     ]
+
+
+def declared_margins(facts: GameFacts) -> dict[str, float]:
+    """The equivalence margins the game declares with its measures (by measure name)."""
+    return {m.name: m.margin for m in facts.headline if m.margin is not None}
 
 
 # --- designs ----------------------------------------------------------------------------------
@@ -593,7 +577,7 @@ def analyse(
         )
     data = pl.concat(frames)
     deals_per_cell = int(min(f.height for f in frames)) if frames else 0
-    m = {**DEFAULT_MARGINS, **(margins or {})}
+    m = {**DEFAULT_MARGINS, **declared_margins(facts), **(margins or {})}
     out_measures, cell_means, constant = [], {}, []
     for mname, label, unit, d in measures:
         sub = data.select("_deal", "_cell", mname).drop_nulls(mname)

@@ -11,8 +11,7 @@ pimc:samples=16``) and, per player count, two kinds of ordinary runs (docs/ladde
 
 Per headline measure of the game (``facts.headline``, read as the report reads it: the
 first-player advantage as the excess over the fair share, :func:`cardsim.analysis.seats.first_player_row`;
-rates and means from :data:`cardsim.analysis.factorial.MEASURES`; the effect of 刀 cards and jokers
-dealt, :func:`cardsim.analysis.yuanzi_dao.dealt_trend`; bombs), each level's self-play value is counted
+rates and means of the measures' declared values, and the game's own readings, ``analysis/games/<game>.py``), each level's self-play value is counted
 once per independent unit (a match; an ATLAS round, clustered by match). Then a weighted
 regression of the value on the level's rating (statsmodels WLS, weights 1 / SE², scale fixed
 at max(1, χ² / (levels − 2)) so that scatter beyond the levels' own errors widens the
@@ -214,56 +213,34 @@ def level_covariance(psis: list[pl.DataFrame]) -> np.ndarray:
     return (g / (g - 1) if g > 1 else 1.0) * (m.T @ m)
 
 
-def _dealt(column: str) -> Callable[[Run], dict]:
-    """Slope of team 0's match win on the count of ``column`` it was dealt (the report's 刀
-    cards / jokers trend, :func:`cardsim.analysis.yuanzi_dao.dealt_trend`): points of win rate per card."""
-
-    def read(run: Run) -> dict:
-        from cardsim.analysis import yuanzi_dao
-
-        tr = yuanzi_dao.trend(yuanzi_dao.dealt_trend(run.seats, column).collect())
-        z = ss.norm.ppf(0.975)
-        return {
-            "estimate": tr.slope,
-            "se": tr.se,
-            "lo": tr.slope - z * tr.se,
-            "hi": tr.slope + z * tr.se,
-            "n": int(tr.clusters),
-        }
-
-    return read
-
-
 def measures_for(game: str) -> list[LadderMeasure]:
-    """The ladder's measures of ``game``: one or more per headline measure of its facts (a
-    headline measure that depends only on the deal — the 刀 rank — is read as the effect of
-    holding 刀 cards and jokers, which play can change)."""
-    from cardsim.analysis.factorial import MEASURES
+    """The ladder's measures of ``game``: one or more per headline measure of its facts, read
+    as each declares (``cardsim.sim.game.Measure.ladder``): "value" a rate or a mean of its
+    per-row value, "first_excess" the first side's excess over the fair share, "hook:NAME" the
+    game's analysis declaration (``analysis/games/<game>.py``, ``ladder_measures[NAME]``),
+    "none" not at all."""
+    from cardsim.analysis.games import analysis_of
 
     f = facts_of(game)
     out: list[LadderMeasure] = []
     for m in f.headline:
-        if m.name == "first_side_wins":
+        how = m.ladder
+        if how == "first_excess":
             out.append(LadderMeasure(
                 "first_excess", f"{f.first_player_label} wins: excess over the fair share",
                 "win rate", m.unit, _first_excess,
             ))  # fmt: skip
-        elif m.name == "dao_rank":
-            for col, what in (("h1_dao_cards", "刀 cards"), ("h1_jokers", "jokers")):
-                out.append(LadderMeasure(
-                    f"{col.removeprefix('h1_')}_effect",
-                    f"holding {what}: team 0's match win rate per card dealt (first half)",
-                    "win rate", "deal", _dealt(col),
-                ))  # fmt: skip
-        elif m.name == "bombs":
-            out.append(LadderMeasure(
-                "bombs", "bombs in the first half", "mean", "match",
-                _mean(lambda f: pl.col("h1_bombs")),
-            ))  # fmt: skip
-        elif m.name in MEASURES:
-            d = MEASURES[m.name]
-            kind = "rate" if d.kind == "binary" else "mean"
-            read = _rate(d.value) if d.kind == "binary" else _mean(d.value)
+        elif how.startswith("hook:"):
+            reader = analysis_of(game).ladder_measures.get(how.removeprefix("hook:"))
+            if reader is None:
+                raise CardsimError(
+                    f"game {game!r}: measure {m.name!r} is read by the ladder hook {how!r}, "
+                    "which its analysis declaration lacks"
+                )
+            out += reader(m, f)
+        elif how == "value" and m.value is not None:
+            kind = "rate" if m.kind == "binary" else "mean"
+            read = _rate(m.value) if m.kind == "binary" else _mean(m.value)
             out.append(LadderMeasure(m.name, m.label, kind, m.unit, read))
     return out
 

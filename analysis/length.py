@@ -1,11 +1,12 @@
-"""Game length: the measures the game registers (``length_values``), summarised per game."""
+"""Game length: the measures the game declares (``GameAnalysis.length_values``), summarised per game."""
 
 from __future__ import annotations
 
 import polars as pl
 from cardsim.analysis import plots
 from cardsim.analysis.exprs import mean_ci, summary_from_counts
-from cardsim.analysis.facts import facts, hook
+from cardsim.analysis.facts import facts
+from cardsim.analysis.games import analysis_of
 from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
 
 KEY = "length"
@@ -26,7 +27,7 @@ def histogram(lengths: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    values = hook(run.game, "length_values")
+    values = analysis_of(run.game).length_values
     if values is None:
         return {}
     lengths = values(run.games)
@@ -39,7 +40,7 @@ def section(items: list[RunData]) -> Section:
     sec = Section(
         KEY,
         "Game length",
-        hook(game, "LENGTH_INTRO", "")
+        analysis_of(game).length_intro
         + f" Unit: one {f.row_unit}; means with Student-t 95 % intervals.",
     )
     if any(f"{KEY}.summary" not in it.data for it in items):
@@ -71,7 +72,7 @@ def section(items: list[RunData]) -> Section:
     )
     sec.tables.append(Table("summary", "Length distribution", summ, unit=f.row_unit))
     hist = stack(items, f"{KEY}.histogram")
-    main = hook(game, "LENGTH_MAIN", "")
+    main = analysis_of(game).length_main
     group = "run" if len(items) > 1 else None
     sec.figures.append(
         Figure(
@@ -86,7 +87,7 @@ def section(items: list[RunData]) -> Section:
             ),
         )
     )
-    extra = hook(game, "length_figures")
+    extra = analysis_of(game).length_figures
     if extra is not None:
         sec.figures += extra(hist, items)
     for it in items:

@@ -141,17 +141,20 @@ def se_of_mean(x: np.ndarray) -> float:
 
 def deal_data(run_dir: Path, engine: GameEngine, players: int, sides: list[str]) -> DealData:
     facts = engine.facts
-    length = next((m.name for m in facts.headline if m.name in LENGTH_MEASURES), None)
-    from cardsim.analysis.factorial import MEASURES
+    from cardsim.sim.game import first_side_wins
+
+    length = next(
+        (m for m in facts.headline if m.name in LENGTH_MEASURES and m.value is not None), None
+    )
 
     parts = sorted((run_dir / "games").glob("part-*.parquet"))
     lf = pl.scan_parquet(parts)
     exprs = [
-        MEASURES["first_side_wins"].value(facts).cast(pl.Float64).alias("_first"),
+        first_side_wins(facts).cast(pl.Float64).alias("_first"),
         facts.winner_side().cast(pl.String).alias("_winner"),
     ]
     if length is not None:
-        exprs.append(MEASURES[length].value(facts).cast(pl.Float64).alias("_length"))
+        exprs.append(length.value(facts).cast(pl.Float64).alias("_length"))
     else:
         exprs.append(pl.lit(float("nan")).alias("_length"))
     rows = lf.select(pl.col("game"), *exprs)

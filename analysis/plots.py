@@ -40,22 +40,22 @@ def _find_cjk() -> str | None:
 
 
 CJK_FONT = _find_cjk()
-#: Used in plot text when no CJK font is installed (tables and HTML keep the characters).
-_ROMAN = {
-    "刀": "dao",
-    "双夹": "shuangjia",
-    "上游": "shangyou",
-    "南北": "N-S",
-    "东西": "E-W",
-    "原子": "atom",
-}
+
+
+def _roman() -> dict[str, str]:
+    """Used in plot text when no CJK font is installed (tables and HTML keep the characters):
+    every game's romanised words (``GameAnalysis.plot_words``)."""
+    from cardsim.analysis.games import analysis_of
+    from cardsim.sim.games import game_names
+
+    return {k: v for g in game_names() for k, v in analysis_of(g).plot_words.items()}
 
 
 def label(text: str) -> str:
     """Plot text: as is with a CJK font available, else with the CJK words romanised."""
     if CJK_FONT or not text:
         return text
-    for k, v in _ROMAN.items():
+    for k, v in _roman().items():
         text = text.replace(k, v)
     return text
 

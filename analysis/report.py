@@ -17,23 +17,33 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from cardsim.analysis import duplicate, length, scores, seats, stats, strategy, verdicts
+from cardsim.analysis import (
+    duplicate,
+    length,
+    measures,
+    scores,
+    seats,
+    stats,
+    strategy,
+    verdicts,
+)
 from cardsim.analysis.exprs import Partwise, combine
-from cardsim.analysis.facts import facts, game_modules
+from cardsim.analysis.facts import facts
+from cardsim.analysis.games import analysis_of
 from cardsim.analysis.io import Run, batches, open_runs, run_labels
 from cardsim.analysis.model import Finding, RunData, Section, Table, pm
 from cardsim.sim import __version__
 from cardsim.sim.errors import CardsimError
 
 #: Sections every game gets (they read the game facts); then the game's own modules.
-COMMON = (duplicate, seats, length, scores, strategy)
+COMMON = (duplicate, seats, measures, length, scores, strategy)
 FORMATS = ("html", "md", "json")
 
 
 def modules_for(game: str) -> tuple:
-    """The analysis modules of ``game``'s report: the shared ones, then those the game
-    registered (:func:`cardsim.analysis.facts.game_modules`)."""
-    return (*COMMON, *game_modules(game))
+    """The analysis modules of ``game``'s report: the shared ones, then the game's own sections
+    (its analysis declaration, ``analysis/games/<game>.py``)."""
+    return (*COMMON, *analysis_of(game).sections)
 
 
 @dataclass
@@ -202,8 +212,9 @@ def comparison_section(items: list[RunData]) -> Section:
         "first-player advantage) are compared as the **excess over each run's own fair share** "
         "(1 / number of sides), so runs with different player counts compare like with like. "
         "Difference with the paired interval when two runs share the root seed and the deal "
-        "(the same cards: the same seed, player count and deck — an ATLAS deck or hand size "
-        "option, AT-D1..D3, deals other cards), with a standard error clustered by deal; "
+        "(the same cards: the same seed, player count and deck — a rule option that changes "
+        "the deck or the hand size, the game's deal options, deals other cards), with a "
+        "standard error clustered by deal; "
         "otherwise Newcomb's 95 % interval (independent runs). Verdicts as in 'Verdicts'.",
     )
     rows, meta = [], []

@@ -1,10 +1,11 @@
-"""Scores: the measures the game registers (``score_values``, ``score_section``)."""
+"""Scores: the measures the game declares (``GameAnalysis.score_values``, ``score_section``)."""
 
 from __future__ import annotations
 
 import polars as pl
 from cardsim.analysis.exprs import mean_ci, summary_from_counts
-from cardsim.analysis.facts import facts, hook
+from cardsim.analysis.facts import facts
+from cardsim.analysis.games import analysis_of
 from cardsim.analysis.model import RunData, Section, Table, stack
 
 KEY = "scores"
@@ -23,22 +24,19 @@ def histogram(values: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
-    values = hook(run.game, "score_values")
+    values = analysis_of(run.game).score_values
     if values is None:
         return {}
     v = values(run.games, run.seats)
-    extra = hook(run.game, "score_queries")
+    extra = analysis_of(run.game).score_queries
     return {"summary": summary(v), "histogram": histogram(v), **(extra(run) if extra else {})}
 
 
 def section(items: list[RunData]) -> Section:
     game = items[0].run.game
-    sec = Section(
-        KEY,
-        "Scores",
-        hook(game, "SCORE_INTRO", "")
-        + f" Unit: one {facts(game).row_unit} (seat points: one seat and half).",
-    )
+    decl = analysis_of(game)
+    note = f" ({decl.score_unit_note})" if decl.score_unit_note else ""
+    sec = Section(KEY, "Scores", decl.score_intro + f" Unit: one {facts(game).row_unit}{note}.")
     if any(f"{KEY}.summary" not in it.data for it in items):
         sec.notes.append("the game registers no score measures")
         return sec
@@ -65,7 +63,7 @@ def section(items: list[RunData]) -> Section:
         "q95",
         "max",
     )
-    fixed = hook(game, "SCORE_FIXED_MEANS", {})
+    fixed = decl.score_fixed_means
     if fixed:  # a mean fixed by the rules (e.g. seat points: 300 per half over 4 seats)
         is_fixed = pl.col("measure").is_in(list(fixed))
         summ = summ.with_columns(
@@ -81,9 +79,10 @@ def section(items: list[RunData]) -> Section:
             "summary",
             "Score distribution",
             summ,
-            unit=f"{facts(game).row_unit} (seat points: seat and half)",
+            unit=f"{facts(game).row_unit}{note}",
         )
     )
     hist = stack(items, f"{KEY}.histogram")
-    hook(game, "score_section")(sec, items, hist)
+    if decl.score_section is not None:
+        decl.score_section(sec, items, hist)
     return sec

@@ -77,16 +77,6 @@ def chi2_gof(observed, expected_probs=None) -> Chi2:
     return Chi2(float(res.statistic), int(keep.sum() - 1), float(res.pvalue), int(n))
 
 
-def chi2_independence(table) -> Chi2:
-    """Chi-square test of independence of a contingency table (rows × columns of counts)."""
-    t = np.asarray(table, dtype=float)
-    t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
-    if t.shape[0] < 2 or t.shape[1] < 2:
-        return Chi2(float("nan"), 0, float("nan"), int(t.sum()))
-    res = ss.chi2_contingency(t, correction=False)
-    return Chi2(float(res.statistic), int(res.dof), float(res.pvalue), int(t.sum()))
-
-
 def diff_proportions(k1, n1, k2, n2, alpha: float = ALPHA):
     """Difference ``k1/n1 - k2/n2`` with Newcomb's interval and a two-sided score-test p-value.
 

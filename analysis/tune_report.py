@@ -26,8 +26,8 @@ def objective_text(result) -> str:
         "first_excess": "|first player's (first leader's team's) win share − fair share| "
         "(share: 0.01 = one percentage point)",
         "seat_spread": "largest − smallest win share of the sides (share)",
-        "length": "|mean length − target| (the game's length unit: ATLAS turns per round, "
-        "原子 tricks per match)",
+        "length": "|mean length − target| (the game's length unit: its length measure, e.g. "
+        "turns per round or tricks per match)",
     }
     parts = []
     for term in result.objective.split(","):

@@ -23,8 +23,6 @@ from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt
 #: unit of each table: what one counted row is
 UNITS = {"summary": "half"}
 KEY = "yuanzi_bombs"
-FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 30
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
 
 

@@ -52,8 +52,6 @@ UNITS = {
     "hand41": "half",
 }
 KEY = "yuanzi_dao"
-FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 10
 
 #: YZ-07 values of rank idx 0..12 (3 4 5 6 7 8 9 10 J Q K A 2).
 RANK_VALUE = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2)
@@ -61,14 +59,10 @@ POINT_RANK_VALUES = (5, 10, 13)
 VALUE_NAME = {1: "A", 11: "J", 12: "Q", 13: "K"}
 FALLBACK_NAME = {0: "none (the indicator's rank)", 1: "joker", 2: "point rank"}
 #: schema v2 labels (Enums) → the values the exact probabilities are keyed by
-FALLBACK_CODE = {"indicator": 0, "joker": 1, "point_rank": 2}
 
 
 def rank_name(value: int) -> str:
     return VALUE_NAME.get(value, str(value))
-
-
-LABEL_VALUE = {rank_name(v): v for v in range(1, 14)}
 
 
 def _value(col: str, new: str) -> pl.Expr:

@@ -20,8 +20,6 @@ from cardsim.analysis.model import (
 #: unit of each table: what one counted row is
 UNITS = {"match": "match", "patterns": "half", "upstream": "match"}
 KEY = "yuanzi_finish"
-FOR_GAME = "yuanzi"  # registered for this game's reports (cardsim.analysis.facts.game_modules)
-ORDER = 20
 #: rates the comparison of runs sets side by side: (measure, query, row filter); unit: match
 HEADLINE = (
     ("双夹 (share of matches)", "yuanzi_finish.match", {"outcome": "双夹 (any team)"}),

@@ -8,7 +8,7 @@ load — is not timed):
 - the compiled example (``examples/yuanzi_strategy.py``) in every seat, through the kernel's
   user-strategy driver: matches/s and decisions/s;
 - its plain-Python twin (``py:examples/yuanzi_strategy_py.py``) in every seat, on the reference
-  engine with the kernel mirror (``sim/python_strategies.py``): matches/s and decisions/s;
+  engine with the kernel mirror (``sim/games/<game>/adapter.py``): matches/s and decisions/s;
 - the ratio, and the wall time of a whole ``cardsim strategy check`` of each (300 / 100 games);
 - the same for ATLAS (``examples/atlas_strategy.py`` and its twin, 4 players): rounds/s, turns/s.
 """
@@ -28,9 +28,10 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numba  # noqa: E402
 from cardsim.kernels.yuanzi import driver as drv  # noqa: E402
-from cardsim.sim import python_strategies as ps  # noqa: E402
 from cardsim.sim.game import RunConfig  # noqa: E402
 from cardsim.sim.games import get_engine  # noqa: E402
+from cardsim.sim.games.atlas import adapter as atlas_adapter  # noqa: E402
+from cardsim.sim.games.yuanzi import adapter as yuanzi_adapter  # noqa: E402
 
 from cardsim.workflows.strategy_check import check  # noqa: E402
 
@@ -73,8 +74,10 @@ def main() -> None:
     t_k, (g_k, _) = median_time(
         lambda: drv.run_games(1, 0, args.matches, sids, arr, driver), args.repeats
     )
-    ps.play_yuanzi(cfg(PY), 0, 2)  # load the mirror's kernels
-    t_p, (g_p, _) = median_time(lambda: ps.play_yuanzi(cfg(PY), 0, args.py_matches), args.repeats)
+    yuanzi_adapter.play_yuanzi(cfg(PY), 0, 2)  # load the mirror's kernels
+    t_p, (g_p, _) = median_time(
+        lambda: yuanzi_adapter.play_yuanzi(cfg(PY), 0, args.py_matches), args.repeats
+    )
     k_rate, p_rate = args.matches / t_k, args.py_matches / t_p
     print(f"compiled example, every seat, 1 thread: {args.matches:,} matches in {t_k:.3f} s = "
           f"{k_rate:,.0f} matches/s, {decisions(g_k) / t_k:,.0f} decisions/s")  # fmt: skip
@@ -113,8 +116,10 @@ def bench_atlas(args) -> None:
 
     kernel(10)
     t_k, g_k = median_time(lambda: kernel(args.matches), args.repeats)
-    ps.play_atlas(cfg(AT_PY), 0, 2)
-    t_p, (g_p, _) = median_time(lambda: ps.play_atlas(cfg(AT_PY), 0, args.py_matches), args.repeats)
+    atlas_adapter.play_atlas(cfg(AT_PY), 0, 2)
+    t_p, (g_p, _) = median_time(
+        lambda: atlas_adapter.play_atlas(cfg(AT_PY), 0, args.py_matches), args.repeats
+    )
     k_rate, p_rate = args.matches / t_k, args.py_matches / t_p
     print(f"ATLAS compiled example, every seat, 1 thread: {args.matches:,} rounds in {t_k:.3f} s "
           f"= {k_rate:,.0f} rounds/s, {int(g_k['turns'].sum()) / t_k:,.0f} turns/s")  # fmt: skip

@@ -131,7 +131,7 @@ def setup_options(f):
         "--players",
         type=INT,
         default=None,
-        help="Number of players (ATLAS 2..10, default 4; 原子 always 4).",
+        help="Number of players (allowed counts and default: the game's own, `cardsim rules GAME`).",
     )(f)
     f = click.option(
         "--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed."
@@ -196,7 +196,7 @@ def cli() -> None:
     "--games",
     type=INT,
     required=True,
-    help="Number of games (matches; ATLAS: matches of --rule rounds=R rounds).",
+    help="Number of games (matches; a game played in rounds: matches of --rule rounds=R rounds).",
 )
 @click.option("--out", type=OUT, required=True, help="Run directory.")
 @config_options
@@ -576,7 +576,11 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
 @click.option("--games", type=INT, required=True, help="Self-play games per level.")
 @click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
 @click.option("--out", type=OUT, required=True, help="Ladder directory.")
-@click.option("--players", default=None, help="Player count, or a list: 2,4,6 (ATLAS; default 4).")
+@click.option(
+    "--players",
+    default=None,
+    help="Player count, or a list: 2,4,6 (a game with several counts; default: the game's).",
+)
 @click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed.")
 @click.option("--rule", "rules", multiple=True, type=Pair("KEY=VALUE", "dao_bomb=same_count_only"), help="Rule option KEY=VALUE (repeatable).")  # fmt: skip
 @click.option("--margin", "margins", multiple=True, metavar="MEASURE=VALUE", help="Equivalence margin of a measure (repeatable), as for report.")  # fmt: skip
@@ -621,7 +625,12 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
 )
 @click.option("--budget", type=int, default=200_000, show_default=True, help="Games in all.")
 @click.option("--seed", type=Seed(), default=0, show_default=True, help="Root seed of the race.")
-@click.option("--players", type=int, default=None, help="Players (ATLAS 2..10).")
+@click.option(
+    "--players",
+    type=int,
+    default=None,
+    help="Players (the game's allowed counts; default: the game's).",
+)
 @click.option("--strategy", default=None, help="Strategy of every seat.")
 @click.option("--out", type=OUT, required=True, help="Tune directory.")
 @click.option("--threads", type=int, default=None, help="Numba threads (default: all cores).")

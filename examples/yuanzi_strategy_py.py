@@ -12,7 +12,7 @@ tests/test_sdk.py checks that both give identical tables.
 """
 
 from cardsim.kernels.rng import bounded
-from cardsim.sim import python_sdk as sdk
+from cardsim.sim.games.yuanzi import sdk
 
 
 def choose(view, legal, rng):

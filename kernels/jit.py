@@ -1,5 +1,10 @@
 """Numba settings for every kernel, in one place (STYLE: cache on, fastmath off).
 
+Every compiled function takes its options from here: :func:`kernel` (ordinary),
+:func:`parallel_kernel` (drivers with ``prange``), :func:`hot_kernel` (the per-decision loop:
+no NRT), :func:`inline_kernel` (small helpers inlined at Numba IR level) and
+:func:`user_kernel` (a user strategy given as a plain function).
+
 The on-disk cache lives in a folder named after a fingerprint of every kernel source file (and
 the Numba version). Numba itself only checks the file of the function it loads, so a cached
 driver would keep running stale code after an edit to a helper in another file; a new
@@ -59,6 +64,16 @@ _drop_stale(CACHE_DIR)
 JIT = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
 #: Options for the outer drivers that run games with ``prange``.
 JIT_PARALLEL = {**JIT, "parallel": True}
+#: Options of the hot-path kernels (rules, strategies, the turn loop, pimc's helpers): they
+#: never allocate, so they are compiled without NRT. With NRT on, Numba updates the (atomic)
+#: reference count of each array argument on entry to and exit from every call, and of many
+#: aliases its IR inlining creates (measured at about a third of a greedy 原子 match; half the
+#: time of ATLAS's turn loop). The caller owns (and keeps alive) every array passed in; such a
+#: kernel must not allocate or return an array — Numba refuses to compile one that does. Only
+#: the outer drivers that allocate (``simulate``, ``trace_match``) keep NRT.
+JIT_HOT = {**JIT, "_nrt": False}
+#: Options of a small hot helper inlined into its callers at Numba IR level.
+JIT_INLINE = {**JIT, "inline": "always"}
 
 
 def kernel(fn):
@@ -69,3 +84,24 @@ def kernel(fn):
 def parallel_kernel(fn):
     """Decorate a cached driver that runs games in parallel with ``prange``."""
     return njit(**JIT_PARALLEL)(fn)
+
+
+def hot_kernel(fn):
+    """Decorate a cached hot-path kernel that never allocates (NRT off, :data:`JIT_HOT`)."""
+    return njit(**JIT_HOT)(fn)
+
+
+def inline_kernel(fn):
+    """A small hot helper, inlined into its callers at Numba IR level (cached like ``kernel``).
+
+    Inlining lets the few-instruction helpers of the legal-move generator fold into their
+    callers' loops (their arguments then need no call boundary). The disk cache stays right
+    after edits: its folder is named after a fingerprint of every kernel source.
+    """
+    return njit(**JIT_INLINE)(fn)
+
+
+def user_kernel(fn):
+    """A user strategy written as a plain function, jitted with Numba's defaults (it is compiled
+    into a driver variant of its own, cached per version of the file: ``sim/user_strategies.py``)."""
+    return njit(fn)

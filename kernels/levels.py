@@ -13,9 +13,8 @@ Both draw from the strategy stream (``cardsim.kernels.rng``, stream 2) only, so 
 import math
 
 import numpy as np
-from cardsim.kernels.jit import JIT
+from cardsim.kernels.jit import hot_kernel
 from cardsim.kernels.rng import mix64, next_u64
-from numba import njit
 
 KIND_EPS, KIND_SOFT = 0, 1
 #: E in hundredths: 1..100; T in hundredths: 1..MAX_TEMP100.
@@ -31,7 +30,7 @@ def encode(base: int, kind: int, hundredths: int) -> int:
     return base + (kind << 32) + hundredths
 
 
-_hot = njit(**{**JIT, "_nrt": False})
+_hot = hot_kernel
 
 
 @_hot

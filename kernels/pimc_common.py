@@ -11,8 +11,7 @@ The functions are compiled without NRT: they run in the drivers' turn loops, whi
 nothing.
 """
 
-from cardsim.kernels.jit import JIT
-from numba import njit
+from cardsim.kernels.jit import hot_kernel
 
 ROLLOUT_GREEDY, ROLLOUT_RANDOM = 0, 1
 #: rollout policies, by their index in a pimc id
@@ -20,7 +19,7 @@ ROLLOUTS = ("greedy", "random")
 MAX_SAMPLES = 1023
 MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
 
-_hot = njit(**{**JIT, "_nrt": False})
+_hot = hot_kernel
 
 
 def check_params(samples: int, cap: int, rollout: int, z: float, max_cap: int) -> int:

@@ -16,16 +16,65 @@ from typing import Protocol
 import polars as pl
 from cardsim.kernels.options import OptionTable, RuleOption
 
-__all__ = ["GameEngine", "GameFacts", "Measure", "RuleOption", "RunConfig", "StrategyInfo"]
+__all__ = [
+    "GameEngine",
+    "GameFacts",
+    "Measure",
+    "RuleOption",
+    "RunConfig",
+    "SelfPlay",
+    "StrategyCheck",
+    "StrategyInfo",
+    "Warmup",
+]
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A headline balance measure of a game (what the report's Answers speak about)."""
+    """A headline balance measure of a game (what the report's Answers speak about), declared
+    once in the game's package: how to read it off a games table and how the factorial study
+    and the skill ladder read it.
+
+    ``value`` (with ``kind``) is the per-row definition: a function of the game's facts that
+    returns a polars expression over the games table, a 0/1 outcome (``kind="binary"``: a rate,
+    logistic in the factorial) or a number (``"continuous"``: a mean, linear). A measure without
+    ``value`` is the report's only (the game's analysis sections read it). ``margin`` is its
+    equivalence margin (None: the default of its kind, ``analysis/factorial.py``).
+    ``ladder``: "value" (the ladder reads ``value``: a rate or a mean per level), "first_excess"
+    (the first side's excess over the fair share), "none", or "hook:NAME" (the game's analysis
+    registry, ``analysis/games/<game>.py``, supplies ``ladder_measures[NAME]``).
+    """
 
     name: str
     label: str
     unit: str  # the independent unit it is counted in: "deal", "match", "round", "seat-round", ...
+    kind: str | None = None  # "binary" / "continuous"; None: no per-row value
+    value: Callable[[GameFacts], pl.Expr] | None = None
+    topic: str = ""  # what the Answers line calls it: "first-player advantage", "length", ...
+    margin: float | None = None
+    ladder: str = "value"
+    factorial: bool = True  # whether a factorial study fits it (needs ``value``)
+
+    def __post_init__(self) -> None:
+        if (self.kind is None) != (self.value is None):
+            raise ValueError(f"measure {self.name!r}: kind and value go together")
+        if self.kind not in (None, "binary", "continuous"):
+            raise ValueError(f"measure {self.name!r}: kind {self.kind!r}")
+
+
+def first_side_wins(facts: GameFacts) -> pl.Expr:
+    """The first side's win, 0/1 per row (no winner counts as not won)."""
+    return (facts.winner_side() == facts.first_side()).fill_null(False)
+
+
+def no_winner(facts: GameFacts) -> pl.Expr:
+    """Whether a row ended without a winner."""
+    return facts.winner_side().is_null()
+
+
+def column(name: str) -> Callable[[GameFacts], pl.Expr]:
+    """The value of games-table column ``name`` as a float."""
+    return lambda facts: pl.col(name).cast(pl.Float64)
 
 
 @dataclass(frozen=True)
@@ -37,7 +86,6 @@ class GameFacts:
 
     title: str  # for reports: "原子 (yuanzi)"
     row_unit: str  # what one games-table row is: "match" / "round"
-    seat_row_unit: str  # what one seats-table row is: "seat-match" / "seat-round"
     side: str  # who wins: "team" / "seat"
     side_column: str  # seats-table column that names the side
     sides_of: Callable[[int], int]  # players -> number of sides
@@ -62,6 +110,42 @@ class GameFacts:
     def fair_share(self, players: int) -> float:
         """The win share of one side if the game were fair: 1 / sides."""
         return 1.0 / self.sides_of(players)
+
+
+@dataclass(frozen=True)
+class Warmup:
+    """What ``sim/warmup.py`` needs to compile a game's kernels ahead of play."""
+
+    name: str  # what the notice calls the game: "ATLAS"
+    #: the kernel entry points by purpose ("run", "replay"): (module, function); their on-disk
+    #: cache index exists once the whole call tree below them is compiled and saved
+    entry_points: dict[str, tuple[str, str]]
+    #: seconds to compile each purpose on the 2-core reference machine (what the notice quotes)
+    compile_seconds: dict[str, float]
+
+
+@dataclass
+class SelfPlay:
+    """What a game's strategy-check self-play found (``cardsim strategy check``)."""
+
+    seconds: float
+    work: int  # decisions or turns played
+    work_unit: str  # "decisions" / "turns"
+    found: list  # the illegal answers located (``cardsim.sim.python_strategies.BadAnswer``)
+    counted: int
+    counted_text: str  # "3 illegal answer(s)" / "illegal answers in 2 game(s)"
+
+
+@dataclass(frozen=True)
+class StrategyCheck:
+    """A game's hooks for ``cardsim strategy check``."""
+
+    #: arguments of a ``py:`` strategy before the optional ``rng``
+    python_args: tuple[str, ...]
+    #: the Numba argument types the driver passes a user strategy
+    user_argtypes: Callable[[], tuple]
+    #: ``selfplay(config, name, max_replayed) -> SelfPlay``: every seat plays ``name``
+    selfplay: Callable[[RunConfig, str, int], SelfPlay]
 
 
 @dataclass(frozen=True)
@@ -138,10 +222,13 @@ def config_warnings(config: RunConfig) -> list[str]:
 
 
 class GameEngine(Protocol):
-    """The interface each game module in ``sim/games/`` provides as ``ENGINE``.
+    """The interface each game package in ``sim/games/`` provides as ``ENGINE``.
 
     Optional: ``config_warnings(config) -> list[str]``, one line per reason a legal
-    configuration is degenerate (printed by ``run``, ``compare``, ``study`` and ``tune``)."""
+    configuration is degenerate (printed by ``run``, ``compare``, ``study`` and ``tune``);
+    ``warmup`` (a :class:`Warmup`: kernels compiled ahead of play) and ``strategy_check`` (a
+    :class:`StrategyCheck`); a game without them has nothing to compile ahead and no
+    ``cardsim strategy check``."""
 
     name: str
     player_counts: tuple[int, ...]

@@ -855,13 +855,6 @@ def _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, decided) -
     return reason
 
 
-def kernels_cached(game: str) -> bool:
-    """Whether Numba's on-disk cache already holds compiled kernels of ``game``."""
-    from cardsim.kernels.jit import CACHE_DIR
-
-    return any(CACHE_DIR.glob(f"{game}_*/*.nbi"))
-
-
 def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -> float:
     """Play one game so kernels compile (or load from cache) before anything is written."""
     from cardsim.sim.warmup import notice_for

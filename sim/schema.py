@@ -133,9 +133,6 @@ class TableSchema:
     def names(self, ctx: Context) -> list[str]:
         return [n for _, n, _ in self.expanded(ctx)]
 
-    def dtypes(self, ctx: Context) -> dict[str, pl.DataType]:
-        return {n: c.type_of(ctx) for c, n, _ in self.expanded(ctx)}
-
 
 def build_frame(records: np.ndarray, schema: TableSchema, ctx: Context) -> pl.DataFrame:
     """The published table of a chunk's raw records (``schema`` applied in one select)."""
@@ -204,8 +201,11 @@ def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:
 
 
 if __name__ == "__main__":  # regenerate docs/<game>-columns.md tables
-    from cardsim.sim.games import atlas_tables, yuanzi_tables
+    import importlib
+
+    from cardsim.sim.games import GAMES
 
     docs = Path(__file__).resolve().parent.parent / "docs"
-    write_doc(docs / "yuanzi-columns.md", (yuanzi_tables.GAMES, yuanzi_tables.SEATS))
-    write_doc(docs / "atlas-columns.md", (atlas_tables.GAMES, atlas_tables.SEATS))
+    for game in GAMES:  # each game package's tables.py declares GAMES and SEATS
+        tables = importlib.import_module(f"cardsim.sim.games.{game}.tables")
+        write_doc(docs / f"{game}-columns.md", (tables.GAMES, tables.SEATS))

@@ -212,7 +212,7 @@ def _import(strategy: UserStrategy) -> ModuleType:
 
 def load(strategy: UserStrategy):
     """The strategy's function as a Numba dispatcher (a plain function is jitted here)."""
-    from numba import njit
+    from cardsim.kernels.jit import user_kernel
     from numba.core.registry import CPUDispatcher
 
     fn = getattr(_import(strategy), strategy.function, None)
@@ -226,7 +226,7 @@ def load(strategy: UserStrategy):
         raise CardsimError(
             f"user strategy {strategy.spec!r}: {strategy.function!r} is not a function"
         )
-    return njit(fn)
+    return user_kernel(fn)
 
 
 # --- compiling -------------------------------------------------------------------------------

@@ -27,31 +27,44 @@ from pathlib import Path
 
 from cardsim.sim.game import RunConfig, user_strategy_files
 
-#: The kernel entry points of each game, by purpose: (module, function). Their on-disk cache
-#: index exists once the whole call tree below them has been compiled and saved. "search" is
-#: the search variant of the run driver (``cardsim.kernels.variants``): a run with a pimc seat.
-ENTRY_POINTS = {
-    "yuanzi": {"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
-               "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
-               "search": ("cardsim.kernels.yuanzi.driver", "simulate")},
-    "atlas": {"run": ("cardsim.kernels.atlas.driver", "simulate"),
-              "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
-              "search": ("cardsim.kernels.atlas.driver", "simulate")},
-}  # fmt: skip
-#: Seconds to compile, measured on the 2-core reference machine with one core each (the lean
-#: drivers of issue 21: scripted strategies only in "run"; docs/performance.md); what the notice
-#: quotes, rounded. Replays: estimated.
-COMPILE_SECONDS = {
-    "yuanzi": {"run": 60, "replay": 70, "search": 110},
-    "atlas": {"run": 35, "replay": 40, "search": 45},
-}
-#: Strategy names (before any ``:params``) played by a driver's search variant.
+
+def _warmup(game: str):
+    """The game's :class:`cardsim.sim.game.Warmup` declaration, or None (nothing to compile
+    ahead: a game plugged in with ``register_engine`` without one, or an unknown game)."""
+    from cardsim.sim.errors import CardsimError
+    from cardsim.sim.games import get_engine
+
+    try:
+        return getattr(get_engine(game), "warmup", None)
+    except CardsimError:
+        return None
+
+
+def entry_point(game: str, purpose: str) -> tuple[str, str]:
+    """(module, function) of ``game``'s ``purpose`` kernel entry point (its engine declares
+    them, ``Warmup.entry_points``): their on-disk cache index exists once the whole call tree
+    below them is compiled and saved."""
+    return _warmup(game).entry_points[purpose]
+
+
+def compile_seconds(game: str, purpose: str) -> float:
+    """The seconds ``game``'s engine quotes for compiling its ``purpose`` kernels."""
+    w = _warmup(game)
+    return float(w.compile_seconds[purpose]) if w is not None else 0.0
+
+
+def display_name(game: str) -> str:
+    w = _warmup(game)
+    return w.name if w is not None else game
+
+
+#: Strategy names (before any ``:params``) played by a driver's search variant
+#: (``cardsim.kernels.variants``): a game's "search" entry point is its run driver's.
 SEARCH_STRATEGIES = ("pimc",)
-GAME_NAMES = {"yuanzi": "原子", "atlas": "ATLAS"}
 
 
 def _dispatcher(game: str, purpose: str):
-    module, name = ENTRY_POINTS[game][purpose]
+    module, name = entry_point(game, purpose)
     driver = importlib.import_module(module)
     if purpose == "search":
         from cardsim.kernels.variants import search_variant
@@ -76,7 +89,7 @@ def is_cached(game: str, purpose: str = "run") -> bool:
     A game without known entry points (one plugged in with ``register_engine``) counts as
     cached: there is nothing this module knows how to compile for it.
     """
-    if game not in ENTRY_POINTS:
+    if _warmup(game) is None:
         return True
     disp = _dispatcher(game, purpose)
     try:  # the cache index numba itself loads: empty if missing or stale (numba >= 0.59)
@@ -85,7 +98,7 @@ def is_cached(game: str, purpose: str = "run") -> bool:
         from cardsim.kernels.jit import CACHE_DIR
 
         qual = disp.py_func.__qualname__
-        module = ENTRY_POINTS[game][purpose][0].rsplit(".", 1)[1]
+        module = entry_point(game, purpose)[0].rsplit(".", 1)[1]
         return any(CACHE_DIR.glob(f"{game}_*/{module}.{qual}-*.nbi"))
 
 
@@ -100,7 +113,7 @@ def estimate_seconds(jobs: list[tuple[str, str]], cores: int | None = None) -> f
     95.0
     """
     cores = max(1, cores or os.cpu_count() or 1)
-    times = sorted((float(COMPILE_SECONDS[g][p]) for g, p in jobs), reverse=True)
+    times = sorted((compile_seconds(g, p) for g, p in jobs), reverse=True)
     if not times:
         return 0.0
     return max(times[0], sum(times) / min(cores, len(times)))
@@ -122,7 +135,7 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
      processes at once: about 60 s'
     """
     kinds = {p for _, p in jobs}
-    names = " and ".join(dict.fromkeys(GAME_NAMES[g] for g, _ in jobs))
+    names = " and ".join(dict.fromkeys(display_name(g) for g, _ in jobs))
     what = {"replay": "replay kernels", "search": "search kernels (pimc)"}.get(
         next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
     )
@@ -156,7 +169,7 @@ def compile_here(game: str, purpose: str = "run") -> float:
 
     t = time.perf_counter()
     engine = get_engine(game)
-    config = build_config(engine, games=1, seed=0, strategy=None if purpose != "search" else "pimc")
+    config = build_config(engine, games=1, seed=0, strategy="pimc" if purpose == "search" else None)
     if purpose in ("run", "search"):
         engine.play_chunk(config, 0, 1)
     else:
@@ -269,21 +282,15 @@ def start(
     return compiling
 
 
-def ensure(
-    config: RunConfig, *, purpose: str = "run", say: Callable[[str], None] | None = None
-) -> None:
-    """Compile ``config``'s built-in kernels here if they are not cached, after the notice."""
-    with start([config], purpose=purpose, say=say) as compiling:
-        compiling.wait(config.game, purpose)
-
-
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsim.sim.warmup GAME [run|replay|search]``: compile one game's kernels into the cache."""
+    """``python -m cardsim.sim.warmup GAME [run|replay]``: compile one game's kernels into the cache."""
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] not in ENTRY_POINTS or len(args) > 2:
+    from cardsim.sim.games import GAMES
+
+    if not args or args[0] not in GAMES or len(args) > 2:
+        games = "|".join(GAMES)
         print(
-            "usage: python -m cardsim.sim.warmup {yuanzi|atlas} [run|replay|search]",
-            file=sys.stderr,
+            f"usage: python -m cardsim.sim.warmup {{{games}}} [run|replay|search]", file=sys.stderr
         )
         return 2
     purpose = args[1] if len(args) > 1 else "run"

@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _warm_kernels() -> None:
     from cardsim.sim import warmup
+    from cardsim.sim.games import GAMES
 
     jobs = [
         (game, purpose)
-        for game in warmup.ENTRY_POINTS
+        for game in GAMES
         for purpose in ("run", "search", "replay")
         if not warmup.is_cached(game, purpose)
     ]

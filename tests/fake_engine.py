@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 from cardsim.kernels.options import OptionTable, RuleOption
 from cardsim.kernels.rng import bounded, new_stream
-from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
+from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo, first_side_wins
 from cardsim.sim.games import get_engine, register_engine
 
 BONUS = {"greedy": 0.35, "random": 0.0}
@@ -20,7 +20,6 @@ BONUS = {"greedy": 0.35, "random": 0.0}
 FACTS = GameFacts(
     title="Fake team game",
     row_unit="match",
-    seat_row_unit="seat-match",
     side="team",
     side_column="team",
     sides_of=lambda players: 2,
@@ -30,7 +29,17 @@ FACTS = GameFacts(
     deal_columns_games=("first_leader",),
     deal_columns_seats=(),
     comparison_layout="team_swap",
-    headline=(Measure("first_side_wins", "first leader's team wins", "match"),),
+    headline=(
+        Measure(
+            "first_side_wins",
+            "first leader's team wins",
+            "match",
+            "binary",
+            first_side_wins,
+            "first-player advantage",
+            ladder="first_excess",
+        ),
+    ),
 )
 
 

@@ -61,7 +61,7 @@ def test_every_output_column_is_documented(game):
     cmp_games, cmp_seats = DuplicateEngine(engine).play_chunk(cmp, 0, 3)
     assert "assignment" in cmp_games.columns and "assignment" in cmp_seats.columns
     doc = text(f"docs/{game}-columns.md")
-    tables = importlib.import_module(f"cardsim.sim.games.{game}_tables")
+    tables = importlib.import_module(f"cardsim.sim.games.{game}.tables")
     for schema in (tables.GAMES, tables.SEATS):  # the generated tables match the declarations
         assert check_doc(doc, schema) is None, (
             f"docs/{game}-columns.md {schema.name}: run python -m cardsim.sim.schema"

@@ -17,7 +17,7 @@ from cardsim.analysis.factorial import DesignSpec, auto_generators, design_cells
 from cardsim.kernels.options import OptionTable, RuleOption
 from cardsim.kernels.rng import bounded, new_stream
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import Measure
+from cardsim.sim.game import Measure, column
 from cardsim.sim.games import get_engine, register_engine
 
 from cardsim.workflows.study import parse_study, run_study
@@ -34,8 +34,8 @@ class PlantedEngine(FakeEngine):
     facts = dataclasses.replace(
         FACTS,
         headline=(
-            Measure("first_side_wins", "first leader's team wins", "match"),
-            Measure("length", "length", "match"),
+            *FACTS.headline,  # first_side_wins
+            Measure("length", "length", "match", "continuous", column("length"), "length"),
         ),
     )
     rule_options = OptionTable(

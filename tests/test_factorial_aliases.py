@@ -16,7 +16,7 @@ from cardsim.analysis.factorial import DesignSpec, alias_chain, design_cells, ma
 from cardsim.kernels.options import OptionTable, RuleOption
 from cardsim.kernels.rng import bounded, new_stream
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import Measure
+from cardsim.sim.game import Measure, column
 from cardsim.sim.games import get_engine, register_engine
 
 from cardsim.workflows.study import load_study, parse_study, run_study
@@ -28,7 +28,10 @@ MAIN, THREE_WAY = 4.0, 3.0
 
 class ThreeWayEngine(FakeEngine):
     name = "threeway"
-    facts = dataclasses.replace(FACTS, headline=(Measure("length", "length", "match"),))
+    facts = dataclasses.replace(
+        FACTS,
+        headline=(Measure("length", "length", "match", "continuous", column("length"), "length"),),
+    )
     rule_options = OptionTable(
         "threeway",
         tuple(RuleOption(f, f"T-{i}", False, f"option {f}") for i, f in enumerate("abcde", 10)),

@@ -11,7 +11,7 @@ from cardsim.analysis import factorial
 from cardsim.kernels.options import OptionTable, RuleOption
 from cardsim.kernels.rng import bounded, new_stream
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import Measure
+from cardsim.sim.game import Measure, column
 from cardsim.sim.games import get_engine, register_engine
 
 from cardsim.workflows.study import parse_study, run_study
@@ -27,7 +27,11 @@ WIN = 0.004
 class SteppedEngine(FakeEngine):
     name = "stepped"
     facts = dataclasses.replace(
-        FACTS, headline=(*FACTS.headline, Measure("length", "length", "match"))
+        FACTS,
+        headline=(
+            *FACTS.headline,
+            Measure("length", "length", "match", "continuous", column("length"), "length"),
+        ),
     )
     rule_options = OptionTable(
         "stepped",

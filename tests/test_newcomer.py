@@ -75,7 +75,7 @@ def test_replay_says_what_it_compiles_before_compiling(capsys, monkeypatch, game
     monkeypatch.setattr(type(engine), "replay", replay)
     code, out, err = cardsim(capsys, "replay", game, "--game", "1")
     assert code == 0
-    name = warmup.GAME_NAMES[game]
+    name = warmup.display_name(game)
     assert re.search(rf"compiling the replay kernels of {name} .*: about \d+ (s|min)", said["err"])
     assert "compiling" not in out and out.strip()
 

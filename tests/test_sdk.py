@@ -5,7 +5,7 @@
   YZ-28: the first half's result and the rule options in force); ATLAS's public block holds
   the rule options (``P_RULES``). The worked examples are written on the SDK and still give the
   pinned tables (tests/test_user_strategies.py).
-- ``py:`` strategies (``sim/python_strategies.py``): the worked example ported line by line to
+- ``py:`` strategies (``sim/python_strategies.py`` and ``sim/games/<game>/adapter.py``): the worked example ported line by line to
   plain Python gives *identical* tables to the Numba version, in both games, with the built-ins
   as opponents (random draws from stream 2 included) and under rule variants.
 - ``cardsim strategy check``: illegal answers with their position, speed and the comparison
@@ -33,6 +33,8 @@ from cardsim.sim import python_strategies as ps
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig
 from cardsim.sim.games import get_engine
+from cardsim.sim.games.atlas import adapter as atlas_adapter
+from cardsim.sim.games.yuanzi import adapter as yuanzi_adapter
 from polars.testing import assert_frame_equal
 
 from cardsim.cli import main
@@ -83,7 +85,7 @@ def test_the_python_sdk_reads_what_the_numba_sdk_reads():
     """Issue 19 #19: ``trick_points`` and ``opponent_min_count`` in the py: SDK agree with the
     Numba SDK's on every view of reference matches (pub holding the view's public numbers)."""
     from cardsim.kernels.yuanzi import state as KS
-    from cardsim.sim import python_sdk
+    from cardsim.sim.games.yuanzi import sdk as python_sdk
     from cardsim.sim.rules import yuanzi as ref
 
     assert {"trick_points", "opponent_min_count"} <= set(python_sdk.__all__)
@@ -145,7 +147,7 @@ def test_yuanzi_accessors_agree_with_the_rules():
         games=30,
     )
     bad = []
-    g, _s = ps.play_yuanzi(cfg, 0, cfg.games, on_bad=bad.append)
+    g, _s = yuanzi_adapter.play_yuanzi(cfg, 0, cfg.games, on_bad=bad.append)
     assert not bad, bad[0].text()
     from cardsim.kernels.yuanzi import driver as drv
 
@@ -160,12 +162,14 @@ def test_atlas_accessors_agree_with_the_rules():
     cfg = RunConfig(game="atlas", players=4, seats=(checker, "greedy", checker, "careful"),
                     rules=rules, seed=4)  # fmt: skip
     bad = []
-    games, _ = ps.play_atlas(cfg, 0, 12, on_bad=bad.append)
+    games, _ = atlas_adapter.play_atlas(cfg, 0, 12, on_bad=bad.append)
     assert not bad, bad[0].text()
     assert games["trades"].sum() > 0 and games["self_melds"].sum() > 0
     illegal = f"{FILES / 'atlas_sdk_checker.py'}:illegal"
     bad = []
-    ps.play_atlas(replace(cfg, seats=(illegal, "greedy", "greedy", "greedy")), 0, 2, bad.append)
+    atlas_adapter.play_atlas(
+        replace(cfg, seats=(illegal, "greedy", "greedy", "greedy")), 0, 2, bad.append
+    )
     assert bad and all(b.seat == 0 and "discard decision" in b.position for b in bad)
     assert "returned index" in bad[0].text() and "legal: discard" in bad[0].text()
     assert all(_hand_is_card_names(b.position) for b in bad)  # issue 19 #4: not O, r, a, …
@@ -248,7 +252,9 @@ def test_the_atlas_python_port_gives_identical_tables(others, rules, seed):
 
 def test_python_strategy_errors_are_one_line():
     lowest = f"py:{PY_FILE}:lowest"
-    g, _ = ps.play_yuanzi(yz_config([lowest, "greedy", lowest, "greedy"], games=2), 0, 2)
+    g, _ = yuanzi_adapter.play_yuanzi(
+        yz_config([lowest, "greedy", lowest, "greedy"], games=2), 0, 2
+    )
     assert len(g) == 2  # two arguments: no rng
     with pytest.raises(CardsimError, match=r"python_strategies:illegal: game \d+, decision \d+"):
         get_engine("yuanzi").play_chunk(yz_config([f"py:{PY_FILE}:illegal"] * 4, games=4), 0, 4)
@@ -327,7 +333,7 @@ def test_strategy_check_locates_illegal_answers(capsys):
         if not spec.startswith("py:"):  # the kernel's self-play needs the driver: use the engine
             cfg = yz_config([spec] * 4, seed=1, games=6)
             bad = []
-            ps.play_yuanzi(cfg, 0, 6, on_bad=bad.append)
+            yuanzi_adapter.play_yuanzi(cfg, 0, 6, on_bad=bad.append)
             assert bad and all(b.decision >= 0 and "half 1" in b.position for b in bad)
             assert returned in bad[0].text() and "legal:" in bad[0].text()
             continue

@@ -12,7 +12,7 @@ from cardsim.analysis.objective import parse_objective
 from cardsim.kernels.options import OptionTable, RuleOption
 from cardsim.kernels.rng import bounded, new_stream
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import Measure
+from cardsim.sim.game import Measure, column
 from cardsim.sim.games import get_engine, register_engine
 
 from cardsim.workflows.tune import parse_space, tune
@@ -26,7 +26,11 @@ EDGE, SPICE = 0.04, 0.2
 class TunableEngine(FakeEngine):
     name = "tunable"
     facts = dataclasses.replace(
-        FACTS, headline=(*FACTS.headline, Measure("length", "length", "match"))
+        FACTS,
+        headline=(
+            *FACTS.headline,
+            Measure("length", "length", "match", "continuous", column("length"), "length"),
+        ),
     )
     rule_options = OptionTable(
         "tunable",

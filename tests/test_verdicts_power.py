@@ -11,7 +11,7 @@ import pytest
 from cardsim.analysis import factorial, stats, verdicts
 from cardsim.analysis.factorial import DesignSpec, design_cells
 from cardsim.analysis.model import QUESTION, Finding
-from cardsim.sim.game import Measure
+from cardsim.sim.game import Measure, column
 from statsmodels.stats.power import NormalIndPower
 
 from tests.fake_engine import FACTS
@@ -67,7 +67,10 @@ def test_estimate_well_inside_the_margin_gives_one_figure():
 def test_factorial_not_enough_games_names_the_games_to_detect_it():
     """A +0.74 effect on a length with margin ±1 (the issue's factorial case): the term's
     deals to detect it, the table and the Answers say both figures."""
-    facts = dataclasses.replace(FACTS, headline=(Measure("length", "length", "match"),))
+    facts = dataclasses.replace(
+        FACTS,
+        headline=(Measure("length", "length", "match", "continuous", column("length"), "length"),),
+    )
     spec = DesignSpec({"flavour": ["plain", "spicy"]})
     cells = design_cells(spec)
     rng = np.random.default_rng(7)

@@ -68,7 +68,7 @@ def test_both_games_compile_at_once_after_one_notice(tmp_path, nothing_cached):
     )
     assert len(said) == 1 and not nothing_cached  # the notice comes before any compiling
     assert said[0].startswith("compiling the kernels of 原子 and ATLAS (first run only")
-    slowest = max(warmup.COMPILE_SECONDS[g]["run"] for g in ("yuanzi", "atlas"))
+    slowest = max(warmup.compile_seconds(g, "run") for g in ("yuanzi", "atlas"))
     assert f"2 processes at once: {warmup._about(slowest)}" in said[0]
     (tmp_path / "atlas-run").mkdir()  # where the ATLAS process will say it started
     compiling.wait("yuanzi")  # the first game compiles here, while ATLAS compiles elsewhere
@@ -193,10 +193,10 @@ def test_a_study_compiles_every_game_it_will_play_at_once_and_waits_before_each(
 
 def test_the_notice_estimates_from_the_measured_compile_times():
     jobs = [("yuanzi", "run"), ("atlas", "run")]
-    both = warmup.COMPILE_SECONDS["yuanzi"]["run"] + warmup.COMPILE_SECONDS["atlas"]["run"]
+    both = warmup.compile_seconds("yuanzi", "run") + warmup.compile_seconds("atlas", "run")
     assert warmup.estimate_seconds(jobs, cores=1) == both
     assert warmup.estimate_seconds(jobs, cores=2) == max(
-        warmup.COMPILE_SECONDS[g]["run"] for g in ("yuanzi", "atlas")
+        warmup.compile_seconds(g, "run") for g in ("yuanzi", "atlas")
     )
     assert warmup.notice(jobs, cores=1).endswith(warmup._about(both))
     assert warmup.notice([("atlas", "replay")]).startswith(

@@ -11,7 +11,7 @@ What it does, in order (docs/strategies.md, "Checking a strategy"):
    is reported with its position — game, decision index in the game (trace order), seat, what
    the seat could see, what the function returned and what was legal. The kernel finds the
    games that have one; the first of them are replayed on the Python engine
-   (``sim/python_strategies.py``), which calls the compiled function from Python on the same
+   (the game's ``py:`` adapter, ``sim/games/<game>/adapter.py``), which calls the compiled function from Python on the same
    inputs with the same random stream (its tables are the kernel's, tests/test_sdk.py).
    Exit code 1 when there is any;
 4. a duplicate comparison against ``against`` (default ``greedy``) on ``games`` deals: the
@@ -32,9 +32,7 @@ from cardsim.sim import python_strategies as ps
 from cardsim.sim import user_strategies as us
 from cardsim.sim.config import build_config, check_strategy
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import RunConfig
 from cardsim.sim.games import get_engine
-from cardsim.sim.python_strategies import BadAnswer
 
 #: Games of a check when ``--games`` is not given: compiled / ``py:`` (the reference is slower).
 DEFAULT_GAMES = 300
@@ -46,100 +44,24 @@ MAX_LISTED = 10
 Echo = Callable[[str], None]
 
 
+def _hooks(engine):
+    """The game's strategy-check hooks (``engine.strategy_check``); CardsimError without."""
+    hooks = getattr(engine, "strategy_check", None)
+    if hooks is None:
+        raise CardsimError(f"game {engine.name!r} has no strategy check (its engine declares none)")
+    return hooks
+
+
 def _compile(engine, name: str) -> tuple[str, float]:
     """Load and compile the function alone; (how, seconds). One-line CardsimError if it fails."""
     t = time.perf_counter()
     if ps.is_python_strategy(name):
-        ps.load(
-            name, ("view", "legal") if engine.name == "yuanzi" else ("view", "dtype", "options")
-        )
+        ps.load(name, _hooks(engine).python_args)
         return "imported (plain Python, runs on the reference engine)", time.perf_counter() - t
     strategy = us.parse(name)
     fn = us.load(strategy)
-    argtypes = _driver_module(engine).USER_ARGTYPES
-    us.check_compiles(strategy, fn, argtypes, strategy.label)
+    us.check_compiles(strategy, fn, _hooks(engine).user_argtypes(), strategy.label)
     return "compiled alone", time.perf_counter() - t
-
-
-def _driver_module(engine):
-    if engine.name == "yuanzi":
-        from cardsim.kernels.yuanzi import driver
-    else:
-        from cardsim.kernels.atlas import driver
-    return driver
-
-
-# --- self-play: speed and illegal answers --------------------------------------------------------
-def _selfplay_yuanzi(config: RunConfig, name: str) -> tuple[float, int, list[BadAnswer], int]:
-    """(seconds, decisions, illegal answers located, illegal answers counted)."""
-    from cardsim.kernels.yuanzi import driver as drv
-
-    engine = get_engine("yuanzi")
-    count = config.games
-    if ps.is_python_strategy(name):
-        found: list[BadAnswer] = []
-        t = time.perf_counter()
-        g, _s = ps.play_yuanzi(config, 0, count, on_bad=found.append)
-        seconds = time.perf_counter() - t
-        return seconds, _decisions_yuanzi(g), found, len(found)
-    sids, users = engine.strategy_ids(config.seats)
-    rules = engine.rules_array(config.rules)
-    driver = engine._driver(users, "simulate")
-    drv.run_games(config.seed, 0, 1, sids, rules, driver)  # load / warm up
-    t = time.perf_counter()
-    g, _s = drv.run_games(config.seed, 0, count, sids, rules, driver)
-    seconds = time.perf_counter() - t
-    bad_games = np.flatnonzero(g[:, drv.G_BAD] > 0)
-    found = []
-    for game in bad_games[:MAX_REPLAYED]:  # the compiled function, called from Python
-        ps.play_yuanzi(config, int(game), 1, on_bad=found.append)
-    return seconds, _decisions_yuanzi(g), found, int(g[:, drv.G_BAD].sum())
-
-
-def _decisions_yuanzi(g: np.ndarray) -> int:
-    from cardsim.kernels.yuanzi import driver as drv
-
-    total = 0
-    for h in (0, 1):
-        col = g[:, drv.G_HALF * h + drv.H_DECISIONS]
-        total += int(col[col > 0].sum())
-    return total
-
-
-def _selfplay_atlas(config: RunConfig, name: str) -> tuple[float, int, list[BadAnswer], int]:
-    """(seconds, turns, illegal answers located, games with an illegal answer)."""
-    from cardsim.kernels.atlas import driver as drv
-    from cardsim.kernels.atlas.rules import R_ROUNDS
-
-    engine = get_engine("atlas")
-    if ps.is_python_strategy(name):
-        found: list[BadAnswer] = []
-        t = time.perf_counter()
-        games, _s = ps.play_atlas(config, 0, config.games, on_bad=found.append)
-        seconds = time.perf_counter() - t
-        return seconds, int(games["turns"].sum()), found, len({b.game for b in found})
-    ids, mod = engine.seat_ids(config)
-    arr = engine.rule_options.array(config.rules)
-    n, count = config.players, config.games
-    rounds = int(arr[R_ROUNDS])
-    games = np.zeros(count * rounds, drv.GAMES_DTYPE)
-    seats = np.zeros(count * rounds * n, drv.SEATS_DTYPE)
-    mod.simulate(np.uint64(config.seed), 0, 1, n, ids, arr, games[:rounds], seats[: rounds * n])
-    t = time.perf_counter()
-    err = mod.simulate(np.uint64(config.seed), 0, count, n, ids, arr, games, seats)
-    seconds = time.perf_counter() - t
-    turns = int(games["turns"].sum())
-    found: list[BadAnswer] = []
-    bad_games = 0
-    if err:  # which games: one kernel call per game; where: the Python engine (same choices)
-        one_g = np.zeros(rounds, drv.GAMES_DTYPE)
-        one_s = np.zeros(rounds * n, drv.SEATS_DTYPE)
-        for game in range(count):
-            if mod.simulate(np.uint64(config.seed), game, 1, n, ids, arr, one_g, one_s):
-                bad_games += 1
-                if bad_games <= MAX_REPLAYED:
-                    ps.play_atlas(config, game, 1, on_bad=found.append)
-    return seconds, turns, found, bad_games
 
 
 # --- the comparison ---------------------------------------------------------------------------------
@@ -226,6 +148,7 @@ def check(
 
     started = time.perf_counter()
     engine = get_engine(game)
+    _hooks(engine)  # a game without strategy-check hooks: one line, before anything runs
     if not us.is_user_strategy(spec):
         raise CardsimError(f"strategy check needs a user strategy FILE.py:FUNC, got {spec!r}")
     name = check_strategy(engine, spec)
@@ -245,16 +168,15 @@ def check(
     )
     echo(f"{how} in {seconds:.1f} s")
     unit = "matches" if engine.facts.row_unit == "match" else engine.facts.row_unit + "s"
-    if game == "yuanzi":
-        sec, decisions, found, counted = _selfplay_yuanzi(config, name)
-        what = f"{decisions:,} decisions"
-        speed = f"{decisions / sec:,.0f} decisions/s" if sec > 0 else ""
-        counted_text = f"{counted} illegal answer(s)"
-    else:
-        sec, turns, found, counted = _selfplay_atlas(config, name)
-        what = f"{turns:,} turns"
-        speed = f"{turns / sec:,.0f} turns/s" if sec > 0 else ""
-        counted_text = f"illegal answers in {counted} game(s)"
+    played = _hooks(engine).selfplay(config, name, MAX_REPLAYED)
+    sec, found, counted, counted_text = (
+        played.seconds,
+        played.found,
+        played.counted,
+        played.counted_text,
+    )
+    what = f"{played.work:,} {played.work_unit}"
+    speed = f"{played.work / sec:,.0f} {played.work_unit}/s" if sec > 0 else ""
     rate = f"{games / sec:,.0f} {unit}/s, {speed}" if sec > 0 else "too fast to time"
     echo(f"self-play (every seat {label}): {games:,} {unit}, {what} in {sec:.2f} s = {rate}")
     if found or counted:

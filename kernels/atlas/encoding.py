@@ -87,7 +87,6 @@ CARD_NAMES = SPECIES + ("ATLAS", "SKIP", "REVERSE", "TRADE")
 
 NONE = 0
 TRIPLE, QUAD, FIVE = 1, 2, 3
-MELD_NAMES = ("none", "triple", "quad", "five")
 PAIR = 4096
 DISCARD = 8192
 TARGET = 16384

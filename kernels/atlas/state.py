@@ -67,9 +67,8 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
 )
 from cardsim.kernels.atlas.options import OPTIONS
-from cardsim.kernels.jit import JIT
+from cardsim.kernels.jit import JIT_HOT, hot_kernel  # noqa: F401  (re-exported)
 from cardsim.kernels.rng import shuffle
-from numba import njit
 
 MAX_PLAYERS = 10
 #: Slots of the public rule block ``P_RULES`` (room for options added later).
@@ -77,15 +76,8 @@ RULE_SLOTS = 32
 assert len(OPTIONS) <= RULE_SLOTS, "raise RULE_SLOTS in kernels/atlas/state.py"
 
 #: Numba options of the hot-path kernels (every function of rules, strategies and the turn
-#: loop). They never allocate, so they are compiled without NRT: passing or slicing an array then
-#: costs no reference counting (``NRT_incref``/``NRT_decref`` were half the time when they had it).
-#: Only the outer drivers that allocate (``simulate``, ``trace_match``) keep NRT.
-HOT = {**JIT, "_nrt": False}
-
-
-def hot_kernel(fn):
-    """Decorate a cached hot-path kernel function that never allocates (NRT off)."""
-    return njit(**HOT)(fn)
+#: loop): ``cardsim.kernels.jit.JIT_HOT`` (no NRT).
+HOT = JIT_HOT
 
 
 #: AT-05 values of an ATLAS, an action card, a matching card: the defaults of AT-D4.

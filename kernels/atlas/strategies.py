@@ -322,8 +322,3 @@ def choose_in_state(S, p, sid, dtype, options, n, rng):
 def user_placeholder(dtype, hand, pub, options, n, rng):
     """Stand-in for an unused user-strategy slot (never called by the built-in driver)."""
     return 0
-
-
-def hand_array() -> np.ndarray:
-    """An empty hand for tests (``int32[64]``)."""
-    return np.zeros(N_TYPES, np.int32)

@@ -499,12 +499,6 @@ def remove_cards(hand, played, code):
     return remove_cards_row(hand.reshape((1, N_TYPES)), played.reshape((1, N_TYPES)), 0, code)
 
 
-@kernel
-def move_cards(code):
-    """Number of cards a code plays."""
-    return (code >> 7) & 31
-
-
 @inline_kernel
 def _count_play(st, code, dao):
     kind = code & 7

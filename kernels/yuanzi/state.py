@@ -14,9 +14,8 @@ Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as glob
 """
 
 import numpy as np
-from cardsim.kernels.jit import JIT
+from cardsim.kernels.jit import JIT_HOT, hot_kernel, inline_kernel  # noqa: F401  (re-exported)
 from cardsim.kernels.yuanzi.options import OPTIONS
-from numba import njit
 
 # --- rule array (YZ rulings): offsets from the one option table kernels/yuanzi/options.py ----
 R_JOKER_INDICATOR = OPTIONS.offset("joker_indicator")  # YZ-06: 0 three, 1 redraw
@@ -84,29 +83,3 @@ INFO_DEALT = 0  # cards dealt (41 or 40)
 INFO_DAO_CARDS = 1  # 刀 cards dealt
 INFO_JOKERS = 2  # jokers dealt
 N_INFO = 3
-
-
-def inline_kernel(fn):
-    """A small hot helper, inlined into its callers at Numba IR level (cached like ``kernel``).
-
-    Inlining at Numba IR level lets the few-instruction helpers of the legal-move generator
-    fold into their callers' loops (their arguments then need no call boundary). The disk cache
-    stays right after edits: its folder is named after a fingerprint of every kernel source
-    (kernels/jit.py).
-    """
-    return njit(**JIT, inline="always")(fn)
-
-
-#: Options of a hot kernel (``hot_kernel``): cached like ``kernel``, no reference counting.
-JIT_HOT = {**JIT, "_nrt": False}
-
-
-def hot_kernel(fn):
-    """A kernel of the per-decision loop that allocates no arrays, compiled without NRT.
-
-    With NRT on, Numba updates the (atomic) reference count of each array argument on entry
-    to and exit from every call, and of many aliases its IR inlining creates: measured at about
-    a third of a greedy match. Here the caller owns (and keeps alive) every array passed in; such
-    a kernel must not allocate or return an array — Numba refuses to compile one that does.
-    """
-    return njit(**JIT_HOT)(fn)

@@ -1,4 +1,5 @@
-"""Registry of game engines; each module defines ``ENGINE`` (a :class:`cardsim.sim.game.GameEngine`).
+"""Registry of game engines; each game package ``sim/games/<game>/`` defines ``ENGINE`` (a
+:class:`cardsim.sim.game.GameEngine`) and owns everything about its game (docs/architecture.md).
 
 The built-in games are imported on first use; :func:`register_engine` adds another engine (a
 plug-in, or the tests' fake game) under its ``name``. Shared code finds a game only here and
@@ -12,7 +13,7 @@ import importlib
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameEngine
 
-#: The built-in games (modules ``cardsim.sim.games.<name>``).
+#: The built-in games (packages ``cardsim.sim.games.<name>``): the one list of them.
 GAMES = ("yuanzi", "atlas")
 _REGISTERED: dict[str, GameEngine] = {}
 

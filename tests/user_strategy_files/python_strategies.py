@@ -1,6 +1,6 @@
 """Plain-Python (py:) strategies for tests/test_sdk.py: 原子 ones, then ATLAS ones."""
 
-from cardsim.sim import python_sdk as sdk
+from cardsim.sim.games.yuanzi import sdk
 
 
 def lowest(view, legal):

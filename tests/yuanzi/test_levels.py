@@ -120,15 +120,15 @@ def test_strength_order_on_duplicate_deals(strong, weak, deals):
 
 
 def test_levels_play_beside_a_py_seat_as_in_the_kernel():
-    """With a ``py:`` seat the match runs on the Python mirror (sim/python_strategies.py): the
+    """With a ``py:`` seat the match runs on the Python mirror (sim/games/yuanzi/adapter.py): the
     levels there are the kernel's (not pimc, whose id range theirs lies above) — the mirror's
     tables equal the kernel's for the same seats."""
-    from cardsim.sim import python_strategies
+    from cardsim.sim.games.yuanzi import adapter
 
     seats = ("greedy:eps=0.5", "soft", "greedy", "soft:temp=3")
     cfg = RunConfig("yuanzi", 4, seats, ENGINE.rule_options.resolve({}), 4, 6)
     kernel = ENGINE._run(cfg, 0, 6)
-    mirror = python_strategies.play_yuanzi(cfg, 0, 6)
+    mirror = adapter.play_yuanzi(cfg, 0, 6)
     for k, m in zip(kernel, mirror, strict=True):
         assert np.array_equal(k, m)
 

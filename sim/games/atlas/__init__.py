@@ -31,8 +31,17 @@ from cardsim.kernels.atlas.options import OPTIONS, deck_size
 from cardsim.kernels.atlas.strategies import BUILTINS, LEVEL_BASE, MAX_USER, USER_BASE
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from cardsim.sim.games import atlas_tables as tables
+from cardsim.sim.game import (
+    GameFacts,
+    Measure,
+    RunConfig,
+    StrategyInfo,
+    Warmup,
+    column,
+    first_side_wins,
+    no_winner,
+)
+from cardsim.sim.games.atlas import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
 from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
 
@@ -62,7 +71,6 @@ PIMC = PimcStrategy(
     "leaves greedy's pick only for one whose mean gain (result and score) passes z standard "
     "errors; greedy elsewhere; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
@@ -75,7 +83,6 @@ LEVELS = LevelStrategies(
 FACTS = GameFacts(
     title="ATLAS",
     row_unit="round",
-    seat_row_unit="seat-round",
     side="seat",
     side_column="seat",
     sides_of=lambda players: players,
@@ -87,12 +94,15 @@ FACTS = GameFacts(
     comparison_layout="rotation",
     deal_options=("hand_size", "atlas_cards", "skip_cards", "reverse_cards", "trade_cards"),
     headline=(
-        Measure("first_side_wins", "first player wins the round", "round"),
-        Measure("no_winner", "round ends without a winner", "round"),
-        Measure("turns", "turns per round", "round"),
-        Measure("winner_points", "winner's points", "round"),
+        Measure("first_side_wins", "first player wins the round", "round", "binary",
+                first_side_wins, "first-player advantage", ladder="first_excess"),
+        Measure("no_winner", "round ends without a winner", "round", "binary", no_winner,
+                "no-winner rate"),
+        Measure("turns", "turns per round", "round", "continuous", column("turns"), "length"),
+        Measure("winner_points", "winner's points", "round", "continuous",
+                column("winner_points"), "winner's points"),
     ),
-)
+)  # fmt: skip
 
 
 #: AT-D1: under this many cards of stock per player after the deal, warn (docs/RULES-atlas.md
@@ -221,7 +231,7 @@ class AtlasEngine:
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play games ``first .. first+count-1``: (games, seats) tables, docs/atlas-columns.md."""
         if python_strategies.uses_python(config.seats):  # py: seats play on the reference
-            games, seats = python_strategies.play_atlas(config, first, count)
+            games, seats = adapter.play_atlas(config, first, count)
         else:
             games, seats = self.play_arrays(config, first, count)
         return self.frames(games, seats, config.seats)
@@ -250,7 +260,7 @@ class AtlasEngine:
         from cardsim.sim.rules import atlas as reference
 
         if python_strategies.uses_python(config.seats):
-            return python_strategies.replay_atlas(config, game_index)
+            return adapter.replay_atlas(config, game_index)
         tr = self.trace(config, game_index)
         result = reference.replay_trace(
             config.seed, game_index, config.players, tr.chosen(), resolve_rules(config.rules)
@@ -258,4 +268,20 @@ class AtlasEngine:
         return "\n".join(result.log)
 
 
+#: ``sim/warmup.py``: the entry points compiled ahead of play, and how long they take (measured
+#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run",
+#: pimc in the driver's search variant, docs/performance.md; replays estimated)
+WARMUP = Warmup(
+    "ATLAS",
+    entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate"),
+                  "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
+                  "search": ("cardsim.kernels.atlas.driver", "simulate")},
+    compile_seconds={"run": 35, "replay": 40, "search": 45},
+)  # fmt: skip
+
 ENGINE = AtlasEngine()
+
+from cardsim.sim.games.atlas.check import CHECK as _CHECK  # noqa: E402  (imports this package)
+
+ENGINE.strategy_check = _CHECK
+ENGINE.warmup = WARMUP

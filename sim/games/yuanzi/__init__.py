@@ -26,8 +26,15 @@ from cardsim.kernels.yuanzi.options import OPTIONS
 from cardsim.kernels.yuanzi.strategies import BUILTIN, LEVEL_BASE, N_BUILTIN
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameFacts, Measure, RunConfig, StrategyInfo
-from cardsim.sim.games import yuanzi_tables as tables
+from cardsim.sim.game import (
+    GameFacts,
+    Measure,
+    RunConfig,
+    StrategyInfo,
+    Warmup,
+    first_side_wins,
+)
+from cardsim.sim.games.yuanzi import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
 from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
 
@@ -44,7 +51,6 @@ PIMC = PimcStrategy(
     "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
     "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
 )
-PIMC_PARAMS = PIMC.params
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
@@ -59,10 +65,16 @@ def _first_leader_team() -> pl.Expr:
     )
 
 
+def _tricks(facts: GameFacts) -> pl.Expr:
+    """Tricks per match (a match that ends after the first half has no second-half tricks)."""
+    return pl.col("h1_tricks").cast(pl.Float64) + pl.col("h2_tricks").cast(pl.Float64).fill_null(
+        0.0
+    )
+
+
 FACTS = GameFacts(
     title="原子 (yuanzi)",
     row_unit="match",
-    seat_row_unit="seat-match",
     side="team",
     side_column="team",
     sides_of=lambda players: 2,
@@ -75,11 +87,14 @@ FACTS = GameFacts(
     deal_columns_seats=("h1_cards", "h1_long_hand", "h1_dao_cards", "h1_jokers"),
     comparison_layout="team_swap",
     headline=(
-        Measure("first_side_wins", "first leader's team wins the match", "match"),
-        Measure("shuangjia", "match ends in 双夹", "match"),
-        Measure("dao_rank", "刀 rank of the first half", "deal"),
-        Measure("bombs", "bombs per half", "half"),
-        Measure("tricks", "tricks per match", "match"),
+        Measure("first_side_wins", "first leader's team wins the match", "match", "binary",
+                first_side_wins, "first-player advantage", ladder="first_excess"),
+        Measure("shuangjia", "match ends in 双夹", "match", "binary",
+                lambda f: pl.col("shuangjia"), "双夹 rate"),
+        # depends only on the deal: the ladder reads the 刀 cards and jokers dealt instead
+        Measure("dao_rank", "刀 rank of the first half", "deal", ladder="hook:dealt"),
+        Measure("bombs", "bombs per half", "half", ladder="hook:bombs"),
+        Measure("tricks", "tricks per match", "match", "continuous", _tricks, "length"),
     ),
 )  # fmt: skip
 
@@ -167,7 +182,7 @@ class YuanziEngine:
     def play_chunk(self, config: RunConfig, first: int, count: int):
         """Play matches ``first .. first+count-1``: (games, seats) tables, docs/yuanzi-columns.md."""
         if python_strategies.uses_python(config.seats):  # py: seats play on the reference
-            g, s = python_strategies.play_yuanzi(config, first, count)
+            g, s = adapter.play_yuanzi(config, first, count)
         else:
             g, s = self._run(config, first, count)
         ctx = context_for(4, config.seats)
@@ -188,7 +203,7 @@ class YuanziEngine:
         from cardsim.sim.rules import yuanzi as ref
 
         if python_strategies.uses_python(config.seats):
-            return python_strategies.replay_yuanzi(config, game_index)
+            return adapter.replay_yuanzi(config, game_index)
 
         _g, _s, tr, _h, _l = self.trace(config, game_index, 1)
         chosen = [int(c) for c in tr[:, drv.T_CHOSEN]]
@@ -212,4 +227,20 @@ class YuanziEngine:
         return "\n".join(lines)
 
 
+#: ``sim/warmup.py``: the entry points compiled ahead of play, and how long they take (measured
+#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run",
+#: pimc in the driver's search variant, docs/performance.md; replays estimated)
+WARMUP = Warmup(
+    "原子",
+    entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
+                  "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
+                  "search": ("cardsim.kernels.yuanzi.driver", "simulate")},
+    compile_seconds={"run": 60, "replay": 70, "search": 110},
+)  # fmt: skip
+
 ENGINE = YuanziEngine()
+
+from cardsim.sim.games.yuanzi.check import CHECK as _CHECK  # noqa: E402  (imports this package)
+
+ENGINE.strategy_check = _CHECK
+ENGINE.warmup = WARMUP

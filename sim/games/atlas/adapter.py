@@ -1,0 +1,295 @@
+"""ATLAS ``py:`` strategies (:func:`play_atlas`): a ``py:`` strategy is ``choose(view, dtype,
+options[, rng]) -> code`` with :class:`cardsim.sim.rules.atlas.View`, the options in the kernel's
+order; the other seats get the kernel's public block, rebuilt from what the View shows (AT-26)
+plus the round's turn counter, and the kernel's own strategy functions. ``pimc`` cannot sit at
+an ATLAS table with a ``py:`` seat (it reads the kernel's whole state as AT-26 allows). Shared
+loading and records: ``cardsim.sim.python_strategies``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from cardsim.kernels import rng as krng
+from cardsim.sim import user_strategies as us
+from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
+from cardsim.sim.python_strategies import BadAnswer, OnBad, PythonStrategy, Seat, load
+from cardsim.sim.python_strategies import is_python_strategy as is_python_strategy
+
+_Seat = Seat
+
+
+def _atlas_seats(config: RunConfig) -> list[_Seat]:
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.pimc import PIMC_BASE
+    from cardsim.kernels.atlas.strategies import USER_BASE
+    from cardsim.sim.games.atlas import ENGINE
+
+    builtin = {x.name: x.id for x in ENGINE.strategies}
+    out: list[_Seat] = []
+    compiled: dict[str, object] = {}
+    loaded: dict[str, PythonStrategy] = {}
+    for name in config.seats:
+        label = us.label(name)
+        if is_python_strategy(name):
+            if name not in loaded:
+                loaded[name] = load(name, ("view", "dtype", "options"))
+            out.append(_Seat("python", label, sid=USER_BASE, fn=loaded[name]))
+        elif us.is_user_strategy(name):
+            if name not in compiled:
+                strategy = us.parse(name)
+                fn = us.load(strategy)
+                us.check_compiles(strategy, fn, drv.USER_ARGTYPES, label)
+                compiled[name] = fn
+            out.append(_Seat("numba", label, sid=USER_BASE, fn=compiled[name]))
+        elif name in builtin and builtin[name] < PIMC_BASE:
+            out.append(_Seat("builtin", label, sid=builtin[name]))
+        else:
+            raise CardsimError(
+                f"{name}: only the built-ins random, greedy and careful and user strategies can "
+                "play ATLAS with a py: seat"
+            )
+    return out
+
+
+def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) -> np.ndarray:
+    """The kernel's public block (``cardsim.kernels.atlas.state.P_*``) of what ``view`` shows (AT-26)."""
+    from cardsim.kernels.atlas import rules as KR
+    from cardsim.kernels.atlas import state as ST
+    from cardsim.sim.rules.atlas import CLAIM
+
+    pub = np.zeros(ST.PUB_LEN, np.int32)
+    claim = dtype == CLAIM
+    pub[ST.P_N] = view.n_players
+    pub[ST.P_DIR] = view.direction
+    pub[ST.P_DRAW] = view.draw_pile_size
+    pub[ST.P_NDISC] = len(view.discard_pile)
+    pub[ST.P_SEAT] = view.seat
+    pub[ST.P_TURN] = view.discarder if claim else view.seat
+    pub[ST.P_DISCARDER] = view.discarder if claim else -1
+    pub[ST.P_CARD] = view.discard if claim else -1
+    pub[ST.P_TAKEN] = taken
+    pub[ST.P_TARGET] = -1 if view.trade_target is None else view.trade_target
+    pub[ST.P_ROUND] = view.round
+    pub[ST.P_TURNS] = turns
+    pub[ST.P_SIZES : ST.P_SIZES + view.n_players] = view.hand_sizes
+    for _seat, cards in view.melds:
+        for c in cards:
+            pub[ST.P_MELDED + c] += 1
+    for i, c in enumerate(view.discard_pile):
+        pub[ST.P_DISCC + c] += 1
+        pub[ST.P_DISCSEQ + i] = c
+    if view.target_hand is not None:
+        for c in view.target_hand:
+            pub[ST.P_TARGET_HAND + c] += 1
+    pub[ST.P_RULES : ST.P_RULES + len(rules_arr)] = rules_arr
+    KR.set_design(pub, rules_arr)  # the design block (AT-D1..D4), as the kernel writes it
+    for q, size in view.face_down:
+        pub[ST.P_FD_MELDS + q] += 1
+        pub[ST.P_FD_CARDS + q] += size
+        pub[ST.P_FD_SIZES + 3 * q + size - 3] += 1
+    return pub
+
+
+def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarray:
+    """``options`` in the kernel's order (cardsim.kernels.atlas.turn.legal_moves)."""
+    from cardsim.kernels.atlas import state as ST
+    from cardsim.kernels.atlas.encoding import N_SPECIES, NONE
+    from cardsim.kernels.atlas.rules import claim_meld_options, self_meld_options
+    from cardsim.sim.rules.atlas import CLAIM, SELF_MELD
+
+    if dtype not in (CLAIM, SELF_MELD) or (dtype == CLAIM and len(view.hand) == 1):
+        return np.asarray(options, np.int32)  # ascending in the kernel too
+    S = np.zeros(ST.S_LEN, np.int32)
+    q = view.seat
+    for c in view.hand:
+        S[ST.HANDS + q * 64 + c] += 1
+        if c < N_SPECIES:
+            S[ST.CELLS + q * ST.N_CELLS + c // 3] += 1
+    opts = np.zeros(512, np.int32)
+    wild = int(bool(rules["all_wild_melds"]))
+    if dtype == SELF_MELD:
+        k = int(self_meld_options(S, q, wild, opts, 1))
+    else:
+        k = int(claim_meld_options(S, q, view.discard, wild, opts, 1))
+        if rules[
+            "forced_claims"
+        ]:  # AT-12: NONE is not offered (cardsim.kernels.atlas.turn.legal_moves)
+            opts[0] = opts[k - 1]
+            k -= 1
+            return _checked(opts[:k].copy(), options, view)
+    opts[0] = NONE
+    return _checked(opts[:k].copy(), options, view)
+
+
+def _checked(codes: np.ndarray, options: list[int], view) -> np.ndarray:
+    if sorted(map(int, codes)) != sorted(options):
+        raise CardsimError(
+            f"internal error: kernel and reference options disagree (round {view.round}, seat "
+            f"{view.seat}): {sorted(map(int, codes))} vs {sorted(options)}"
+        )
+    return codes
+
+
+def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
+    """The kernel's records (driver.GAMES_DTYPE / SEATS_DTYPE) of one reference match."""
+    from cardsim.kernels.atlas.encoding import ATLAS
+    from cardsim.sim.rules.atlas import deal_hands
+
+    n = config.players
+    for r, out in enumerate(result.rounds):
+        g = games[r]
+        g["game"], g["round"], g["players"] = game, r, n
+        for key in (
+            "first_player", "direction_changes", "winner", "end", "turns", "reshuffles",
+            "winner_points", "triples", "quads", "fives", "youxian_claims", "last_card_pairs",
+            "claims", "self_melds", "skips", "reverses", "trades", "atlas_used",
+        ):  # fmt: skip
+            g[key] = out[key]
+        hands, _pile = deal_hands(decks[r], n)
+        first = out["first_player"]
+        for s in range(n):
+            row = seat_rows[r * n + s]
+            row["game"], row["round"], row["seat"] = game, r, s
+            row["position"] = (s - first + n) % n
+            row["strategy_id"] = seats[s].sid
+            for k, name in enumerate(("atlas_dealt", "skip_dealt", "reverse_dealt", "trade_dealt")):
+                row[name] = hands[s].count(ATLAS + k)
+            for key in ("cards_left", "hand_value", "points", "melds_by_seat", "claims_by_seat"):
+                row[key] = out[key][s]
+            row["won"] = out["winner"] == s
+
+
+def _atlas_returned(got: object, ref) -> str:
+    """What an illegal ``py:`` ATLAS answer was: a code that is not legal here, or no code."""
+    from cardsim.kernels.atlas.encoding import PAIR
+
+    if isinstance(got, int | np.integer) and not isinstance(got, bool) and got >= 0:
+        if got < PAIR:  # a meld code: its cards depend on a hand it may not fit
+            return f"{int(got)} (a meld or no-claim code), not a legal code"
+        try:
+            return f"{int(got)} ({ref.describe(int(got))}), not a legal code"
+        except ValueError:
+            pass
+    return f"{got!r}, not a move code (return one of the codes in options)"
+
+
+def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, on_bad):
+    """One ATLAS match on the reference engine; fills the kernel's records."""
+    import sys
+
+    from cardsim.kernels.atlas.strategies import SUMMARY_LEN, choose
+    from cardsim.sim.rules import atlas as ref
+
+    rng2 = krng.new_stream(np.uint64(config.seed), np.uint64(game), krng.STREAM_STRATEGY)
+    sm = np.zeros(SUMMARY_LEN, np.int32)
+    now = {"decision": 0, "bad": 0, "before_trade": None}
+    where = f"seed {config.seed}, game {game}"
+
+    def chooser(view, dtype, options):
+        frame = sys._getframe(1)  # Round._ask: the round's turn counter is public (P_TURNS)
+        rnd = frame.f_locals.get("self")
+        turns = int(getattr(rnd, "turns", 0))
+        hand = np.zeros(64, np.int32)
+        for c in view.hand:
+            hand[c] += 1
+        if dtype == ref.TARGET:
+            now["before_trade"] = hand.copy()
+        taken = -1
+        if dtype == ref.GIVE and now["before_trade"] is not None:
+            diff = np.flatnonzero(hand > now["before_trade"])
+            taken = int(diff[0]) if len(diff) else -1
+        codes = _atlas_order(view, dtype, options, rules)
+        n = len(codes)
+        idx = 0
+        if n > 1:
+            seat = seats[view.seat]
+            pub = _atlas_pub(view, dtype, rules_arr, turns, taken)
+            idx = _atlas_answer(seat, view, dtype, codes, n, hand, pub)
+        now["decision"] += 1
+        return int(codes[idx])
+
+    def _atlas_answer(seat, view, dtype, codes, n, hand, pub):
+        if seat.kind == "builtin":
+            return int(choose(seat.sid, dtype, hand, pub, codes, n, rng2, sm))
+        try:
+            if seat.kind == "numba":
+                got = seat.fn(
+                    np.int64(dtype), hand.copy(), pub.copy(), codes.copy(), np.int64(n), rng2
+                )
+                if isinstance(got, int | np.integer) and 0 <= got < n:
+                    return int(got)
+                returned = f"index {got!r} (legal 0..{n - 1})"
+            else:
+                got = seat.fn(view, dtype, [int(c) for c in codes], rng2)
+                for i in range(n):
+                    if isinstance(got, int | np.integer) and int(codes[i]) == got:
+                        return i
+                returned = _atlas_returned(got, ref)
+        except CardsimError:
+            raise
+        except Exception as exc:
+            if on_bad is None:
+                raise CardsimError(
+                    f"user strategy {seat.label} raised {us.describe(exc)} "
+                    f"(decision {now['decision']}, {where})"
+                ) from None
+            returned = f"an exception: {us.describe(exc)}"
+        now["bad"] += 1
+        held = ref.names(list(view.hand))
+        position = f"round {view.round}, {ref.DECISION_NAMES[dtype]} decision, hand {held}"
+        legal = []
+        for c in codes:
+            try:
+                legal.append(ref.describe(int(c)))
+            except ValueError:
+                legal.append(str(int(c)))
+        record = BadAnswer(seat.label, game, now["decision"], view.seat, position, returned, legal)
+        if on_bad is None:
+            raise CardsimError(f"user strategy {record.text()} ({where})")
+        on_bad(record)
+        return 0  # as driver.decide
+
+    result = ref.play_match(config.seed, game, config.players, chooser, rules)
+    decks = ref.deal_from_seed(config.seed, game, config.players, rules["rounds"])
+    _atlas_rows(config, game, result, decks, seats, games, seat_rows)
+    return result
+
+
+def play_atlas(
+    config: RunConfig, first: int, count: int, on_bad: OnBad | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """ATLAS games ``first .. first+count-1`` of a configuration with ``py:`` seats, on the
+    reference engine: the kernel's records (``driver.GAMES_DTYPE`` / ``SEATS_DTYPE``)."""
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.options import OPTIONS
+
+    rules = OPTIONS.resolve(config.rules)
+    rules_arr = OPTIONS.array(rules)
+    seats = _atlas_seats(config)
+    rounds, n = int(rules["rounds"]), config.players
+    games = np.zeros(count * rounds, drv.GAMES_DTYPE)
+    seat_rows = np.zeros(count * rounds * n, drv.SEATS_DTYPE)
+    for i in range(count):
+        _play_atlas_match(
+            config, first + i, rules, rules_arr, seats,
+            games[i * rounds : (i + 1) * rounds],
+            seat_rows[i * rounds * n : (i + 1) * rounds * n], on_bad,
+        )  # fmt: skip
+    return games, seat_rows
+
+
+def replay_atlas(config: RunConfig, game_index: int) -> str:
+    """The reference's readable log of one ATLAS match of a configuration with ``py:`` seats."""
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.options import OPTIONS
+
+    rules = OPTIONS.resolve(config.rules)
+    rounds, n = int(rules["rounds"]), config.players
+    games = np.zeros(rounds, drv.GAMES_DTYPE)
+    seat_rows = np.zeros(rounds * n, drv.SEATS_DTYPE)
+    result = _play_atlas_match(
+        config, game_index, rules, OPTIONS.array(rules), _atlas_seats(config), games, seat_rows,
+        None,
+    )  # fmt: skip
+    return "\n".join(result.log)
