@@ -300,9 +300,12 @@ def run_ladder(
     progress: bool = True,
     force: bool = False,
     margins: dict[str, float] | None = None,
+    scheduler=None,
 ) -> LadderResult:
     """Play every sub-run of ``ladder`` into ``out`` (reused / resumed as a study's scenarios)
-    and write ``out/ladder.html`` (+ ``.json``)."""
+    and write ``out/ladder.html`` (+ ``.json``). ``scheduler``: as for
+    :func:`cardsim.workflows.study.run_study` (the levels' runs and the rating run on one Dask
+    cluster; the same tables)."""
     from cardsim.analysis.ladder import write_ladder_report
     from cardsim.workflows.study import Study, run_study
 
@@ -311,6 +314,9 @@ def run_ladder(
         raise CardsimError(f"--out {out}: exists and is not a directory")
     _check_report(out, force)
     study = Study(f"ladder {ladder.game}", list(ladder.scenarios), [], "<ladder>")
-    result = run_study(study, out, threads=threads, progress=progress, force=force, report=False)
+    result = run_study(
+        study, out, threads=threads, progress=progress, force=force, report=False,
+        scheduler=scheduler,
+    )  # fmt: skip
     html, js = write_ladder_report(ladder_data(ladder, result.runs), out / REPORT, margins)
     return LadderResult(out, html, js, result.runs, result.reused)
