@@ -593,8 +593,21 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
 @click.option("--force", is_flag=True, help="Replay every sub-run afresh.")
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
 @scheduler_option
+@click.option("--until-decided", is_flag=True, help="Play batches of --games (--deals) per "
+              "level until every measure has a verdict or the budget is spent (alpha spending "
+              "over the looks).")  # fmt: skip
+@click.option("--max-games", type=INT, default=None, help="--until-decided: self-play games "
+              "per level at most, a multiple of --games (default 8 × --games).")  # fmt: skip
+@click.option("--max-minutes", type=NUMBER, default=None, help="--until-decided: no new look "
+              "once this much wall time would be passed.")  # fmt: skip
+@click.option("--spending", type=click.Choice(["pocock", "obrien-fleming"]), default="pocock",
+              show_default=True, help="--until-decided: how the 5 % error rate is spread over "
+              "the looks.")  # fmt: skip
+@click.option("--decide", default=None, metavar="KEY,…", help="--until-decided: stop once "
+              "these measures have a verdict (keys: first_excess, turns, …; default all).")  # fmt: skip
 def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, threads,
-               chunk_size, force, quiet, scheduler) -> None:  # fmt: skip
+               chunk_size, force, quiet, scheduler, until_decided, max_games, max_minutes,
+               spending, decide) -> None:  # fmt: skip
     """Does each balance finding hold under stronger play? Rate the levels on duplicate deals,
     replay the headline measures in self-play at every level, judge the trend (docs/ladder.md).
 
@@ -607,12 +620,29 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     m = parse_margins(margins)
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
                           rules=rules, chunk_size=chunk_size)  # fmt: skip
-    result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m,
-                        scheduler=scheduler)  # fmt: skip
+    given = [n for n, v in (("--max-games", max_games), ("--max-minutes", max_minutes),
+                            ("--decide", decide)) if v is not None]  # fmt: skip
+    if given and not until_decided:
+        raise CardsimError(f"{', '.join(given)} need --until-decided")
+    kw = dict(threads=threads, progress=not quiet, force=force, margins=m, scheduler=scheduler)
+    if until_decided:
+        from cardsim.workflows.ladder import Sequential, run_ladder_until_decided
+
+        keys = [k.strip() for k in decide.split(",") if k.strip()] if decide else []
+        seq = Sequential(max_games, max_minutes, spending=spending, decide=keys)
+        result = run_ladder_until_decided(ladder, out, seq, **kw)
+    else:
+        result = run_ladder(ladder, out, **kw)
     from cardsim.sim.schema import strategy_label
 
     names = ", ".join(map(strategy_label, ladder.levels))
     click.echo(f"ladder of {len(ladder.levels)} levels ({names}) in {out}")
+    if result.looks:
+        last = result.looks[-1]
+        click.echo(
+            f"{len(result.looks)} looks, {last.games_per_level:,} games per level: "
+            f"{result.stopped_by}; " + "; ".join(f"{k}: {v}" for k, v in last.verdicts.items())
+        )
     click.echo(f"report: {result.report}")
 
 
