@@ -193,13 +193,22 @@ def test_study_on_a_dask_scheduler_equals_a_local_study(cluster, tmp_path, capsy
 
 
 def test_ladder_on_a_dask_scheduler_equals_a_local_ladder(cluster, tmp_path, capsys):
+    """A sequential ladder (--until-decided, two looks at most: the plain ladder is the study
+    test's [[ladder]]): the same sub-runs, looks and report."""
     address, _, _ = cluster
-    args = ["ladder", "yuanzi", "--levels", "random,greedy", "--games", 120, "--deals", 30,
-            "--chunk-size", 40, "--quiet"]  # fmt: skip
+    args = ["ladder", "yuanzi", "--levels", "random,greedy", "--games", 60, "--deals", 30,
+            "--chunk-size", 30, "--until-decided", "--max-games", 120, "--quiet"]  # fmt: skip
     cli(capsys, *args, "--out", tmp_path / "local")
     cli(capsys, *args, "--out", tmp_path / "dask", "--scheduler", address)
     assert assert_same_runs(tmp_path / "local", tmp_path / "dask") == 3
     assert_same_numbers(tmp_path / "local" / "ladder.json", tmp_path / "dask" / "ladder.json")
+    looks = [
+        json.loads((tmp_path / d / "ladder-looks.json").read_text()) for d in ("local", "dask")
+    ]
+    for doc in looks:
+        for x in doc["looks"]:
+            x.pop("seconds")
+    assert looks[0] == looks[1] and looks[0]["looks"]
 
 
 def test_tune_on_a_dask_scheduler_equals_a_local_tune(cluster, tmp_path):
