@@ -399,6 +399,7 @@ def judge_trends(
     values: pl.DataFrame,
     margins: dict[str, float] | None = None,
     psi: dict[tuple[str, str, str], pl.DataFrame] | None = None,
+    alpha: float = stats.ALPHA,
 ) -> tuple[pl.DataFrame, list[Finding]]:
     """The trend and verdict of every measure (Holm over them).
 
@@ -410,7 +411,9 @@ def judge_trends(
     ``psi``: per (group, key, level) the level's per-deal contributions (:func:`influence`).
     Where every level of a measure has them, the verdict and the intervals are the paired,
     deal-clustered ones (:func:`paired_trend`); the unpaired fit (:func:`weighted_trend`,
-    levels independent) is kept beside them (``*_unpaired``) with the variance ratio."""
+    levels independent) is kept beside them (``*_unpaired``) with the variance ratio.
+    ``alpha``: the verdicts' level (a look's share of the error rate under ``cardsim ladder
+    --until-decided``, :func:`cardsim.analysis.stopping.look_levels`)."""
     rows, found = [], []
     keys = values.select("group", "key").unique(maintain_order=True).iter_rows()
     z = ss.norm.ppf(0.975)
@@ -458,7 +461,7 @@ def judge_trends(
             )
         )
     judgeable = [("ladder", f) for f in found if f.pvalue is not None]
-    verdicts.judge(judgeable, margins)
+    verdicts.judge(judgeable, margins, alpha)
     table = pl.DataFrame(rows)
     words, holm = [], []
     for r, f in zip(rows, found, strict=True):
@@ -542,6 +545,8 @@ class LadderData:
     rating_runs: dict[str, Path]
     level_runs: dict[str, dict[str, Path]]  # group -> level -> run directory
     notes: list[str] = field(default_factory=list)
+    #: extra Answers lines (``--until-decided``: the looks, games per level, the budget)
+    answers: list[str] = field(default_factory=list)
 
 
 def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.DataFrame, str]:
@@ -578,7 +583,9 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     return table.with_columns(pl.Series("x", x)), note
 
 
-def section(data: LadderData, margins: dict[str, float] | None = None) -> Section:
+def section(
+    data: LadderData, margins: dict[str, float] | None = None, alpha: float = stats.ALPHA
+) -> Section:
     """The report section "Does it hold under stronger play?" and its findings (judged)."""
     f = facts_of(data.game)
     sec = Section(
@@ -627,7 +634,7 @@ def section(data: LadderData, margins: dict[str, float] | None = None) -> Sectio
         sec.notes.append("no level has a self-play run to read")
         return sec
     values = pl.DataFrame(value_rows, infer_schema_length=None)
-    trends, found = judge_trends(values, margins, psi)
+    trends, found = judge_trends(values, margins, psi, alpha)
     one = len(data.rating_runs) == 1 and "" in data.rating_runs
     drop_group = ["group"] if one else []
     ratings = pl.concat(rating_frames, how="diagonal_relaxed").drop(drop_group)
@@ -837,7 +844,9 @@ def answer_line(
 # --- the ladder's report ------------------------------------------------------------------------
 
 
-def build_ladder_report(data: LadderData, margins: dict[str, float] | None = None):
+def build_ladder_report(
+    data: LadderData, margins: dict[str, float] | None = None, alpha: float = stats.ALPHA
+):
     """An :class:`cardsim.analysis.report.Report` of the ladder: its configuration (every sub-run), the
     section "Does it hold under stronger play?" and each ratings run's duplicate-deal section
     (judged on its own, as in ``cardsim report``)."""
@@ -855,8 +864,9 @@ def build_ladder_report(data: LadderData, margins: dict[str, float] | None = Non
     labels = [Path(d).name for d in dirs]
     warnings = [w for r in runs for w in r.warnings]
     config = config_section(runs, labels, warnings)
-    sec = section(data, margins)
+    sec = section(data, margins, alpha)
     sec.notes.extend(data.notes)
+    sec.findings.extend(Finding(t, kind=FACT, answer=True) for t in data.answers)
     sections, findings = [sec], [(KEY, f) for f in sec.findings]
     for group, d in data.rating_runs.items():  # the ratings run's duplicate-deal section
         run = open_run(d)
@@ -880,12 +890,13 @@ def build_ladder_report(data: LadderData, margins: dict[str, float] | None = Non
 
 
 def write_ladder_report(
-    data: LadderData, out: Path, margins: dict[str, float] | None = None
-) -> tuple[Path, Path]:
+    data: LadderData, out: Path, margins: dict[str, float] | None = None,
+    alpha: float = stats.ALPHA,
+) -> tuple[Path, Path]:  # fmt: skip
     """Write the ladder's report to ``out`` (HTML) and its numbers beside it (``.json``)."""
     from cardsim.analysis import render
 
-    report = build_ladder_report(data, margins)
+    report = build_ladder_report(data, margins, alpha)
     out = Path(out)
     try:
         render.write_html(report, out)

@@ -156,18 +156,23 @@ def config_options(f):
     return setup_options(f)
 
 
-def run_options(f):
-    """Options of the runner (how, not what: they never change the tables)."""
-    f = click.option(
-        "--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no notices)."
-    )(f)
-    f = click.option(
+def scheduler_option(f):
+    """``--scheduler``: where chunks are played (never changes the tables)."""
+    return click.option(
         "--scheduler",
         default=None,
         metavar="ADDRESS|local:N",
         help="Run chunks on a Dask cluster: a scheduler address, or local:N "
         "worker processes started here. Same tables as a local run.",
     )(f)
+
+
+def run_options(f):
+    """Options of the runner (how, not what: they never change the tables)."""
+    f = click.option(
+        "--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no notices)."
+    )(f)
+    f = scheduler_option(f)
     f = click.option("--force", is_flag=True, help="Replace an existing run in --out.")(f)
     f = click.option(
         "--resume", is_flag=True, help="Complete an interrupted run in --out (same configuration)."
@@ -526,7 +531,8 @@ def compare_cmd(
     is_flag=True,
     help="Write the annotated example study (docs/study.md) to STUDY.toml, or print it.",
 )
-def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
+@scheduler_option
+def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler) -> None:
     """Run a balance study (scenarios + comparisons) and write one report.
 
     Without STUDY.toml, runs the built-in default study: both games at default rules, one
@@ -557,7 +563,9 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
     study = load_study(study_file) if study_file else default_study()
     if games is not None:
         study = with_games(study, games)
-    result = run_study(study, out, threads=threads, progress=not quiet, force=force)
+    result = run_study(
+        study, out, threads=threads, progress=not quiet, force=force, scheduler=scheduler
+    )
     for name in result.reused if not quiet else ():
         click.echo(f"reused finished run of scenario {name}", err=True)
     click.echo(f"study {study.name!r}: {len(result.runs)} scenarios in {result.out}")
@@ -588,8 +596,22 @@ def study_cmd(study_file, out, threads, force, quiet, games, template) -> None:
 @click.option("--chunk-size", type=INT, default=None, help="Games per chunk (default 20000).")
 @click.option("--force", is_flag=True, help="Replay every sub-run afresh.")
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+@scheduler_option
+@click.option("--until-decided", is_flag=True, help="Play batches of --games (--deals) per "
+              "level until every measure has a verdict or the budget is spent (alpha spending "
+              "over the looks).")  # fmt: skip
+@click.option("--max-games", type=INT, default=None, help="--until-decided: self-play games "
+              "per level at most, a multiple of --games (default 8 × --games).")  # fmt: skip
+@click.option("--max-minutes", type=NUMBER, default=None, help="--until-decided: no new look "
+              "once this much wall time would be passed.")  # fmt: skip
+@click.option("--spending", type=click.Choice(["pocock", "obrien-fleming"]), default="pocock",
+              show_default=True, help="--until-decided: how the 5 % error rate is spread over "
+              "the looks.")  # fmt: skip
+@click.option("--decide", default=None, metavar="KEY,…", help="--until-decided: stop once "
+              "these measures have a verdict (keys: first_excess, turns, …; default all).")  # fmt: skip
 def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, threads,
-               chunk_size, force, quiet) -> None:  # fmt: skip
+               chunk_size, force, quiet, scheduler, until_decided, max_games, max_minutes,
+               spending, decide) -> None:  # fmt: skip
     """Does each balance finding hold under stronger play? Rate the levels on duplicate deals,
     replay the headline measures in self-play at every level, judge the trend (docs/ladder.md).
 
@@ -602,11 +624,29 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     m = parse_margins(margins)
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
                           rules=rules, chunk_size=chunk_size)  # fmt: skip
-    result = run_ladder(ladder, out, threads=threads, progress=not quiet, force=force, margins=m)
+    given = [n for n, v in (("--max-games", max_games), ("--max-minutes", max_minutes),
+                            ("--decide", decide)) if v is not None]  # fmt: skip
+    if given and not until_decided:
+        raise CardsimError(f"{', '.join(given)} need --until-decided")
+    kw = dict(threads=threads, progress=not quiet, force=force, margins=m, scheduler=scheduler)
+    if until_decided:
+        from cardsim.workflows.ladder import Sequential, run_ladder_until_decided
+
+        keys = [k.strip() for k in decide.split(",") if k.strip()] if decide else []
+        seq = Sequential(max_games, max_minutes, spending=spending, decide=keys)
+        result = run_ladder_until_decided(ladder, out, seq, **kw)
+    else:
+        result = run_ladder(ladder, out, **kw)
     from cardsim.sim.schema import strategy_label
 
     names = ", ".join(map(strategy_label, ladder.levels))
     click.echo(f"ladder of {len(ladder.levels)} levels ({names}) in {out}")
+    if result.looks:
+        last = result.looks[-1]
+        click.echo(
+            f"{len(result.looks)} looks, {last.games_per_level:,} games per level: "
+            f"{result.stopped_by}; " + "; ".join(f"{k}: {v}" for k, v in last.verdicts.items())
+        )
     click.echo(f"report: {result.report}")
 
 
@@ -641,9 +681,10 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
     help="Write verify.toml but do not play it (tune.html then has no fresh-seed test).",
 )
 @click.option("--quiet", is_flag=True, help="No progress lines.")
+@scheduler_option
 def tune_cmd(
     game, objective, options, budget, seed, players, strategy, out, threads, force, no_verify,
-    quiet,
+    quiet, scheduler,
 ):  # fmt: skip
     """Search rule options for the most balanced rule set (racing on common deals).
 
@@ -656,7 +697,7 @@ def tune_cmd(
         result = tune(
             game, objective, out=out, options=options, budget=budget, seed=seed,
             players=players, strategy=strategy, threads=threads, progress=not quiet, force=force,
-            run_verify=not no_verify,
+            run_verify=not no_verify, scheduler=scheduler,
         )  # fmt: skip
     except RunInterrupted:
         raise

@@ -405,6 +405,39 @@ def connect(scheduler: str):
         raise CardsimError(f"--scheduler {scheduler}: cannot connect ({e})") from None
 
 
+class ClusterSession:
+    """One open ``--scheduler`` shared by several runs (a study's scenarios, a ladder's
+    sub-runs, a tune's rungs): one connection, one LocalCluster for ``local:N``. Made by
+    :func:`cluster_session`; :func:`run` takes it as its ``scheduler`` and leaves it open."""
+
+    def __init__(self, scheduler: str, client, cluster) -> None:
+        self.scheduler, self.client, self.cluster = scheduler, client, cluster
+
+    def close(self) -> None:
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                with contextlib.suppress(Exception):
+                    thing.close()
+
+
+@contextlib.contextmanager
+def cluster_session(scheduler: str | ClusterSession | None) -> Iterator[ClusterSession | None]:
+    """``--scheduler`` opened once for several runs (checked and connected before anything is
+    written, as :func:`run` does for one run); ``None`` yields ``None`` (play here), an open
+    session is passed through (and left open)."""
+    if scheduler is None or isinstance(scheduler, ClusterSession):
+        yield scheduler
+        return
+    check_scheduler(scheduler)
+    with _signals_interrupt(), _signals_wait_for_cluster():
+        client, cluster = connect(scheduler)
+    session = ClusterSession(scheduler, client, cluster)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
 #: Set while a LocalCluster starts: its worker processes ignore SIGINT (sim/__init__.py).
 CLUSTER_WORKER_ENV = "CARDSIM_CLUSTER_WORKER"
 
@@ -584,14 +617,15 @@ def run(
     stop_rule: StopRule | None = None,
     extra_manifest: dict | None = None,
     engine: GameEngine | None = None,
-    scheduler: str | None = None,
+    scheduler: str | ClusterSession | None = None,
     unit: str | None = None,
     command: str = "run",
 ) -> RunResult:
     """Play ``config`` into the run directory ``out``.
 
     ``scheduler``: ``None`` plays chunks here; ``"local:N"`` starts a Dask cluster of N worker
-    processes; any other value is the address of a running Dask scheduler. The tables are the
+    processes; any other value is the address of a running Dask scheduler; a
+    :class:`ClusterSession` (:func:`cluster_session`) is an open one, shared with other runs. The tables are the
     same in every case: chunks are committed in order. ``chunk_size`` defaults to
     ``DEFAULT_CHUNK_SIZE`` for a new run and to the manifest's for ``resume``. With a
     ``stop_rule``, ``extra_manifest["stop"]`` should describe it: ``--resume`` checks it.
@@ -620,7 +654,9 @@ def run(
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)
-    check_scheduler(scheduler)
+    shared = scheduler if isinstance(scheduler, ClusterSession) else None
+    if shared is None:
+        check_scheduler(scheduler)
     kw = {"resume": resume, "force": force, "extra": extra_manifest, "command": command}
     manifest, mode = check_directory(out, config, chunk_size, **kw)
     for text in config_warnings(config) if progress else ():  # the game's hook (AT-D1, …)
@@ -636,7 +672,9 @@ def run(
         _ACTIVE.append(kernel)
         lock = None
         try:
-            if scheduler is not None:  # reachable before anything is written
+            if shared is not None:  # opened by the caller (cluster_session), left open
+                client = shared.client
+            elif scheduler is not None:  # reachable before anything is written
                 with _signals_wait_for_cluster():
                     client, cluster = connect(scheduler)
             compiled = _warm_up(engine, config, _Messages(progress), kernel)
@@ -671,7 +709,7 @@ def run(
             if lock is not None:
                 lock.release()
             kernel.close()
-            if client is not None:
+            if client is not None and shared is None:
                 with contextlib.suppress(Exception):
                     client.close()
             if cluster is not None:
@@ -705,6 +743,41 @@ def finished_and_intact(out: Path, manifest: dict) -> bool:
     return all(
         chunk_is_intact(out, c, manifest) for c in manifest["chunks"] if c.get("status") == "done"
     )
+
+
+def extend_run(out: Path | str, games: int) -> dict:
+    """Grow a finished run to ``games`` games: the manifest plans the chunks of games
+    ``manifest["games"] .. games - 1`` (pending) after the finished ones, so that
+    :func:`run` with ``resume`` plays only those. The grown run is the run of ``games`` games
+    from scratch (each game depends only on the root seed and its index; parts do not record
+    the total): the old games must fill whole chunks (a multiple of ``chunk_size``). Used by
+    ``cardsim ladder --until-decided`` (each look a new range of game indices). Returns the
+    new manifest; a run already of ``games`` games is left as it is."""
+    out = Path(out)
+    manifest = read_manifest(out)
+    have, size = int(manifest["games"]), int(manifest["chunk_size"])
+    if games == have:
+        return manifest
+    if games < have:
+        raise CardsimError(f"{out}: holds {have:,} games, more than the {games:,} asked for")
+    if not finished_and_intact(out, manifest) or manifest.get("stopped_by") not in (None, "games"):
+        raise CardsimError(f"{out}: only a finished, intact run can be extended; run it again")
+    if have % size:
+        raise CardsimError(
+            f"{out}: {have:,} games are not whole chunks of {size:,}; cannot extend it"
+        )
+    lock = rundir.RunLock.acquire(out)
+    try:
+        plan = plan_chunks(games, size)
+        manifest = {
+            **manifest, "games": games, "status": "running", "stopped_by": None,
+            "chunks": [*manifest["chunks"], *plan[len(manifest["chunks"]) :]],
+        }  # fmt: skip
+        rundir.check_plan(manifest, out / MANIFEST)
+        write_manifest(out, manifest)
+    finally:
+        lock.release()
+    return manifest
 
 
 def _nothing_to_do(out: Path, manifest: dict) -> bool:

@@ -5,7 +5,10 @@ too. Each document is played in a fresh temporary directory (a clone's root, wit
 in the order it shows them — ``runs/at4`` must have been made before ``report runs/at4`` —
 through the real ``cardsim`` entry point (:func:`cardsim.cli.main`), with game counts cut down to
 a few hundred. Setting-up commands (the venv, the install, the test suite itself) are checked
-for their shape but not re-run: the environment running this test was made by them.
+for their shape but not re-run: the environment running this test was made by them; so are
+the ``dask scheduler`` / ``dask worker`` lines of a cluster walk-through, whose cardsim
+commands are run here without their ``--scheduler`` (tests/test_cluster_workflows.py runs
+them on a real cluster).
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ def setup_kind(argv: list[str]) -> str | None:
         return "tests"
     if joined == "source .venv/bin/activate":
         return "activate"
+    if argv[0].endswith("dask") and argv[1:2] in (["scheduler"], ["worker"]):
+        return "cluster"  # docs/cli.md, "Running on a cluster": not started by this test
     return None
 
 
@@ -102,12 +107,18 @@ def small(argv: list[str]) -> list[str]:
     """The cardsim command with game counts cut down (and a study cut down by --games)."""
     args = list(argv[1:])
     sub = args[0]
+    if "--scheduler" in args:  # the walk-through's workers are not running here: play locally
+        i = args.index("--scheduler")  # (the cluster path: tests/test_cluster_workflows.py)
+        del args[i : i + 2]
     if "--games" in args:
         i = args.index("--games") + 1
         args[i] = str(min(int(args[i]), SMALL.get(sub, 300)))
     if "--deals" in args:  # cardsim ladder: the rating run's deals
         i = args.index("--deals") + 1
         args[i] = str(min(int(args[i]), 20))
+    if "--max-games" in args:  # cardsim ladder --until-decided: two looks of --games
+        i = args.index("--max-games") + 1
+        args[i] = str(2 * int(args[args.index("--games") + 1]))
     if "--budget" in args:  # cardsim tune: games in all
         i = args.index("--budget") + 1
         args[i] = str(min(int(args[i]), 2000))
@@ -123,7 +134,7 @@ def test_the_documents_show_commands_and_every_one_is_understood():
     for c in every:
         assert is_cardsim(c.argv) or setup_kind(c.argv), f"{c}: this test cannot run it"
     kinds = {setup_kind(c.argv) for c in every} - {None}
-    assert kinds == {"venv", "install", "tests", "activate"}
+    assert kinds == {"venv", "install", "tests", "activate", "cluster"}
 
 
 def test_untagged_blocks_hold_only_synopses():

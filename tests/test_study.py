@@ -112,3 +112,30 @@ def test_example_study_file_is_valid():
     s = load_study(Path(__file__).resolve().parents[1] / "examples" / "study.toml")
     assert [c.scenarios for c in s.comparisons] == [["atlas-4p", "atlas-6p"]]
     assert s.scenarios[1].until_ci == 0.01 and s.scenarios[2].compare == ["points", "greedy"]
+
+
+@pytest.mark.parametrize("force", [True, False])
+def test_a_scenario_folder_that_is_a_symlink_is_never_followed(capsys, tmp_path, force):
+    """OUT/<scenario> linked to another run: refused (one line, exit 2) with or without
+    --force, as run refuses a linked games/; the linked run and its parts are left alone."""
+    from pathlib import Path
+
+    victim = tmp_path / "victim"
+    code, _, err = cardsim(capsys, "run", "yuanzi", "--games", "50", "--strategy", "random",
+                           "--out", victim, "--quiet")  # fmt: skip
+    assert code == 0, err
+    before = sorted((p.name, p.stat().st_size) for p in victim.rglob("*") if p.is_file())
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[[scenario]]\nname = "yz"\ngame = "yuanzi"\ngames = 60\nstrategy = "greedy"\n'
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "yz").symlink_to(victim, target_is_directory=True)
+    code, _, err = cardsim(capsys, "study", study, "--out", out, "--quiet",
+                           *(["--force"] if force else []))  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{out / 'yz'} is a symbolic link (to {victim})" in err and "never through a link" in err
+    assert (out / "yz").is_symlink() and Path(victim / "manifest.json").is_file()
+    assert sorted((p.name, p.stat().st_size) for p in victim.rglob("*") if p.is_file()) == before
+    assert not (out / "report.html").exists()

@@ -20,6 +20,7 @@ table is the same ladder (:func:`parse_ladder_table`).
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -263,6 +264,8 @@ class LadderResult:
     numbers: Path
     runs: dict[str, Path]
     reused: list[str]
+    looks: list = field(default_factory=list)  # --until-decided: the Look of each batch
+    stopped_by: str | None = None  # --until-decided: decided, max-games or max-minutes
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
         from cardsim.sim.display import html_of
@@ -300,9 +303,12 @@ def run_ladder(
     progress: bool = True,
     force: bool = False,
     margins: dict[str, float] | None = None,
+    scheduler=None,
 ) -> LadderResult:
     """Play every sub-run of ``ladder`` into ``out`` (reused / resumed as a study's scenarios)
-    and write ``out/ladder.html`` (+ ``.json``)."""
+    and write ``out/ladder.html`` (+ ``.json``). ``scheduler``: as for
+    :func:`cardsim.workflows.study.run_study` (the levels' runs and the rating run on one Dask
+    cluster; the same tables)."""
     from cardsim.analysis.ladder import write_ladder_report
     from cardsim.workflows.study import Study, run_study
 
@@ -311,6 +317,281 @@ def run_ladder(
         raise CardsimError(f"--out {out}: exists and is not a directory")
     _check_report(out, force)
     study = Study(f"ladder {ladder.game}", list(ladder.scenarios), [], "<ladder>")
-    result = run_study(study, out, threads=threads, progress=progress, force=force, report=False)
+    result = run_study(
+        study, out, threads=threads, progress=progress, force=force, report=False,
+        scheduler=scheduler,
+    )  # fmt: skip
     html, js = write_ladder_report(ladder_data(ladder, result.runs), out / REPORT, margins)
     return LadderResult(out, html, js, result.runs, result.reused)
+
+
+# --- --until-decided: looks of whole batches, alpha spending ------------------------------------
+
+#: Beside the report: the looks of a sequential ladder (``--until-decided``), so that running
+#: the same command again continues where it stopped.
+LOOKS = "ladder-looks.json"
+#: ``--until-decided`` without ``--max-games``: at most this many batches (looks).
+DEFAULT_LOOKS = 8
+#: whole chunks per look: the games (and deals) of a batch must share a divisor this large
+MIN_LOOK_CHUNK = 20
+
+
+@dataclass
+class Sequential:
+    """``--until-decided``: play batches of ``--games`` / ``--deals`` per level until every
+    measure of ``decide`` (default: all) has a verdict at the look's level, or the budget is
+    spent (``max_games`` self-play games per level; ``max_minutes`` of wall time)."""
+
+    max_games: int | None = None
+    max_minutes: float | None = None
+    alpha: float = 0.05
+    spending: str = "pocock"
+    decide: list[str] = field(default_factory=list)  # measure keys; [] = every measure
+
+
+@dataclass
+class Look:
+    look: int
+    games_per_level: int
+    deals: int
+    level: float  # this look's share of alpha
+    spent: float  # alpha spent up to and including this look
+    verdicts: dict[str, str]  # "group: measure key" -> the ladder's verdict word
+    decided: bool
+    seconds: float
+
+
+def _look_chunk(ladder: Ladder) -> int:
+    """The chunk size of a sequential ladder's sub-runs: whole chunks per batch (each look
+    extends every sub-run by one batch, runner.extend_run)."""
+    import math
+
+    from cardsim.sim.runner import DEFAULT_CHUNK_SIZE
+
+    if ladder.chunk_size is not None:
+        if ladder.games % ladder.chunk_size or ladder.deals % ladder.chunk_size:
+            raise CardsimError(
+                f"--until-decided: --games {ladder.games} and --deals {ladder.deals} must be "
+                f"multiples of --chunk-size {ladder.chunk_size} (each look adds whole chunks)"
+            )
+        return ladder.chunk_size
+    g = math.gcd(ladder.games, ladder.deals)
+    c = next(d for d in range(min(g, DEFAULT_CHUNK_SIZE), 0, -1) if g % d == 0)
+    if c < min(MIN_LOOK_CHUNK, g):
+        raise CardsimError(
+            f"--until-decided: --games {ladder.games} and --deals {ladder.deals} share no chunk "
+            f"size of {MIN_LOOK_CHUNK} games or more (each look adds whole chunks); use round "
+            "numbers, e.g. --games 2000 --deals 500"
+        )
+    return c
+
+
+def check_sequential(ladder: Ladder, seq: Sequential) -> int:
+    """Validate ``seq`` against ``ladder``; returns the planned number of looks."""
+    from cardsim.analysis.ladder import measures_for
+    from cardsim.analysis.stopping import SPENDING
+
+    if seq.spending not in SPENDING:
+        raise CardsimError(f"--spending must be one of {', '.join(SPENDING)}, got {seq.spending!r}")
+    if not 0 < seq.alpha < 0.5:
+        raise CardsimError(f"--alpha must be between 0 and 0.5, got {seq.alpha}")
+    if seq.max_minutes is not None and not seq.max_minutes > 0:
+        raise CardsimError(f"--max-minutes must be positive, got {seq.max_minutes}")
+    max_games = seq.max_games if seq.max_games is not None else DEFAULT_LOOKS * ladder.games
+    if max_games < ladder.games or max_games % ladder.games:
+        raise CardsimError(
+            f"--max-games {max_games} must be a multiple of --games {ladder.games} (the games "
+            "per level of one look)"
+        )
+    keys = [m.key for m in measures_for(ladder.game)]
+    bad = [k for k in seq.decide if k not in keys]
+    if bad:
+        raise CardsimError(
+            f"--decide: {ladder.game} has no measure {bad[0]!r} (has {', '.join(keys)})"
+        )
+    _look_chunk(ladder)
+    return max_games // ladder.games
+
+
+def _identity(ladder: Ladder, seq: Sequential, looks: int, margins) -> dict:
+    return {
+        "game": ladder.game, "levels": ladder.levels, "games": ladder.games,
+        "deals": ladder.deals, "seed": ladder.seed, "players": ladder.players,
+        "rules": ladder.rules, "chunk_size": _look_chunk(ladder), "looks": looks,
+        "alpha": seq.alpha, "spending": seq.spending, "decide": sorted(seq.decide),
+        "margins": dict(sorted((margins or {}).items())),
+    }  # fmt: skip
+
+
+def _read_looks(out: Path, ident: dict, force: bool) -> list[Look]:
+    import json
+
+    path = out / LOOKS
+    if force or not path.is_file():
+        return []
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        have, looks = doc["identity"], [Look(**x) for x in doc["looks"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise CardsimError(f"{path}: unreadable ({e}); use --force to start afresh") from None
+    if have != ident:
+        diff = sorted(k for k in {**have, **ident} if have.get(k) != ident.get(k))
+        raise CardsimError(
+            f"{out} holds a different sequential ladder ({', '.join(diff)} differ); use "
+            "--force to replace it, or another --out"
+        )
+    return looks
+
+
+def _write_looks(out: Path, ident: dict, looks: list[Look], stopped_by: str | None) -> None:
+    import json
+    from dataclasses import asdict
+
+    from cardsim.sim.rundir import atomic_write_bytes
+
+    doc = {"format": "cardsim-ladder-looks", "identity": ident, "stopped_by": stopped_by,
+           "looks": [asdict(x) for x in looks]}  # fmt: skip
+    atomic_write_bytes(out / LOOKS, json.dumps(doc, indent=1, ensure_ascii=False).encode())
+
+
+def _scaled(ladder: Ladder, look: int, chunk: int) -> Ladder:
+    """The ladder of ``look`` batches: the same sub-runs, ``look`` × the games and deals."""
+    return build_ladder(
+        ladder.game, ladder.levels, games=look * ladder.games, deals=look * ladder.deals,
+        seed=ladder.seed, players=ladder.players, rules=ladder.rules, chunk_size=chunk,
+        name=ladder.name,
+    )  # fmt: skip
+
+
+def _verdicts(sec, game: str, decide: list[str]) -> tuple[dict[str, str], bool]:
+    """The trends table's verdict of each measure ("[group: ]measure label" -> the ladder's
+    word), and whether every measure of ``decide`` (keys; [] = all) has one."""
+    from cardsim.analysis import stats
+    from cardsim.analysis.ladder import WORDS, measures_for
+
+    trends = next((t.df for t in sec.tables if t.key == "trends"), None)
+    if trends is None or trends.height == 0:
+        return {}, False
+    labels = {m.label for m in measures_for(game) if m.key in decide}
+    out, chosen = {}, []
+    for r in trends.iter_rows(named=True):
+        group = r.get("group") or ""
+        out[f"{group + ': ' if group else ''}{r['measure']}"] = r["verdict"]
+        if not decide or r["measure"] in labels:
+            chosen.append(r["verdict"])
+    return out, bool(chosen) and all(v != WORDS[stats.NOT_ENOUGH] for v in chosen)
+
+
+def answer_text(looks: list[Look], planned: int, seq: Sequential, stopped_by: str) -> str:
+    """The Answers line of a sequential ladder: looks, games per level, the budget."""
+    last = looks[-1]
+    which = "every measure" if not seq.decide else ", ".join(seq.decide)
+    if stopped_by == "decided":
+        how = f"stopped: {which} has a verdict"
+    elif stopped_by == "max-games":
+        how = f"the budget of games ran out (--max-games) before {which} had a verdict"
+    else:
+        how = (
+            f"the budget of time ran out (--max-minutes {seq.max_minutes:g}) before {which} "
+            "had a verdict"
+        )
+    return (
+        f"Played until decided: {len(looks)} look{'s' if len(looks) != 1 else ''} of "
+        f"{looks[0].games_per_level:,} games per level (of {planned} planned, "
+        f"{planned * looks[0].games_per_level:,} games per level at most); "
+        f"{last.games_per_level:,} self-play games per level and {last.deals:,} rating deals in "
+        f"all; {how}. Verdicts at this look's level {last.level:.3g} ({seq.spending}-type alpha "
+        f"spending of {seq.alpha:g} over the looks, union bound: valid under repeated looks; "
+        f"{last.spent:.3g} spent)."
+    )
+
+
+@holding_out("ladder")
+def run_ladder_until_decided(
+    ladder: Ladder,
+    out: Path | str,
+    seq: Sequential,
+    *,
+    threads: int | None = None,
+    progress: bool = True,
+    force: bool = False,
+    margins: dict[str, float] | None = None,
+    scheduler=None,
+) -> LadderResult:
+    """``cardsim ladder --until-decided``: look k plays games ``(k−1)·N .. k·N − 1`` of every
+    sub-run (``N`` = ``--games`` self-play games per level, ``--deals`` rating deals), on the
+    same root seed — so after k looks each sub-run is exactly the run of ``k·N`` games, and a
+    run is reproducible. After each look the ladder is judged at the look's level (the
+    increments of an alpha-spending function over the planned looks,
+    :func:`cardsim.analysis.stopping.look_levels`); it stops once every measure (of
+    ``seq.decide``) has a verdict — skill-dependent or stable — or the budget is spent. The
+    looks are recorded in ``out/ladder-looks.json``: running the same command again continues
+    (a finished look is never replayed; a larger ``--max-minutes`` may add looks)."""
+    import time
+
+    from cardsim.analysis.ladder import section, write_ladder_report
+    from cardsim.analysis.stopping import alpha_spent, look_levels
+    from cardsim.sim import runner
+    from cardsim.workflows.study import Study, run_study
+
+    out = Path(out)
+    planned = check_sequential(ladder, seq)
+    chunk = _look_chunk(ladder)
+    runner.check_scheduler(None if isinstance(scheduler, runner.ClusterSession) else scheduler)
+    _check_report(out, force)
+    ident = _identity(ladder, seq, planned, margins)
+    looks = _read_looks(out, ident, force)
+    levels = look_levels(planned, seq.alpha, seq.spending)
+    elapsed = sum(x.seconds for x in looks)
+    stopped_by = None
+    if looks and looks[-1].decided:
+        stopped_by = "decided"
+    result = None
+    with runner.cluster_session(scheduler) as session:
+        while stopped_by is None:
+            k = len(looks) + 1
+            if k > planned:
+                stopped_by = "max-games"
+                break
+            over = looks and seq.max_minutes is not None  # would the next look overrun?
+            if over and elapsed + looks[-1].seconds > 60 * seq.max_minutes:
+                stopped_by = "max-minutes"
+                break
+            t0 = time.monotonic()
+            now = _scaled(ladder, k, chunk)
+            for s in now.scenarios:  # one batch more: the next range of game indices
+                d = out / s.name
+                if k > 1 and not d.is_symlink() and (d / runner.MANIFEST).is_file():
+                    m = runner.read_manifest(d)
+                    if int(m["games"]) < s.games:
+                        runner.extend_run(d, s.games)
+            if progress:
+                print(f"cardsim: ladder look {k} of at most {planned}: {now.games:,} games per "
+                      f"level, {now.deals:,} rating deals", file=sys.stderr, flush=True)  # fmt: skip
+            study = Study(f"ladder {ladder.game}", list(now.scenarios), [], "<ladder>")
+            result = run_study(
+                study, out, threads=threads, progress=progress, force=force and k == 1,
+                report=False, scheduler=session,
+            )  # fmt: skip
+            sec = section(ladder_data(now, result.runs), margins, levels[k - 1])
+            verdicts, decided = _verdicts(sec, ladder.game, seq.decide)
+            seconds = time.monotonic() - t0
+            elapsed += seconds
+            looks.append(Look(k, now.games, now.deals, levels[k - 1],
+                              alpha_spent(k / planned, seq.alpha, seq.spending), verdicts,
+                              decided, round(seconds, 3)))  # fmt: skip
+            _write_looks(out, ident, looks, None)
+            if progress:
+                shown = "; ".join(f"{m}: {v}" for m, v in verdicts.items())
+                print(f"cardsim: look {k} (level {levels[k - 1]:.3g}): {shown}", file=sys.stderr,
+                      flush=True)  # fmt: skip
+            if decided:
+                stopped_by = "decided"
+    _write_looks(out, ident, looks, stopped_by)
+    last = _scaled(ladder, len(looks), chunk)
+    runs = {s.name: out / s.name for s in last.scenarios}
+    data = ladder_data(last, runs)
+    data.answers.append(answer_text(looks, planned, seq, stopped_by))
+    html, js = write_ladder_report(data, out / REPORT, margins, looks[-1].level)
+    reused = result.reused if result is not None else list(runs)
+    return LadderResult(out, html, js, runs, reused, looks=looks, stopped_by=stopped_by)

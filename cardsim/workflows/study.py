@@ -10,6 +10,7 @@ named ``<design>-cNNN`` on one root seed.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tomllib
@@ -707,17 +708,23 @@ def run_study(
     progress: bool = True,
     force: bool = False,
     report: bool = True,
+    scheduler=None,
 ) -> StudyResult:
     """Run every scenario of ``study`` into ``out/<name>/`` and write ``out/report.html``.
 
     A scenario directory holding a finished run of the same configuration is reused; an
     unfinished one is resumed; one holding a different run is an error unless ``force``.
+    A scenario folder that is a symbolic link is refused (never followed: ``force`` would
+    delete the linked run's parts). ``scheduler`` (``--scheduler``: ``local:N``, an address,
+    or an open :class:`cardsim.sim.runner.ClusterSession`) plays the chunks of every scenario
+    on one Dask cluster, connected once after every directory is checked and before anything
+    is written; the tables are those of a local run.
     """
-    from cardsim.sim import runner, warmup
-    from cardsim.sim.compare import DuplicateEngine
-    from cardsim.sim.games import get_engine
+    from cardsim.sim import runner
 
     out = Path(out)
+    if not isinstance(scheduler, runner.ClusterSession):
+        runner.check_scheduler(scheduler)
     cells = [s for d in [*study.designs, *study.ladders] for s in d.scenarios]
     configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
@@ -727,6 +734,12 @@ def run_study(
         chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
         stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
         resume = False
+        if run_dir.is_symlink():  # never through a link (as run refuses a linked games/)
+            raise CardsimError(
+                f"{run_dir} is a symbolic link (to {os.readlink(run_dir)}); a study writes and "
+                f"deletes runs only inside its folder, never through a link: remove the link "
+                f"(rm {run_dir}; its target is left as it is) or use another --out"
+            )
         if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
             from cardsim.sim.rundir import is_vacant
 
@@ -760,35 +773,10 @@ def run_study(
             f"{out / 'report.html'} exists and is not this study's report; use --force to "
             "replace it, or another --out"
         )
-    compiling = None  # cardsim.sim.warmup: compiles the games still to play concurrently
-    for s in [*study.scenarios, *cells]:
-        if s.name not in plans:
-            continue
-        cfg, run_dir = configs[s.name], out / s.name
-        chunk, resume, stop = plans[s.name]
-        engine = get_engine(s.game)
-        if cfg.assignments:
-            engine = DuplicateEngine(engine)
-        rule = None
-        if s.until_ci:
-            from cardsim.analysis.stopping import until_ci_rule
-
-            rule = until_ci_rule(s.until_ci)
-        if compiling is None:  # first-run compilation of every game still to play, at once
-            rest = [configs[name] for name in plans]
-            compiling = warmup.start(rest, say=_say if progress else None)
-        compiling.wait(s.game)
-        if progress:
-            _say(f"scenario {s.name}")
-        result = runner.run(
-            cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
-            force=force, progress=progress, stop_rule=rule, engine=engine,
-            extra_manifest=stop, command="study",
-        )  # fmt: skip
-        runs[s.name] = run_dir
-        stopped[s.name] = result.stopped_by
-    if compiling is not None:
-        compiling.close()
+    with runner.cluster_session(scheduler if plans else None) as session:
+        _play_scenarios(
+            study, out, cells, configs, plans, runs, stopped, threads, progress, force, session
+        )
     report_path = None
     design_reports, ladder_reports = {}, {}
     if report:
@@ -814,6 +802,44 @@ def run_study(
 
         atomic_write_bytes(marker, study_digest(study).encode())
     return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports)
+
+
+def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, progress, force,
+                    session) -> None:  # fmt: skip
+    """Play the scenarios of ``plans`` in study order (locally, or on ``session``'s cluster)."""
+    from cardsim.sim import runner, warmup
+    from cardsim.sim.compare import DuplicateEngine
+    from cardsim.sim.games import get_engine
+
+    compiling = None  # cardsim.sim.warmup: compiles the games still to play concurrently
+    for s in [*study.scenarios, *cells]:
+        if s.name not in plans:
+            continue
+        cfg, run_dir = configs[s.name], out / s.name
+        chunk, resume, stop = plans[s.name]
+        engine = get_engine(s.game)
+        if cfg.assignments:
+            engine = DuplicateEngine(engine)
+        rule = None
+        if s.until_ci:
+            from cardsim.analysis.stopping import until_ci_rule
+
+            rule = until_ci_rule(s.until_ci)
+        if compiling is None:  # first-run compilation of every game still to play, at once
+            rest = [configs[name] for name in plans]
+            compiling = warmup.start(rest, say=_say if progress else None)
+        compiling.wait(s.game)
+        if progress:
+            _say(f"scenario {s.name}")
+        result = runner.run(
+            cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
+            force=force, progress=progress, stop_rule=rule, engine=engine,
+            extra_manifest=stop, command="study", scheduler=session,
+        )  # fmt: skip
+        runs[s.name] = run_dir
+        stopped[s.name] = result.stopped_by
+    if compiling is not None:
+        compiling.close()
 
 
 def write_design_report(design: Design, run_dirs: list[Path], out: Path) -> Path:

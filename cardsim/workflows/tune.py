@@ -266,15 +266,21 @@ def tune(
     progress: bool = True,
     force: bool = False,
     run_verify: bool = True,
+    scheduler=None,
 ) -> TuneResult:
     """Race the configurations of ``options`` for ``objective`` within ``budget`` games, then
     (``run_verify``) play ``OUT/verify.toml`` — the winner and the default rules on fresh seeds,
-    ``verify_games`` games each, beyond the budget — into ``OUT/verify``."""
+    ``verify_games`` games each, beyond the budget — into ``OUT/verify``.
+
+    ``scheduler`` (``--scheduler local:N|ADDRESS``): every rung's runs and the verify study
+    play their chunks on one Dask cluster, connected once before anything is written; the
+    tables, the race and its result are those of a local run."""
     from cardsim.analysis.factorial import verdict
     from cardsim.sim import runner
     from cardsim.sim.config import build_config
     from cardsim.sim.games import get_engine
 
+    runner.check_scheduler(scheduler)
     engine = get_engine(game)
     obj = parse_objective(objective)
     if any(t.name == "length" for t in obj.terms) and not any(
@@ -323,115 +329,128 @@ def tune(
         "budget": budget, "seed": seed, "players": players, "strategy": strategy, "eta": eta, "min_games": min_games,
         "configurations": [c.rules for c in cands],
     }  # fmt: skip
-    _check_out(out, ident, force)
-    rungs_total = _rungs(len(cands), eta)
-    per_rung = budget // rungs_total
-    alive = list(cands)
-    data: dict[str, list[DealData]] = {c.id: [] for c in cands}
-    spent, rung_log = 0, []
-    log = [f"left out (cannot be played): {u}" for u in unplayable]
-    sides: list[str] | None = None
-    for r in range(rungs_total):
-        n = per_rung // len(alive)
-        if r == rungs_total - 1:
-            n = (budget - spent) // len(alive)
-        if n < min_games:
-            log.append(f"rung {r}: {n} games per configuration is below {min_games}; stop")
-            break
-        dirs = []
-        for c in alive:
-            cfg = build_config(
-                engine, games=n, seed=seed + r, players=players, strategy=strategy, rules=c.rules
+    with runner.cluster_session(scheduler) as session:  # reachable before writing
+        _check_out(out, ident, force)
+        rungs_total = _rungs(len(cands), eta)
+        per_rung = budget // rungs_total
+        alive = list(cands)
+        data: dict[str, list[DealData]] = {c.id: [] for c in cands}
+        spent, rung_log = 0, []
+        log = [f"left out (cannot be played): {u}" for u in unplayable]
+        sides: list[str] | None = None
+        for r in range(rungs_total):
+            n = per_rung // len(alive)
+            if r == rungs_total - 1:
+                n = (budget - spent) // len(alive)
+            if n < min_games:
+                log.append(f"rung {r}: {n} games per configuration is below {min_games}; stop")
+                break
+            dirs = []
+            for c in alive:
+                cfg = build_config(
+                    engine,
+                    games=n,
+                    seed=seed + r,
+                    players=players,
+                    strategy=strategy,
+                    rules=c.rules,
+                )
+                run_dir = out / "configs" / c.id / f"r{r}"
+                resume = (run_dir / runner.MANIFEST).is_file()
+                if progress:
+                    print(
+                        f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True
+                    )
+                runner.run(
+                    cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
+                    resume=resume, progress=False, command="tune", scheduler=session,
+                )  # fmt: skip
+                dirs.append(run_dir)
+                spent += n
+            if sides is None:
+                sides = side_labels(dirs, engine, players)
+            for c, d in zip(alive, dirs, strict=True):
+                data[c.id].append(deal_data(d, engine, players, sides))
+                c.rungs, c.games = r + 1, c.games + n
+                est, psi = objective_values(obj, DealData.concat(data[c.id]))
+                c.estimate, c.se = est, se_of_mean(psi)
+            alive.sort(key=lambda c: c.estimate)
+            best = alive[0]
+            others = alive[1:]
+            pvals = []
+            for c in others:
+                diff, se, _ = paired_difference(obj, data[c.id], data[best.id])
+                pvals.append(float(ss.norm.sf(diff / se)) if se > 0 else (0.0 if diff > 0 else 1.0))
+            adj = _holm(pvals)
+            keep = [best]
+            for c, pa in zip(others, adj, strict=True):
+                if pa < ALPHA:
+                    c.dropped_at, c.dropped_by = r, "paired test"
+                else:
+                    keep.append(c)
+            quota = max(1, math.ceil(len(alive) / eta))
+            for c in keep[quota:]:
+                c.dropped_at, c.dropped_by = r, "halving"
+            survivors = keep[:quota] if r < rungs_total - 1 else keep
+            rung_log.append(
+                {
+                    "rung": r, "seed": seed + r, "games_per_configuration": n,
+                    "configurations": len(alive),
+                    "dropped_by_test": sum(1 for c in others if c.dropped_by == "paired test" and c.dropped_at == r),
+                    "kept": len(survivors), "best": best.id, "best_estimate": best.estimate,
+                }
+            )  # fmt: skip
+            alive = survivors
+            if len(alive) == 1:
+                break
+        best = min(
+            (c for c in cands if c.rungs == max(x.rungs for x in cands)), key=lambda c: c.estimate
+        )
+        ranked = sorted(cands, key=lambda c: (-c.rungs, c.estimate))
+        top = ranked[: min(8, len(ranked))]
+        margin = obj.margin()
+        comps = []
+        for c in top[1:]:
+            diff, se, deals = paired_difference(obj, data[c.id], data[best.id])
+            z = ss.norm.ppf(1 - ALPHA / 2)
+            p_two = float(2 * ss.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
+            v, _, _ = verdict(diff, se, p_two, margin, deals)
+            comps.append(
+                Comparison(
+                    c.id,
+                    diff,
+                    diff - z * se,
+                    diff + z * se,
+                    float(ss.norm.sf(diff / se)) if se > 0 else float("nan"),
+                    deals,
+                    v,
+                    not deal_differences(engine, c.rules, best.rules),
+                )  # fmt: skip
             )
-            run_dir = out / "configs" / c.id / f"r{r}"
-            resume = (run_dir / runner.MANIFEST).is_file()
-            if progress:
-                print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
-            runner.run(
-                cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
-                resume=resume, progress=False, command="tune",
-            )  # fmt: skip
-            dirs.append(run_dir)
-            spent += n
-        if sides is None:
-            sides = side_labels(dirs, engine, players)
-        for c, d in zip(alive, dirs, strict=True):
-            data[c.id].append(deal_data(d, engine, players, sides))
-            c.rungs, c.games = r + 1, c.games + n
-            est, psi = objective_values(obj, DealData.concat(data[c.id]))
-            c.estimate, c.se = est, se_of_mean(psi)
-        alive.sort(key=lambda c: c.estimate)
-        best = alive[0]
-        others = alive[1:]
-        pvals = []
-        for c in others:
-            diff, se, _ = paired_difference(obj, data[c.id], data[best.id])
-            pvals.append(float(ss.norm.sf(diff / se)) if se > 0 else (0.0 if diff > 0 else 1.0))
-        adj = _holm(pvals)
-        keep = [best]
-        for c, pa in zip(others, adj, strict=True):
-            if pa < ALPHA:
-                c.dropped_at, c.dropped_by = r, "paired test"
-            else:
-                keep.append(c)
-        quota = max(1, math.ceil(len(alive) / eta))
-        for c in keep[quota:]:
-            c.dropped_at, c.dropped_by = r, "halving"
-        survivors = keep[:quota] if r < rungs_total - 1 else keep
-        rung_log.append(
-            {
-                "rung": r, "seed": seed + r, "games_per_configuration": n,
-                "configurations": len(alive),
-                "dropped_by_test": sum(1 for c in others if c.dropped_by == "paired test" and c.dropped_at == r),
-                "kept": len(survivors), "best": best.id, "best_estimate": best.estimate,
-            }
+        verify = write_verify(
+            out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000),
+            obj.text(),
         )  # fmt: skip
-        alive = survivors
-        if len(alive) == 1:
-            break
-    best = min(
-        (c for c in cands if c.rungs == max(x.rungs for x in cands)), key=lambda c: c.estimate
-    )
-    ranked = sorted(cands, key=lambda c: (-c.rungs, c.estimate))
-    top = ranked[: min(8, len(ranked))]
-    margin = obj.margin()
-    comps = []
-    for c in top[1:]:
-        diff, se, deals = paired_difference(obj, data[c.id], data[best.id])
-        z = ss.norm.ppf(1 - ALPHA / 2)
-        p_two = float(2 * ss.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
-        v, _, _ = verdict(diff, se, p_two, margin, deals)
-        comps.append(
-            Comparison(
-                c.id,
-                diff,
-                diff - z * se,
-                diff + z * se,
-                float(ss.norm.sf(diff / se)) if se > 0 else float("nan"),
-                deals,
-                v,
-                not deal_differences(engine, c.rules, best.rules),
-            )  # fmt: skip
-        )
-    verify = write_verify(
-        out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000),
-        obj.text(),
-    )  # fmt: skip
-    result = TuneResult(
-        game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
-        comps, margin, str(verify), str(out), log,
-    )  # fmt: skip
-    if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
-        from cardsim.workflows.study import load_study, run_study
+        result = TuneResult(
+            game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
+            comps, margin, str(verify), str(out), log,
+        )  # fmt: skip
+        if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
+            from cardsim.workflows.study import load_study, run_study
 
-        done = run_study(
-            load_study(verify), out / "verify", threads=threads, progress=progress, force=force
-        )
-        result.verification = objective_comparison(
-            obj.text(), done.runs["winner"], done.runs["default"]
-        )
-    write_outputs(result, out)
-    return result
+            done = run_study(
+                load_study(verify),
+                out / "verify",
+                threads=threads,
+                progress=progress,
+                force=force,
+                scheduler=session,
+            )
+            result.verification = objective_comparison(
+                obj.text(), done.runs["winner"], done.runs["default"]
+            )
+        write_outputs(result, out)
+        return result
 
 
 def _rungs(configurations: int, eta: int) -> int:
