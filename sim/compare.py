@@ -37,6 +37,8 @@ def seat_assignments(layout: str, players: int, strategies: list[str]) -> list[t
     [('a', 'b', 'a', 'b'), ('b', 'a', 'b', 'a')]
     >>> seat_assignments("rotation", 3, ["a", "b"])
     [('a', 'b', 'a'), ('a', 'a', 'b'), ('b', 'a', 'a')]
+    >>> len(seat_assignments("rotation", 2, ["a", "b", "c"]))  # windows ab, bc, ca; 2 rotations
+    6
     """
     if len(strategies) < 2:
         raise CardsimError("--strategies needs at least two strategies, e.g. greedy,random")
@@ -46,14 +48,20 @@ def seat_assignments(layout: str, players: int, strategies: list[str]) -> list[t
         return [(a, b, a, b) for a in strategies for b in strategies if a != b]
     if layout != "rotation":
         raise CardsimError(f"unknown comparison layout {layout!r}")
-    if len(strategies) > players:
-        raise CardsimError(f"--strategies: {len(strategies)} strategies do not fit {players} seats")
-    base = [strategies[s % len(strategies)] for s in range(players)]
+    k = len(strategies)
+    # more strategies than seats: each of the k cyclic windows of ``players`` strategies sits
+    # the table in turn (k = players + 1: every strategy left out once, every pair meets
+    # equally often); every strategy then plays every seat equally often
+    windows = [strategies] if k <= players else [
+        [strategies[(w + j) % k] for j in range(players)] for w in range(k)
+    ]  # fmt: skip
     out: list[tuple[str, ...]] = []
-    for r in range(players):
-        a = tuple(base[(s - r) % players] for s in range(players))
-        if a not in out:
-            out.append(a)
+    for window in windows:
+        base = [window[s % len(window)] for s in range(players)]
+        for r in range(players):
+            a = tuple(base[(s - r) % players] for s in range(players))
+            if a not in out:
+                out.append(a)
     return out
 
 

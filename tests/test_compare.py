@@ -31,8 +31,15 @@ def test_atlas_assignments_rotate_every_seat():
     assert len(rot3) == 3
     for seat in range(3):  # each strategy sits in each seat exactly once
         assert sorted(a[seat] for a in rot3) == ["x", "y", "z"]
-    with pytest.raises(CardsimError, match="do not fit"):
-        seat_assignments("rotation", 2, ["a", "b", "c"])
+    # more strategies than seats: every cyclic window of 2 in both rotations
+    rot5 = seat_assignments("rotation", 4, list("abcde"))
+    assert len(rot5) == 5 * 4
+    for s in "abcde":  # each strategy: every seat equally often, left out of one window
+        assert all(sum(a[seat] == s for a in rot5) == 4 for seat in range(4))
+        assert sum(s not in a for a in rot5) == 4
+    assert seat_assignments("rotation", 2, ["a", "b", "c"]) == [
+        ("a", "b"), ("b", "a"), ("b", "c"), ("c", "b"), ("c", "a"), ("a", "c")
+    ]  # fmt: skip
     with pytest.raises(CardsimError, match="at least two"):
         seat_assignments("rotation", 2, ["a"])
 

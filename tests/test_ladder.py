@@ -185,7 +185,6 @@ def test_ladder_resumes_to_identical_tables_and_reuses_finished_runs(capsys, tmp
         (["yuanzi", "--levels", "greedy"], "at least two"),
         (["atlas", "--players", "11"], "not 11"),
         (["atlas", "--players", "4,4"], "listed twice"),
-        (["atlas", "--players", "2", "--levels", "random,greedy,careful"], "do not fit 2 seats"),
         (["yuanzi", "--games", 0], "--games must be a positive integer"),
         (["yuanzi", "--rule", "nope=1"], "unknown yuanzi rule option"),
     ],
