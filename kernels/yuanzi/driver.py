@@ -15,7 +15,8 @@ import numpy as np
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
-from cardsim.kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
+from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE, choose_ismcts
 from cardsim.kernels.yuanzi.pimc import PIMC_BASE, choose_pimc
 from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
 from cardsim.kernels.yuanzi.state import (
@@ -234,6 +235,8 @@ def decide(hands, played, st, rules, sids, buf, rng):
     seat = st[ST_ACTOR]
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
+    elif sids[seat] >= ISMCTS_BASE:  # SO-ISMCTS (kernels/yuanzi/ismcts.py), above pimc's range
+        idx = choose_ismcts(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     elif sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
         idx = choose_pimc(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     else:
@@ -413,7 +416,7 @@ def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, 
     played = np.empty((4, N_TYPES), np.uint8)
     st = np.empty(N_ST, np.int64)
     info = np.empty((4, N_INFO), np.int64)
-    buf = np.empty(PIMC_BUF_SIZE, np.int32)  # legal moves, then pimc's scratch
+    buf = np.empty(SEARCH_BUF_SIZE, np.int32)  # legal moves, then pimc's / ismcts's scratch
     rng_deal = np.empty(4, np.uint64)
     rng_strat = np.empty(4, np.uint64)
     for i in range(lo, hi):
