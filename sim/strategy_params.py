@@ -160,17 +160,17 @@ class IsmctsStrategy:
 
     ``kernel`` is the game's ``kernels/<game>/ismcts.py``: it provides ``MAX_ITERS``,
     ``MAX_CAP``, ``ROLLOUTS`` and ``encode(iters, cap, rollout, c)``; ``default`` is
-    (iters, cap, rollout index, c) of the plain name ``ismcts``.
+    (iters, cap, rollout index, c, z) of the plain name ``ismcts``.
     """
 
     kernel: ModuleType
-    default: tuple[int, int, int, float]
+    default: tuple[int, int, int, float, float]
     cap_help: str
     description: str
 
     @property
     def params(self) -> tuple[Param, ...]:
-        iters, cap, rollout, c = self.default
+        iters, cap, rollout, c, z = self.default
         k = self.kernel
         return (
             Param("iters", iters, "search iterations (determinizations) per decision", 1,
@@ -179,6 +179,8 @@ class IsmctsStrategy:
                   0, 5, decimals=1),
             Param("rollout", k.ROLLOUTS[rollout], "rollout policy", choices=k.ROLLOUTS),
             Param("cap", cap, self.cap_help, 2, k.MAX_CAP),
+            Param("z", z, "standard errors the most visited move must beat greedy's pick by",
+                  0, 6, decimals=1),
         )  # fmt: skip
 
     @property
@@ -190,11 +192,13 @@ class IsmctsStrategy:
         return name.partition(":")[0].strip() == "ismcts"
 
     def id(self, name: str) -> int:
-        """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..`` (CardsimError if
-        invalid)."""
+        """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..,z=..``
+        (CardsimError if invalid)."""
         v = parse_params(name.replace(" ", ""), "ismcts", self.params)
         rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
-        return self.kernel.encode(int(v["iters"]), int(v["cap"]), rollout, float(v["c"]))
+        return self.kernel.encode(
+            int(v["iters"]), int(v["cap"]), rollout, float(v["c"]), float(v["z"])
+        )
 
 
 #: ``greedy:eps`` alone: a random legal move at one decision in five.

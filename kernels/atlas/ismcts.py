@@ -16,7 +16,8 @@ greedy's. At such a decision it runs ``iters`` iterations, each
 4. the reward — pimc's ``objective`` (the round result in force, AT-24, points as
    tie-break) over ``1000 v (n - 1)``, a win's result — added along the path.
 
-It plays the root child visited most (ties: the earlier tried, greedy's pick first). Moves are
+It plays the root child visited most (ties: the earlier tried, greedy's pick first) if its
+mean reward beats greedy's pick's by ``z`` standard errors, else greedy's pick. Moves are
 generated and applied only by the turn engine (kernels/atlas/turn.py: ``legal_moves`` /
 ``apply_move``). Scratch: pimc's layout, then the tree; the driver allocates the options buffer
 ``BUF_SIZE`` long (a shorter one: greedy's pick). The id carries the parameters (``encode`` /
@@ -65,17 +66,17 @@ SCRATCH = _SC_TREE + TREE_WORDS
 BUF_SIZE = MAX_OPTIONS + SCRATCH
 
 
-def encode(iters: int, cap: int, rollout: int, c: float) -> int:
+def encode(iters: int, cap: int, rollout: int, c: float, z: float) -> int:
     """The id of ``ismcts`` with these parameters."""
-    c10 = check_params(iters, cap, rollout, c, MAX_CAP, len(ROLLOUTS))
-    return ISMCTS_BASE + iters + (cap << 12) + (rollout << 18) + (c10 << 19)
+    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS))
+    return ISMCTS_BASE + iters + (cap << 12) + (rollout << 18) + (c10 << 19) + (z10 << 25)
 
 
 @hot_kernel
 def decode(sid):
-    """(iters, cap, rollout, 10 c) of an ismcts id."""
+    """(iters, cap, rollout, 10 c, 10 z) of an ismcts id."""
     p = sid - ISMCTS_BASE
-    return p & 4095, (p >> 12) & 63, (p >> 18) & 1, (p >> 19) & 63
+    return p & 4095, (p >> 12) & 63, (p >> 18) & 1, (p >> 19) & 63, (p >> 25) & 63
 
 
 @hot_kernel
@@ -103,9 +104,10 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     rest = sc[pimc._SC_D : pimc._SC_D + MAX_OPTIONS]  # candidate ranking scratch
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
-    value = tree[6 * MAX_NODES :].view(np.float64)
+    value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
+    sq = tree[8 * MAX_NODES :].view(np.float64)
     log = sc[0:0]
-    iters, cap, policy, c10 = decode(sid)
+    iters, cap, policy, c10, z10 = decode(sid)
     rsid = GREEDY if policy == ROLLOUT_GREEDY else RANDOM
     k = ranked(S, p, dtype, opts, n, g, cap, cand, ropts, idx, rng)
     if k == 1:
@@ -147,7 +149,7 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
                         best = ch
             if new >= 0 and count < MAX_NODES:  # expand: one new node, then the rollout
                 code = ropts[cand[new]]
-                node = tree_add(nodes, value, count, node, code)
+                node = tree_add(nodes, value, sq, count, node, code)
                 mark_available(nodes, node)
                 count += 1
                 apply_move(code, W)
@@ -158,8 +160,8 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
             node = best
             apply_move(nodes[0, best], W)
         rollout(W, rsid, rng, ev, ropts, log)
-        backup(nodes, value, node, objective(W, p) / scale)
-    code = best_root_code(nodes, opts[g])
+        backup(nodes, value, sq, node, objective(W, p) / scale)
+    code = best_root_code(nodes, value, sq, opts[g], z10)
     for i in range(n):
         if opts[i] == code:
             return i

@@ -14,7 +14,8 @@ runs ``iters`` iterations, each
 4. the reward — pimc's ``objective`` (the match result in force, points as tie-break) divided
    by ``1000 * max(W, S)`` — added along the path.
 
-It plays the root child visited most (ties: the earlier tried, greedy's pick first). Moves are
+It plays the root child visited most (ties: the earlier tried, greedy's pick first) if its
+mean reward beats greedy's pick's by ``z`` standard errors, else greedy's pick. Moves are
 generated and applied only by the turn engine (``legal_moves`` / ``apply_move``). Its randomness
 is the strategy stream it is given, so runs are reproducible across chunks and threads.
 
@@ -23,7 +24,7 @@ tree; the driver allocates the legal-move buffer ``BUF_SIZE`` long. Given a shor
 ``choose_ismcts`` falls back to greedy's pick.
 
 The id carries the parameters: ``ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout +
-1048576 * round(10 c)`` (``encode`` / ``decode``).
+1048576 * round(10 c) + 67108864 * round(10 z)`` (``encode`` / ``decode``).
 """
 
 import numpy as np
@@ -73,17 +74,23 @@ SCRATCH = _SC_TREE + TREE_WORDS
 BUF_SIZE = MAX_MOVES + SCRATCH
 
 
-def encode(iters: int, cap: int, rollout: int, c: float) -> int:
+def encode(iters: int, cap: int, rollout: int, c: float, z: float) -> int:
     """The strategy id of ``ismcts`` with these parameters."""
-    c10 = check_params(iters, cap, rollout, c, MAX_CAP, len(ROLLOUTS))
-    return ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout + 1048576 * c10
+    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS))
+    return ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout + 1048576 * c10 + 67108864 * z10
 
 
 @inline_kernel
 def decode(sid):
-    """(iters, cap, rollout, 10 c) of an ismcts strategy id."""
+    """(iters, cap, rollout, 10 c, 10 z) of an ismcts strategy id."""
     p = sid - ISMCTS_BASE
-    return p % 4096, (p // 4096) % 128, (p // 524288) % 2, p // 1048576
+    return (
+        p % 4096,
+        (p // 4096) % 128,
+        (p // 524288) % 2,
+        (p // 1048576) % 64,
+        p // 67108864,
+    )
 
 
 @inline_kernel
@@ -112,7 +119,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
     array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
     """
-    iters, cap, policy, c10 = decode(sid)
+    iters, cap, policy, c10, z10 = decode(sid)
     seat = pub[ST_ACTOR]
     for i in range(n):
         if goes_out(pub[ST_COUNT + seat], legal[i]):
@@ -130,7 +137,8 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     rbuf = sc[pimc._SC_RBUF : pimc._SC_RBUF + MAX_MOVES]
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
-    value = tree[6 * MAX_NODES :].view(np.float64)
+    value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
+    sq = tree[8 * MAX_NODES :].view(np.float64)
     cap = min(cap, MAX_CAP)
     k = _candidates(own, played, pub, legal, n, rng, cap, cand, cost)
     g = cand[0]
@@ -181,7 +189,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
                                 best = ch
                     if new >= 0 and count < MAX_NODES:  # expand: one new node per iteration
                         code = rbuf[cand[new]]
-                        node = tree_add(nodes, value, count, node, code)
+                        node = tree_add(nodes, value, sq, count, node, code)
                         mark_available(nodes, node)
                         count += 1
                         in_tree = False
@@ -195,8 +203,8 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
                 code = _policy_code(wh, wp, wst, rules, rbuf, rng, policy)
             if apply_move(code, wh, wp, wst, rules) == 1:
                 break
-        backup(nodes, value, node, objective(wst, team, rules) / scale)
-    code = best_root_code(nodes, legal[g])
+        backup(nodes, value, sq, node, objective(wst, team, rules) / scale)
+    code = best_root_code(nodes, value, sq, legal[g], z10)
     for i in range(n):
         if legal[i] == code:
             return i

@@ -21,8 +21,14 @@ SMALL = "ismcts:iters=12,cap=4"
 
 def test_ismcts_names_and_parameters():
     assert ISMCTS.id("ismcts") == ismcts.encode(*ISMCTS_DEFAULT)
-    assert ismcts.decode(ISMCTS.id("ismcts:iters=9,c=1.1,rollout=random,cap=6")) == (9, 6, 1, 11)
-    assert ismcts.decode(ismcts.encode(4095, 63, 1, 5.0)) == (4095, 63, 1, 50)
+    assert ismcts.decode(ISMCTS.id("ismcts:iters=9,c=1.1,rollout=random,cap=6,z=0")) == (
+        9,
+        6,
+        1,
+        11,
+        0,
+    )
+    assert ismcts.decode(ismcts.encode(4095, 63, 1, 5.0, 6.0)) == (4095, 63, 1, 50, 60)
     assert ismcts.ISMCTS_BASE <= ISMCTS.id("ismcts:iters=4095,c=5") < D.LEVEL_BASE
     cfg = RunConfig("atlas", 3, ("ismcts:cap=3", "greedy", "ismcts"), {}, 1, 5)
     ids, _mod = ENGINE.seat_ids(cfg)
@@ -33,6 +39,7 @@ def test_ismcts_names_and_parameters():
         ("ismcts:c=-1", "outside"),
         ("ismcts:rollout=smart", "not one of"),
         ("ismcts:depth=3", "unknown parameter"),
+        ("ismcts:z=7", "outside"),
     ]:
         with pytest.raises(CardsimError, match=why) as err:
             build_config(ENGINE, games=10, seed=1, strategy=bad)

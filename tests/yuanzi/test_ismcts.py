@@ -24,8 +24,14 @@ SMALL = "ismcts:iters=12,cap=4"
 
 def test_ismcts_names_and_parameters():
     assert ISMCTS.id("ismcts") == ismcts.encode(*ISMCTS_DEFAULT)
-    assert ismcts.decode(ISMCTS.id("ismcts:iters=7,c=1.5,rollout=random,cap=5")) == (7, 5, 1, 15)
-    assert ismcts.decode(ismcts.encode(4095, 64, 1, 5.0)) == (4095, 64, 1, 50)
+    assert ismcts.decode(ISMCTS.id("ismcts:iters=7,c=1.5,rollout=random,cap=5,z=2")) == (
+        7,
+        5,
+        1,
+        15,
+        20,
+    )
+    assert ismcts.decode(ismcts.encode(4095, 64, 1, 5.0, 6.0)) == (4095, 64, 1, 50, 60)
     assert ismcts.ISMCTS_BASE <= ISMCTS.id("ismcts:iters=4095,c=5") < drv.LEVEL_BASE
     cfg = build_config(ENGINE, games=10, seed=1, seat_strategies={0: "ismcts:iters=4"})
     assert cfg.seats == ("ismcts:iters=4", "greedy", "greedy", "greedy")
@@ -37,6 +43,7 @@ def test_ismcts_names_and_parameters():
         ("ismcts:cap=1", "outside"),
         ("ismcts:rollout=smart", "not one of"),
         ("ismcts:depth=3", "unknown parameter"),
+        ("ismcts:z=7", "outside"),
         ("ismcts:iters=4,iters=5", "twice"),
         ("ismcts:", "no parameters"),
     ]:
