@@ -105,7 +105,7 @@ OnBad = Callable[[BadAnswer], None]
 class Seat:
     """How one seat decides in a ``py:`` configuration (each game's adapter builds these)."""
 
-    kind: str  # "builtin", "pimc", "level", "numba", "python"
+    kind: str  # "builtin", "pimc", "ismcts", "level", "numba", "python"
     label: str
     sid: int = 0
     fn: object = None

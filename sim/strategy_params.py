@@ -153,6 +153,54 @@ class PimcStrategy:
         return self.kernel.encode(int(v["samples"]), int(v["cap"]), rollout, float(v["z"]))
 
 
+@dataclass(frozen=True)
+class IsmctsStrategy:
+    """The ``ismcts`` search strategy of one game (SO-ISMCTS; docs/strategies.md, "ismcts"):
+    its parameters, its entry in the engine's list of strategies and the kernel id of a name.
+
+    ``kernel`` is the game's ``kernels/<game>/ismcts.py``: it provides ``MAX_ITERS``,
+    ``MAX_CAP``, ``ROLLOUTS`` and ``encode(iters, cap, rollout, c)``; ``default`` is
+    (iters, cap, rollout index, c, z) of the plain name ``ismcts``.
+    """
+
+    kernel: ModuleType
+    default: tuple[int, int, int, float, float]
+    cap_help: str
+    description: str
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        iters, cap, rollout, c, z = self.default
+        k = self.kernel
+        return (
+            Param("iters", iters, "search iterations (determinizations) per decision", 1,
+                  k.MAX_ITERS),
+            Param("c", c, "UCB exploration constant (rewards in units of one match/round result)",
+                  0, 5, decimals=1),
+            Param("rollout", k.ROLLOUTS[rollout], "rollout policy", choices=k.ROLLOUTS),
+            Param("cap", cap, self.cap_help, 2, k.MAX_CAP),
+            Param("z", z, "standard errors the most visited move must beat greedy's pick by",
+                  0, 6, decimals=1),
+        )  # fmt: skip
+
+    @property
+    def info(self) -> StrategyInfo:
+        return StrategyInfo("ismcts", self.kernel.encode(*self.default), self.description)
+
+    def handles(self, name: str) -> bool:
+        """Is ``name`` ``ismcts`` or ``ismcts:...``?"""
+        return name.partition(":")[0].strip() == "ismcts"
+
+    def id(self, name: str) -> int:
+        """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..,z=..``
+        (CardsimError if invalid)."""
+        v = parse_params(name.replace(" ", ""), "ismcts", self.params)
+        rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
+        return self.kernel.encode(
+            int(v["iters"]), int(v["cap"]), rollout, float(v["c"]), float(v["z"])
+        )
+
+
 #: ``greedy:eps`` alone: a random legal move at one decision in five.
 EPS_DEFAULT = 0.2
 #: ``soft`` alone: a move one step of greedy's score worse is e² ≈ 7.4 times less likely.

@@ -60,7 +60,7 @@ def display_name(game: str) -> str:
 
 #: Strategy names (before any ``:params``) played by a driver's search variant
 #: (``cardsim.kernels.variants``): a game's "search" entry point is its run driver's.
-SEARCH_STRATEGIES = ("pimc",)
+SEARCH_STRATEGIES = ("pimc", "ismcts")
 
 
 def _dispatcher(game: str, purpose: str):
@@ -136,7 +136,7 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
     """
     kinds = {p for _, p in jobs}
     names = " and ".join(dict.fromkeys(display_name(g) for g, _ in jobs))
-    what = {"replay": "replay kernels", "search": "search kernels (pimc)"}.get(
+    what = {"replay": "replay kernels", "search": "search kernels (pimc, ismcts)"}.get(
         next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
     )
     first = "first replay" if kinds == {"replay"} else "first run"

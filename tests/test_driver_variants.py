@@ -71,7 +71,7 @@ def test_the_notice_names_the_search_kernels():
     greedy = build_config(engine, games=1, seed=0, strategy="greedy")
     assert warmup.purpose_of(pimc) == "search" and warmup.purpose_of(greedy) == "run"
     assert warmup.purpose_of(pimc, "replay") == "replay"
-    assert "search kernels (pimc)" in warmup.notice([("yuanzi", "search")])
+    assert "search kernels (pimc, ismcts)" in warmup.notice([("yuanzi", "search")])
     assert warmup.notice([("yuanzi", "run")]).startswith("compiling the kernels of 原子")
 
 

@@ -28,7 +28,8 @@ import sys
 
 import numpy as np
 from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
-from cardsim.kernels.atlas.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from cardsim.kernels.atlas.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
+from cardsim.kernels.atlas.ismcts import ISMCTS_BASE
 from cardsim.kernels.atlas.pimc import PIMC_BASE
 from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value
 from cardsim.kernels.atlas.state import (
@@ -180,12 +181,19 @@ else:
             return -1
 
 
-# The search strategies (pimc) are compiled only into the search variant of this file
+# The search strategies (pimc, ismcts) are compiled only into the search variant of this file
 # (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
 # scripted strategies never compiles a search (issue 21). ``for_seats`` picks the module.
 _SEARCH = globals().get("_WITH_SEARCH", False)
 if _SEARCH:
-    from cardsim.kernels.atlas.pimc import choose_pimc as _choose_search
+    from cardsim.kernels.atlas.ismcts import choose_ismcts
+    from cardsim.kernels.atlas.pimc import choose_pimc
+
+    @_jit
+    def _choose_search(S, p, sid, dtype, opts, n, rng):
+        if sid >= ISMCTS_BASE:  # SO-ISMCTS (kernels/atlas/ismcts.py), above pimc's range
+            return choose_ismcts(S, p, sid, dtype, opts, n, rng)
+        return choose_pimc(S, p, sid, dtype, opts, n, rng)
 else:
 
     @_jit
@@ -194,7 +202,7 @@ else:
 
 
 def uses_search(sids) -> bool:
-    """Whether any seat's strategy id is a search strategy's (pimc), played by the variant."""
+    """Whether any seat's strategy id is a search strategy's (pimc, ismcts), played by the variant."""
     ids = np.asarray(sids)
     return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
 
@@ -231,7 +239,7 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
         idx = 0
     elif sid >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(S, p, sid, dtype, opts, n, rng)
-    elif sid >= PIMC_BASE:  # the search strategy (kernels/atlas/pimc.py) reads S as AT-26 allows
+    elif sid >= PIMC_BASE:  # pimc, ismcts (the search variant) read S as AT-26 allows
         idx = _choose_search(S, p, sid, dtype, opts, n, rng)
     elif sid < USER_BASE:
         idx = choose_in_state(S, p, sid, dtype, opts, n, rng)
@@ -385,7 +393,7 @@ def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_
     for i in prange(count):
         S = np.zeros(S_LEN, np.int32)
         rngs = np.empty((3, 4), np.uint64)
-        opts = np.empty(PIMC_BUF_SIZE, np.int32)  # options, then pimc's scratch
+        opts = np.empty(SEARCH_BUF_SIZE, np.int32)  # options, then pimc's / ismcts's scratch
         tc = np.zeros(TC_LEN, np.int64)
         tc[T_SNAP_AT] = -1
         tdec = np.empty((0, 7), np.int64)
@@ -406,7 +414,7 @@ def trace_match(root_seed, game_index, n_players, seat_strategy_ids, rules_arr, 
     """Play one game with tracing into the given buffers (see module doc); returns errors."""
     S = np.zeros(S_LEN, np.int32)
     rngs = np.empty((3, 4), np.uint64)
-    opts = np.empty(PIMC_BUF_SIZE, np.int32)  # options, then pimc's scratch
+    opts = np.empty(SEARCH_BUF_SIZE, np.int32)  # options, then pimc's / ismcts's scratch
     return play_match(
         root_seed, game_index, n_players, seat_strategy_ids, rules_arr,
         out_games, 0, out_seats, 0, S, rngs, opts, tc, tdec, thash, twin, topt, snap,

@@ -17,7 +17,8 @@ import numpy as np
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
-from cardsim.kernels.yuanzi.pimc import BUF_SIZE as PIMC_BUF_SIZE
+from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
+from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
 from cardsim.kernels.yuanzi.pimc import PIMC_BASE
 from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
 from cardsim.kernels.yuanzi.state import (
@@ -124,13 +125,20 @@ else:
             return -1
 
 
-# The search strategies (pimc) are compiled only into the search variant of this file
+# The search strategies (pimc, ismcts) are compiled only into the search variant of this file
 # (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
 # scripted strategies never compiles a search (issue 21). ``run_games`` / ``run_trace`` pick the
 # variant from the seats' ids (for_seats).
 _SEARCH = globals().get("_WITH_SEARCH", False)
 if _SEARCH:
-    from cardsim.kernels.yuanzi.pimc import choose_pimc as _choose_search
+    from cardsim.kernels.yuanzi.ismcts import choose_ismcts
+    from cardsim.kernels.yuanzi.pimc import choose_pimc
+
+    @hot_kernel
+    def _choose_search(sid, own, played, st, rules, buf, n, rng):
+        if sid >= ISMCTS_BASE:  # SO-ISMCTS (kernels/yuanzi/ismcts.py), above pimc's range
+            return choose_ismcts(sid, own, played, st, rules, buf, n, rng)
+        return choose_pimc(sid, own, played, st, rules, buf, n, rng)
 else:
 
     @hot_kernel
@@ -139,7 +147,7 @@ else:
 
 
 def uses_search(sids) -> bool:
-    """Whether any seat's strategy id is a search strategy's (pimc), played by the variant."""
+    """Whether any seat's strategy id is a search strategy's (pimc, ismcts), played by the variant."""
     ids = np.asarray(sids)
     return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
 
@@ -265,7 +273,7 @@ def decide(hands, played, st, rules, sids, buf, rng):
     seat = st[ST_ACTOR]
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
-    elif sids[seat] >= PIMC_BASE:  # the search strategy also needs the rules (kernels/yuanzi/pimc)
+    elif sids[seat] >= PIMC_BASE:  # pimc, ismcts: the search variant's (they need the rules)
         idx = _choose_search(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
@@ -446,7 +454,7 @@ def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, 
     played = np.empty((4, N_TYPES), np.uint8)
     st = np.empty(N_ST, np.int64)
     info = np.empty((4, N_INFO), np.int64)
-    buf = np.empty(PIMC_BUF_SIZE, np.int32)  # legal moves, then pimc's scratch
+    buf = np.empty(SEARCH_BUF_SIZE, np.int32)  # legal moves, then pimc's / ismcts's scratch
     rng_deal = np.empty(4, np.uint64)
     rng_strat = np.empty(4, np.uint64)
     for i in range(lo, hi):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from cardsim.kernels.atlas import driver as _driver
+from cardsim.kernels.atlas import ismcts as _ismcts
 from cardsim.kernels.atlas import pimc as _pimc
 from cardsim.kernels.atlas import rules as _rules
 from cardsim.kernels.atlas.options import OPTIONS, deck_size
@@ -43,7 +44,7 @@ from cardsim.sim.game import (
 )
 from cardsim.sim.games.atlas import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
+from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
 
 
 def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
@@ -73,6 +74,18 @@ PIMC = PimcStrategy(
 )
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
+#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: the setting measured to beat greedy
+#: (docs/strategies.md); about 1.9 times pimc's CPU time per decision (benchmarks/bench_search.py)
+ISMCTS_DEFAULT = (256, 4, 0, 0.7, 0.5)
+#: ``ismcts`` (kernels/atlas/ismcts.py; docs/strategies.md)
+ISMCTS = IsmctsStrategy(
+    _ismcts,
+    ISMCTS_DEFAULT,
+    "options considered per own decision (pimc's candidates: greedy's order of preference)",
+    "search: single-observer information-set MCTS at the decisions pimc searches — a fresh "
+    "determinization per iteration (AT-26), UCB with availability counts over its own "
+    "decisions, greedy rollouts, pimc's objective; ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z",
+)
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
 LEVELS = LevelStrategies(
     LEVEL_BASE,
@@ -122,12 +135,15 @@ class AtlasEngine:
         *(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS),
         *LEVELS.infos,
         PIMC_INFO,
+        ISMCTS.info,
     )
 
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        LEVELS.id(name) if LEVELS.handles(name) else pimc_id(name)
+        ISMCTS.id(name) if ISMCTS.handles(name) else LEVELS.id(name) if LEVELS.handles(
+            name
+        ) else pimc_id(name)
         return name.replace(" ", "")
 
     def config_warnings(self, config: RunConfig) -> list[str]:
@@ -163,6 +179,8 @@ class AtlasEngine:
                 ids.append(builtin[name])
             elif name.startswith("pimc:"):
                 ids.append(pimc_id(name))
+            elif name.startswith("ismcts:"):
+                ids.append(ISMCTS.id(name))
             elif LEVELS.handles(name):
                 ids.append(LEVELS.id(name))
             elif user_strategies.is_python_strategy(name):  # played by play_chunk / replay

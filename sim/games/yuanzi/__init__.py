@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from cardsim.kernels.yuanzi import driver as drv
-from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi import ismcts, pimc
 from cardsim.kernels.yuanzi.options import OPTIONS
 from cardsim.kernels.yuanzi.strategies import BUILTIN, LEVEL_BASE, N_BUILTIN
 from cardsim.sim import python_strategies, user_strategies
@@ -36,7 +36,7 @@ from cardsim.sim.game import (
 )
 from cardsim.sim.games.yuanzi import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import LevelStrategies, PimcStrategy
+from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
@@ -53,6 +53,18 @@ PIMC = PimcStrategy(
 )
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
+#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: level with pimc head to head at
+#: about twice pimc's CPU time per decision (docs/strategies.md; benchmarks/bench_search.py)
+ISMCTS_DEFAULT = (128, 4, 0, 0.7, 1.5)
+#: ``ismcts`` (kernels/yuanzi/ismcts.py; docs/strategies.md)
+ISMCTS = IsmctsStrategy(
+    ismcts,
+    ISMCTS_DEFAULT,
+    "moves considered per own decision (pimc's candidates: greedy's pick, PASS, cheapest)",
+    "search: single-observer information-set MCTS — a fresh determinization per iteration "
+    "(YZ-28), UCB with availability counts over its own decisions, greedy rollouts, pimc's "
+    "objective; ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z",
+)
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
 LEVELS = LevelStrategies(LEVEL_BASE, "a rank of power in greedy's cost of a play")
 
@@ -111,13 +123,16 @@ class YuanziEngine:
         *(StrategyInfo(n, i, d) for n, i, d in BUILTIN),
         *LEVELS.infos,
         PIMC_INFO,
+        ISMCTS.info,
     )
 
     # -- configuration ------------------------------------------------------------------
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        LEVELS.id(name) if LEVELS.handles(name) else pimc_id(name)
+        ISMCTS.id(name) if ISMCTS.handles(name) else LEVELS.id(name) if LEVELS.handles(
+            name
+        ) else pimc_id(name)
         return name.replace(" ", "")
 
     def rules_array(self, rules: dict) -> np.ndarray:
@@ -136,6 +151,8 @@ class YuanziEngine:
                 ids.append(names[seat])
             elif seat.startswith("pimc:"):
                 ids.append(pimc_id(seat))
+            elif seat.startswith("ismcts:"):
+                ids.append(ISMCTS.id(seat))
             elif LEVELS.handles(seat):
                 ids.append(LEVELS.id(seat))
             elif user_strategies.is_user_strategy(seat):

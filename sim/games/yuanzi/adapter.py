@@ -40,6 +40,7 @@ _Seat = Seat
 
 
 def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
+    from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
     from cardsim.kernels.yuanzi.pimc import PIMC_BASE
     from cardsim.kernels.yuanzi.strategies import LEVEL_BASE  # greedy:eps / soft, above pimc's ids
     from cardsim.sim.games.yuanzi import ENGINE
@@ -64,7 +65,15 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
             out.append(_Seat("numba", label, fn=compiled[name]))
         else:
             sid = int(ENGINE.strategy_ids([name] * 4)[0][0])
-            kind = "level" if sid >= LEVEL_BASE else "pimc" if sid >= PIMC_BASE else "builtin"
+            kind = (
+                "level"
+                if sid >= LEVEL_BASE
+                else "ismcts"
+                if sid >= ISMCTS_BASE
+                else "pimc"
+                if sid >= PIMC_BASE
+                else "builtin"
+            )
             out.append(_Seat(kind, label, sid=sid))
     return out
 
@@ -74,7 +83,7 @@ class _YuanziMirror:
 
     def __init__(self, rules: np.ndarray) -> None:
         from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
-        from cardsim.kernels.yuanzi.pimc import BUF_SIZE
+        from cardsim.kernels.yuanzi.ismcts import BUF_SIZE  # pimc's scratch, then ismcts's tree
         from cardsim.kernels.yuanzi.state import N_INFO, N_ST
 
         self.rules = rules
@@ -120,6 +129,7 @@ def _play_yuanzi_match(
     from cardsim.kernels.yuanzi import driver as drv
     from cardsim.kernels.yuanzi import state as KS
     from cardsim.kernels.yuanzi.encoding import PASS
+    from cardsim.kernels.yuanzi.ismcts import choose_ismcts
     from cardsim.kernels.yuanzi.pimc import choose_pimc
     from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
     from cardsim.kernels.yuanzi.strategies import choose_builtin, choose_level
@@ -205,6 +215,8 @@ def _play_yuanzi_match(
             return int(choose_level(seat.sid, m.hands[s], m.played, st, m.buf, n, rng))
         if seat.kind == "pimc":
             return int(choose_pimc(seat.sid, m.hands[s], m.played, st, rules_arr, m.buf, n, rng))
+        if seat.kind == "ismcts":
+            return int(choose_ismcts(seat.sid, m.hands[s], m.played, st, rules_arr, m.buf, n, rng))
         try:
             if seat.kind == "numba":
                 args = (m.hands[s].copy(), m.played.copy(), st.copy(), codes.copy())

@@ -1,0 +1,211 @@
+"""原子 search strategy ``ismcts``: single-observer information-set MCTS (SO-ISMCTS).
+
+At a decision with a choice (and no move that goes out, which is played at once) the strategy
+runs ``iters`` iterations, each
+
+1. a fresh determinization from exactly what the seat may know (YZ-28): pimc's
+   ``_deal_unseen`` (the unseen cards shuffled over the other seats' public counts);
+2. a descent of the tree (kernels/ismcts_common.py) at the seat's own decisions: the choices
+   are pimc's candidates in that determinization (greedy's pick, PASS, the cheapest others —
+   at most ``cap``); untried candidates are tried first (greedy's pick first), otherwise UCB
+   with availability counts picks among the available children; a move that goes out is
+   played at once and adds no node. The other seats play by the rollout policy;
+3. one new node, then the rollout policy for every seat to the end of the half;
+4. the reward — pimc's ``objective`` (the match result in force, points as tie-break) divided
+   by ``1000 * max(W, S)`` — added along the path.
+
+It plays the root child visited most (ties: the earlier tried, greedy's pick first) if its
+mean reward beats greedy's pick's by ``z`` standard errors, else greedy's pick. Moves are
+generated and applied only by the turn engine (``legal_moves`` / ``apply_move``). Its randomness
+is the strategy stream it is given, so runs are reproducible across chunks and threads.
+
+Scratch: pimc's scratch layout (its candidate, determinization and rollout arrays), then the
+tree; the driver allocates the legal-move buffer ``BUF_SIZE`` long. Given a shorter buffer,
+``choose_ismcts`` falls back to greedy's pick.
+
+The id carries the parameters: ``ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout +
+1048576 * round(10 c) + 67108864 * round(10 z)`` (``encode`` / ``decode``).
+"""
+
+import numpy as np
+from cardsim.kernels.ismcts_common import (
+    MAX_ITERS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
+    MAX_NODES,
+    TREE_WORDS,
+    backup,
+    best_root_code,
+    check_params,
+    mark_available,
+    tree_add,
+    tree_find,
+    tree_init,
+    ucb,
+)
+from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS
+from cardsim.kernels.yuanzi import pimc
+from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_TYPES
+from cardsim.kernels.yuanzi.pimc import _candidates, _deal_unseen, objective
+from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
+from cardsim.kernels.yuanzi.state import (
+    N_ST,
+    R_MATCH_POINTS_SHUANGJIA,
+    R_MATCH_POINTS_WIN,
+    ST_ACTOR,
+    ST_COUNT,
+    hot_kernel,
+    inline_kernel,
+)
+from cardsim.kernels.yuanzi.strategies import (
+    NO_SHORTCUT,
+    choose_greedy,
+    choose_random,
+    goes_out,
+    greedy_follow_code,
+)
+
+__all__ = ["ROLLOUTS"]
+
+#: ids at and above this (and below LEVEL_BASE) are ``ismcts``; pimc's lie below
+ISMCTS_BASE = 1 << 35
+MAX_CAP = pimc.MAX_CAP
+_SC_TREE = pimc.SCRATCH + (pimc.SCRATCH & 1)  # the tree after pimc's scratch (aligned)
+SCRATCH = _SC_TREE + TREE_WORDS
+#: length the driver gives the legal-move buffer so that ``ismcts`` (and ``pimc``) can run
+BUF_SIZE = MAX_MOVES + SCRATCH
+
+
+def encode(iters: int, cap: int, rollout: int, c: float, z: float) -> int:
+    """The strategy id of ``ismcts`` with these parameters."""
+    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS))
+    return ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout + 1048576 * c10 + 67108864 * z10
+
+
+@inline_kernel
+def decode(sid):
+    """(iters, cap, rollout, 10 c, 10 z) of an ismcts strategy id."""
+    p = sid - ISMCTS_BASE
+    return (
+        p % 4096,
+        (p // 4096) % 128,
+        (p // 524288) % 2,
+        (p // 1048576) % 64,
+        p // 67108864,
+    )
+
+
+@inline_kernel
+def _policy_code(wh, wp, wst, rules, rbuf, rng, policy):
+    """The rollout policy's move for the seat to act."""
+    code = NO_SHORTCUT
+    if policy == ROLLOUT_GREEDY:
+        code = greedy_follow_code(wh, wst, rules)
+    if code == NO_SHORTCUT:
+        n = legal_moves(wh, wst, rules, rbuf)
+        idx = 0
+        if n > 1:
+            q = wst[ST_ACTOR]
+            if policy == ROLLOUT_GREEDY:
+                idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
+            else:
+                idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
+        code = rbuf[idx]
+    return code
+
+
+@hot_kernel
+def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
+    """ismcts: the most visited root move of an SO-ISMCTS search (module docstring).
+
+    Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
+    array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
+    """
+    iters, cap, policy, c10, z10 = decode(sid)
+    seat = pub[ST_ACTOR]
+    for i in range(n):
+        if goes_out(pub[ST_COUNT + seat], legal[i]):
+            return i  # going out ends the search, as pimc's
+    if legal.shape[0] < BUF_SIZE:
+        return choose_greedy(own, played, pub, legal, n, rng)
+    sc = legal[MAX_MOVES:]
+    cand = sc[pimc._SC_CAND : pimc._SC_CAND + MAX_CAP]
+    cost = sc[pimc._SC_COST : pimc._SC_COST + 2 * MAX_MOVES].view(np.int64)
+    unseen = sc[pimc._SC_UNSEEN : pimc._SC_UNSEEN + 48].view(np.uint8)
+    det = sc[pimc._SC_DET : pimc._SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
+    wh = sc[pimc._SC_WH : pimc._SC_WH + 54].view(np.uint8).reshape((4, N_TYPES))
+    wp = sc[pimc._SC_WP : pimc._SC_WP + 54].view(np.uint8).reshape((4, N_TYPES))
+    wst = sc[pimc._SC_WST : pimc._SC_WST + 2 * N_ST].view(np.int64)
+    rbuf = sc[pimc._SC_RBUF : pimc._SC_RBUF + MAX_MOVES]
+    tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
+    nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
+    value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
+    sq = tree[8 * MAX_NODES :].view(np.float64)
+    cap = min(cap, MAX_CAP)
+    k = _candidates(own, played, pub, legal, n, rng, cap, cand, cost)
+    g = cand[0]
+    if k == 1:
+        return g
+    team = seat % 2
+    c = c10 / 10.0
+    scale = 1000.0 * max(rules[R_MATCH_POINTS_WIN], rules[R_MATCH_POINTS_SHUANGJIA], 1)
+    count = tree_init(nodes)
+    for _ in range(iters):
+        if not _deal_unseen(own, played, pub, unseen, det, rng):
+            return g  # the public counts do not add up (never seen): no search
+        for s in range(4):
+            for t in range(N_TYPES):
+                wh[s, t] = det[s, t]
+                wp[s, t] = played[s, t]
+        for j in range(N_ST):
+            wst[j] = pub[j]
+        node = 0
+        in_tree = True
+        while True:
+            if in_tree and wst[ST_ACTOR] == seat:
+                m = legal_moves(wh, wst, rules, rbuf)
+                code = rbuf[0]
+                out = False
+                for i in range(m):
+                    if goes_out(wst[ST_COUNT + seat], rbuf[i]):
+                        code = rbuf[i]
+                        out = True
+                        break
+                if m > 1 and not out:
+                    kk = _candidates(wh[seat], wp, wst, rbuf, m, rng, cap, cand, cost)
+                    new = -1
+                    best = -1
+                    bu = -1e300
+                    for j in range(kk):
+                        cj = rbuf[cand[j]]
+                        ch = tree_find(nodes, node, cj)
+                        if ch < 0:
+                            if new < 0:
+                                new = j
+                            continue
+                        mark_available(nodes, ch)
+                        if nodes[4, ch] > 0:
+                            u = ucb(nodes, value, ch, c)
+                            if u > bu:
+                                bu = u
+                                best = ch
+                    if new >= 0 and count < MAX_NODES:  # expand: one new node per iteration
+                        code = rbuf[cand[new]]
+                        node = tree_add(nodes, value, sq, count, node, code)
+                        mark_available(nodes, node)
+                        count += 1
+                        in_tree = False
+                    elif best >= 0:
+                        code = nodes[0, best]
+                        node = best
+                    else:  # no room for a node: leave the tree with greedy's pick
+                        code = rbuf[cand[0]]
+                        in_tree = False
+            else:
+                code = _policy_code(wh, wp, wst, rules, rbuf, rng, policy)
+            if apply_move(code, wh, wp, wst, rules) == 1:
+                break
+        backup(nodes, value, sq, node, objective(wst, team, rules) / scale)
+    code = best_root_code(nodes, value, sq, legal[g], z10)
+    for i in range(n):
+        if legal[i] == code:
+            return i
+    return g
