@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.variants import search_variant
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import ismcts
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
@@ -18,6 +19,9 @@ from cardsim.sim.games.yuanzi import ENGINE, ISMCTS, ISMCTS_DEFAULT
 from cardsim.sim.strategy_params import split_strategies
 
 from tests.yuanzi.test_agreement import agree
+
+#: the driver with the search strategies in its dispatch (kernels/variants.py)
+SEARCH = search_variant(drv)
 
 SMALL = "ismcts:iters=12,cap=4"
 
@@ -72,13 +76,13 @@ def _playout(root, g, sids, rules, on_search):
     while True:
         seat = st[ST_ACTOR]
         before = rng.copy()
-        n, idx, bad = drv.decide(hands, played, st, rules, sids, buf, rng)
+        n, idx, bad = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
         assert bad == 0
         code = int(buf[idx])
         if sids[seat] >= ismcts.ISMCTS_BASE and n > 1:
             on_search(hands, played, st, before, n, code)
             b2 = buf.copy()
-            g2 = drv.decide(
+            g2 = SEARCH.decide(
                 hands, played, st.copy(), rules, np.ones(4, np.int64), b2, before.copy()
             )
             differs += int(b2[g2[1]]) != code
@@ -109,7 +113,7 @@ def test_yz28_ismcts_never_reads_hidden_cards():
         if (alt == hands).all():
             return  # late in the half a permutation may give the same hands
         buf = np.zeros(ismcts.BUF_SIZE, np.int32)
-        n2, idx2, _ = drv.decide(alt, played, st.copy(), rules, sids, buf, before.copy())
+        n2, idx2, _ = SEARCH.decide(alt, played, st.copy(), rules, sids, buf, before.copy())
         assert (n2, int(buf[idx2])) == (n, code)
         checked.append(n)
 
