@@ -29,7 +29,6 @@ EXCEPTIONS: dict[str, str] = {
     "analysis/report.py::comparison_section": "not split yet: 99 lines > 80",
     "analysis/seats.py::section": "not split yet: 104 lines > 80",
     "analysis/strategy.py::seat_adjusted": "not split yet: 98 lines > 80, complexity 23 > 20",
-    "analysis/strategy.py::section": "not split yet: 131 lines > 80",
     "analysis/study_report.py::build_parts": "not split yet: 104 lines > 80, complexity 33 > 20",
     "analysis/verdicts.py::judge": "not split yet: complexity 23 > 20",
     "cardsim/cli.py::compare_cmd": "not split yet: 98 lines > 80",
