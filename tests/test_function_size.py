@@ -26,7 +26,6 @@ EXCEPTIONS: dict[str, str] = {
     "analysis/ladder.py::judge_trends": "not split yet: 83 lines > 80",
     "analysis/ladder.py::section": "not split yet: 124 lines > 80, complexity 22 > 20",
     "analysis/report.py::build_report": "not split yet: complexity 26 > 20",
-    "analysis/report.py::comparison_section": "not split yet: 99 lines > 80",
     "analysis/strategy.py::seat_adjusted": "not split yet: 98 lines > 80, complexity 23 > 20",
     "analysis/study_report.py::build_parts": "not split yet: 104 lines > 80, complexity 33 > 20",
     "analysis/verdicts.py::judge": "not split yet: complexity 23 > 20",
