@@ -72,22 +72,12 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
     sides = sorted(units)
     S = len(sides)
     names = sorted(set(units.values()))
-    c = np.zeros((S, S))
-    for r in counts.iter_rows(named=True):
-        c[sides.index(r["first"]), sides.index(r["winner"])] += r["c"]
+    c = _counts_matrix(counts, sides)
     n = c.sum()
     n_f = c.sum(axis=1)
     n_t, n_g = len(names) - 1, S - 1
     dim = n_t + n_g
-    x = np.zeros((S, S, dim))  # x[f, j, :]
-    for f in range(S):
-        for j in range(S):
-            u = names.index(units[sides[j]])
-            if u > 0:
-                x[f, j, u - 1] = 1
-            pos = (j - f) % S
-            if pos > 0:
-                x[f, j, n_t + pos - 1] = 1
+    x = _design(sides, units, names)  # x[f, j, :]
 
     def probs(beta):
         u = x @ beta
@@ -122,15 +112,7 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
         wins = int(c[:, cols].sum())
         expected = share(beta, unit, False) if identified else float("nan")
         effect = wins / n - expected if n else float("nan")
-        eps = 1e-5
-        grad = np.zeros(dim)
-        for k in range(dim):
-            e = np.zeros(dim)
-            e[k] = eps
-            grad[k] = (
-                (share(beta + e, unit) - share(beta + e, unit, False))
-                - (share(beta - e, unit) - share(beta - e, unit, False))
-            ) / (2 * eps)
+        grad = _effect_gradient(share, beta, unit, dim)
         se = float(np.sqrt(max(grad @ cov @ grad, 0.0))) if identified else float("nan")
         z = effect / se if se and se > 0 else float("nan")
         u = names.index(unit)
@@ -156,6 +138,44 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
         "effect cannot be told apart from the seat's; use cardsim compare"
     )
     return Adjusted(pl.DataFrame(rows), identified, note)
+
+
+def _counts_matrix(counts: pl.DataFrame, sides: list[int]) -> np.ndarray:
+    """c[f, j]: games with first side f that side j won."""
+    c = np.zeros((len(sides), len(sides)))
+    for r in counts.iter_rows(named=True):
+        c[sides.index(r["first"]), sides.index(r["winner"])] += r["c"]
+    return c
+
+
+def _design(sides: list[int], units: dict[int, str], names: list[str]) -> np.ndarray:
+    """x[f, j, :]: side j's strategy dummies (first name the baseline), then its position after f."""
+    S = len(sides)
+    n_t = len(names) - 1
+    x = np.zeros((S, S, n_t + S - 1))
+    for f in range(S):
+        for j in range(S):
+            u = names.index(units[sides[j]])
+            if u > 0:
+                x[f, j, u - 1] = 1
+            pos = (j - f) % S
+            if pos > 0:
+                x[f, j, n_t + pos - 1] = 1
+    return x
+
+
+def _effect_gradient(share, beta: np.ndarray, unit: str, dim: int) -> np.ndarray:
+    """Central-difference gradient of the effect (share minus expected share) in beta."""
+    eps = 1e-5
+    grad = np.zeros(dim)
+    for k in range(dim):
+        e = np.zeros(dim)
+        e[k] = eps
+        grad[k] = (
+            (share(beta + e, unit) - share(beta + e, unit, False))
+            - (share(beta - e, unit) - share(beta - e, unit, False))
+        ) / (2 * eps)
+    return grad
 
 
 def label_rates(seats: pl.LazyFrame, f) -> pl.LazyFrame:
