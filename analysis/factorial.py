@@ -567,16 +567,7 @@ def analyse(
     if not measures:
         raise CardsimError(f"game {game!r} declares no headline measure the analysis can read")
     exprs = [d.value(facts).cast(pl.Float64).alias(m) for m, _, _, d in measures]
-    frames = []
-    for i, t in enumerate(tables):
-        lf = t.lazy() if isinstance(t, pl.DataFrame) else t
-        frames.append(
-            lf.select(pl.col(deal_column).alias("_deal"), *exprs)
-            .with_columns(pl.lit(i, pl.Int32).alias("_cell"))
-            .collect()
-        )
-    data = pl.concat(frames)
-    deals_per_cell = int(min(f.height for f in frames)) if frames else 0
+    data, deals_per_cell = _read_cells(tables, deal_column, exprs)
     m = {**DEFAULT_MARGINS, **declared_margins(facts), **(margins or {})}
     out_measures, cell_means, constant = [], {}, []
     for mname, label, unit, d in measures:
@@ -601,48 +592,84 @@ def analyse(
         coef = np.asarray(res.params)[1:]
         se = np.asarray(res.bse)[1:]
         p = np.asarray(res.pvalues)[1:]
-        # Common deals: a term that changes no deal's outcome is exactly 0 with SE 0; the fit
-        # leaves rounding noise (~1e-14) whose "z" is meaningless. Call it 0 (p = 1).
-        tol = 1e-9 * (float(np.abs(coef).max()) + 1.0)
-        exact = (np.abs(coef) < tol) & (se < tol)
-        coef, se, p = np.where(exact, 0.0, coef), np.where(exact, 0.0, se), np.where(exact, 1.0, p)
+        coef, se, p = _exact_zeros(coef, se, p)
         scale = mean * (1 - mean) if d.kind == "binary" else 1.0
         margin = float(m.get(mname, m[d.kind]))
-        padj = holm(p)
         n_deals = int(np.unique(groups).size)
-        effects = []
-        z = ss.norm.ppf(1 - ALPHA / 2)
-        for t, b, s, pv, pa in zip(terms, coef, se, p, padj, strict=True):
-            est, sen = b * scale, s * scale
-            v, pt, need = verdict(est, sen, pa, margin, n_deals)
-            effects.append(
-                Effect(
-                    mname,
-                    t.name,
-                    t.order,
-                    float(b),
-                    float(s),
-                    float(est),
-                    float(est - z * sen),
-                    float(est + z * sen),
-                    float(sen),
-                    float(pv),
-                    float(pa),
-                    v,
-                    margin,
-                    pt,
-                    need,
-                )  # fmt: skip
-            )
-        for e in effects:
-            if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
-                e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+        effects = _effects(mname, terms, coef, se, p, scale, margin, n_deals)
         _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
             MeasureResult(mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects)
         )
     res_ = design_resolution(spec) if spec.fraction else None
+    suggested = _suggested_foldover(spec, terms, out_measures)
+    return FactorialResult(
+        name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
+        len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
+        constant, list(spec.foldover), suggested,
+    )  # fmt: skip
+
+
+def _read_cells(tables, deal_column: str, exprs: list) -> tuple[pl.DataFrame, int]:
+    """Every cell's measures in one frame (``_deal``, ``_cell``); the fewest deals of a cell."""
+    frames = []
+    for i, t in enumerate(tables):
+        lf = t.lazy() if isinstance(t, pl.DataFrame) else t
+        frames.append(
+            lf.select(pl.col(deal_column).alias("_deal"), *exprs)
+            .with_columns(pl.lit(i, pl.Int32).alias("_cell"))
+            .collect()
+        )
+    data = pl.concat(frames)
+    deals_per_cell = int(min(f.height for f in frames)) if frames else 0
+    return data, deals_per_cell
+
+
+def _exact_zeros(coef: np.ndarray, se: np.ndarray, p: np.ndarray):
+    # Common deals: a term that changes no deal's outcome is exactly 0 with SE 0; the fit
+    # leaves rounding noise (~1e-14) whose "z" is meaningless. Call it 0 (p = 1).
+    tol = 1e-9 * (float(np.abs(coef).max()) + 1.0)
+    exact = (np.abs(coef) < tol) & (se < tol)
+    coef, se, p = np.where(exact, 0.0, coef), np.where(exact, 0.0, se), np.where(exact, 1.0, p)
+    return coef, se, p
+
+
+def _effects(mname, terms, coef, se, p, scale: float, margin: float, n_deals: int) -> list[Effect]:
+    """Each term's effect on the measure's scale, its interval, Holm-adjusted p and verdict."""
+    padj = holm(p)
+    effects = []
+    z = ss.norm.ppf(1 - ALPHA / 2)
+    for t, b, s, pv, pa in zip(terms, coef, se, p, padj, strict=True):
+        est, sen = b * scale, s * scale
+        v, pt, need = verdict(est, sen, pa, margin, n_deals)
+        effects.append(
+            Effect(
+                mname,
+                t.name,
+                t.order,
+                float(b),
+                float(s),
+                float(est),
+                float(est - z * sen),
+                float(est + z * sen),
+                float(sen),
+                float(pv),
+                float(pa),
+                v,
+                margin,
+                pt,
+                need,
+            )  # fmt: skip
+        )
+    for e in effects:
+        if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
+            e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+    return effects
+
+
+def _suggested_foldover(spec: DesignSpec, terms, out_measures) -> list:
+    """A foldover that separates every clear effect from its aliases (none when already folded)."""
     separate = [
         _mask(spec, t.factors) ^ _mask(spec, _factors_of(c))
         for mr in out_measures
@@ -653,11 +680,7 @@ def analyse(
         if t.name == e.term
     ]
     suggested = choose_foldover(spec, separate) if separate and not spec.foldover else []
-    return FactorialResult(
-        name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
-        len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
-        constant, list(spec.foldover), suggested,
-    )  # fmt: skip
+    return suggested
 
 
 def _factors_of(term: str) -> list[str]:
