@@ -915,52 +915,66 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
             "interaction of options whose own main effects are clear reads <b>clear, but "
             "aliased with …</b>: the fraction cannot say which of them it is.</p>"
         )
-    if result.suggested_foldover:
-        fold = ", ".join(result.suggested_foldover)
-        where = (
-            f" The ready study file <code>{html.escape(result.foldover_file)}</code> plays it: "
-            f"<code>cardsim study {html.escape(result.foldover_file)} --out DIR</code> with "
-            "this study's DIR reuses the cells already played and plays only the folded ones."
-            if result.foldover_file
-            else ""
-        )
-        parts.append(
-            "<h2>Separating the aliased terms</h2><p>The fold-over on "
-            f"{html.escape(fold)} (the same cells with "
-            f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
-            "switched to its other level) separates the clear-but-aliased terms from the "
-            f"interactions they are aliased with.{where}</p>"
-        )
+    parts += _foldover_html(result)
     for mr in result.measures:
-        parts.append(
-            f"<h2>{html.escape(mr.label)} (per {html.escape(mr.unit)}; "
-            f"{'logistic' if mr.kind == 'binary' else 'linear'} regression, {mr.rows:,} rows, "
-            f"{mr.deals:,} deals)</h2>"
-        )
-        parts.append(
-            "<p>Effects sorted by size. "
-            + (
-                "Effect = log-odds coefficient × p̄(1−p̄), in percentage points of the share."
-                if mr.kind == "binary"
-                else f"Effect in {html.escape(mr.unit)} units."
-            )
-            + " Main effect: level vs baseline averaged over the other factors; interaction: "
-            "difference of differences.</p>"
-        )
-        parts.append(_table_html(mr, aliases=bool(result.fraction)))
-        inter = [e for e in mr.effects if e.order == 2]
-        inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
-        for e in inter[:top_interactions]:
-            png = interaction_plot(result, mr.name, e)
-            parts.append(
-                f"<figure><img alt='interaction {html.escape(e.term)}' "
-                f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
-                f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
-                f"({html.escape(e.verdict_text)})</figcaption></figure>"
-            )
+        parts += _measure_html(result, mr, top_interactions)
     parts.append("</body></html>")
     out.write_text("\n".join(parts), encoding="utf-8")
     return out
+
+
+def _foldover_html(result: FactorialResult) -> list[str]:
+    """The fold-over that separates the clear-but-aliased terms, if one is suggested."""
+    if not result.suggested_foldover:
+        return []
+    k = len(result.factors)
+    fold = ", ".join(result.suggested_foldover)
+    where = (
+        f" The ready study file <code>{html.escape(result.foldover_file)}</code> plays it: "
+        f"<code>cardsim study {html.escape(result.foldover_file)} --out DIR</code> with "
+        "this study's DIR reuses the cells already played and plays only the folded ones."
+        if result.foldover_file
+        else ""
+    )
+    return [
+        "<h2>Separating the aliased terms</h2><p>The fold-over on "
+        f"{html.escape(fold)} (the same cells with "
+        f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
+        "switched to its other level) separates the clear-but-aliased terms from the "
+        f"interactions they are aliased with.{where}</p>"
+    ]
+
+
+def _measure_html(result: FactorialResult, mr, top_interactions: int) -> list[str]:
+    """One measure's heading, its effects table and plots of its largest interactions."""
+    parts = []
+    parts.append(
+        f"<h2>{html.escape(mr.label)} (per {html.escape(mr.unit)}; "
+        f"{'logistic' if mr.kind == 'binary' else 'linear'} regression, {mr.rows:,} rows, "
+        f"{mr.deals:,} deals)</h2>"
+    )
+    parts.append(
+        "<p>Effects sorted by size. "
+        + (
+            "Effect = log-odds coefficient × p̄(1−p̄), in percentage points of the share."
+            if mr.kind == "binary"
+            else f"Effect in {html.escape(mr.unit)} units."
+        )
+        + " Main effect: level vs baseline averaged over the other factors; interaction: "
+        "difference of differences.</p>"
+    )
+    parts.append(_table_html(mr, aliases=bool(result.fraction)))
+    inter = [e for e in mr.effects if e.order == 2]
+    inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
+    for e in inter[:top_interactions]:
+        png = interaction_plot(result, mr.name, e)
+        parts.append(
+            f"<figure><img alt='interaction {html.escape(e.term)}' "
+            f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+            f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
+            f"({html.escape(e.verdict_text)})</figcaption></figure>"
+        )
+    return parts
 
 
 def read_cell_tables(run_dirs: Sequence[Path]) -> list[pl.LazyFrame]:
