@@ -22,7 +22,6 @@ EXCEPTIONS: dict[str, str] = {
     "analysis/factorial.py::answers": "not split yet: complexity 32 > 20",
     "analysis/factorial.py::design_cells": "not split yet: complexity 21 > 20",
     "analysis/report.py::build_report": "not split yet: complexity 26 > 20",
-    "analysis/study_report.py::build_parts": "not split yet: 104 lines > 80, complexity 33 > 20",
     "analysis/verdicts.py::judge": "not split yet: complexity 23 > 20",
     "cardsim/cli.py::compare_cmd": "not split yet: 98 lines > 80",
     "cardsim/workflows/ladder.py::build_ladder": "not split yet: 83 lines > 80, complexity 26 > 20",
