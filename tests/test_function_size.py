@@ -29,7 +29,6 @@ EXCEPTIONS: dict[str, str] = {
     "cardsim/workflows/study.py::_parse_design": "not split yet: 133 lines > 80, complexity 60 > 20",
     "cardsim/workflows/study.py::parse_study": "not split yet: 202 lines > 80, complexity 83 > 20",
     "cardsim/workflows/study.py::run_study": "not split yet: 102 lines > 80, complexity 32 > 20",
-    "cardsim/workflows/tune.py::tune": "not split yet: 203 lines > 80, complexity 54 > 20",
     "sim/games/yuanzi/adapter.py::_play_yuanzi_match": "not split yet: 147 lines > 80",
     "sim/rules/yuanzi_half.py::play_half": "not split yet: 122 lines > 80, complexity 25 > 20",
     "sim/rules/yuanzi_moves.py::beats_code": "not split yet: complexity 23 > 20",
