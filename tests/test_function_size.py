@@ -27,7 +27,6 @@ EXCEPTIONS: dict[str, str] = {
     "cardsim/workflows/ladder.py::build_ladder": "not split yet: 83 lines > 80, complexity 26 > 20",
     "cardsim/workflows/ladder.py::run_ladder_until_decided": "not split yet: 88 lines > 80, complexity 22 > 20",
     "cardsim/workflows/study.py::_parse_design": "not split yet: 133 lines > 80, complexity 60 > 20",
-    "cardsim/workflows/study.py::parse_study": "not split yet: 202 lines > 80, complexity 83 > 20",
     "cardsim/workflows/study.py::run_study": "not split yet: 102 lines > 80, complexity 32 > 20",
     "sim/games/yuanzi/adapter.py::_play_yuanzi_match": "not split yet: 147 lines > 80",
     "sim/rules/yuanzi_half.py::play_half": "not split yet: 122 lines > 80, complexity 25 > 20",
