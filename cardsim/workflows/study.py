@@ -16,6 +16,9 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from cardsim.sim.config import DEFAULT_SEED, check_until_ci
 from cardsim.sim.errors import CardsimError
@@ -236,31 +239,71 @@ def _parse_scenario(sc: dict, i: int, source: str, text: str, taken: set[str]) -
     return scenario
 
 
+class _ScenarioTable(BaseModel):
+    """One [[scenario]] table: its keys, and the types the CLI options have (strict: no bool
+    for a number, no float for an integer). The other checks, with their own messages, follow
+    in :func:`_parse_scenario`."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any
+    game: Any
+    games: StrictInt
+    seed: StrictInt | None = None
+    players: StrictInt | None = None
+    chunk_size: StrictInt | None = None
+    strategy: StrictStr | None = None
+    until_ci: StrictInt | StrictFloat | None = None
+    seats: Any = None
+    rules: Any = None
+    compare: Any = None
+
+
+#: The typed keys of a scenario, in the order their errors are reported, and what each must be.
+_TYPED = {
+    "games": "an integer (no decimal point)",
+    "seed": "an integer (no decimal point)",
+    "players": "an integer (no decimal point)",
+    "chunk_size": "an integer (no decimal point)",
+    "strategy": "a string",
+    "until_ci": "a number",
+}
+
+
 def _check_scenario_keys(sc: dict, source: str, text: str, label: str) -> None:
-    """Types of the typed keys, no unknown key, the required keys present."""
-    for key, kinds in (
-        ("games", int),
-        ("seed", int),
-        ("players", int),
-        ("chunk_size", int),
-        ("strategy", str),
-        ("until_ci", (int, float)),
-    ):
-        if key in sc and (not isinstance(sc[key], kinds) or isinstance(sc[key], bool)):
-            what = {str: "a string", int: "an integer (no decimal point)"}.get(kinds)
-            raise CardsimError(
-                f"{_where(source, text, key)}: {key} must be {what or 'a number'}, got {sc[key]!r}"
-            )
-    bad = set(sc) - SCENARIO_KEYS
-    if bad:
-        key = sorted(bad)[0]
-        raise CardsimError(
-            f"{_where(source, text, key)}: unknown scenario key "
+    """Types of the typed keys, no unknown key, the required keys present (pydantic)."""
+    try:
+        _ScenarioTable.model_validate(sc)
+    except ValidationError as e:
+        raise CardsimError(_scenario_error(e, sc, source, text, label)) from None
+
+
+def _scenario_error(e: ValidationError, sc: dict, source: str, text: str, label: str) -> str:
+    """The one-line message for a [[scenario]] table pydantic refused: the first wrong type
+    (in the order of ``_TYPED``), else the first unknown key, else the first missing key."""
+    errors = e.errors()
+    kinds = {(er["type"], er["loc"][0]) for er in errors if er["loc"]}
+    for key, what in _TYPED.items():
+        if any(k == key and t not in ("missing", "extra_forbidden") for t, k in kinds):
+            return f"{_where(source, text, key)}: {key} must be {what}, got {sc[key]!r}"
+    extra = sorted(str(k) for t, k in kinds if t == "extra_forbidden")
+    if extra:
+        return (
+            f"{_where(source, text, extra[0])}: unknown scenario key "
             f"(allowed: {', '.join(sorted(SCENARIO_KEYS))})"
         )
     for key in ("name", "game", "games"):
-        if key not in sc:
-            raise CardsimError(f"{label}: missing key {key!r}")
+        if ("missing", key) in kinds:
+            return f"{label}: missing key {key!r}"
+    return f"{label}: {errors[0]['msg']}"
+
+
+class _ComparisonTable(BaseModel):
+    """One [[comparison]] table's keys (the values are checked in :func:`_parse_comparison`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any = None
+    scenarios: Any = None
+    objective: Any = None
 
 
 def _check_scenario_config(scenario: Scenario, where: str) -> None:
@@ -292,12 +335,14 @@ def _check_scenario_config(scenario: Scenario, where: str) -> None:
 def _parse_comparison(c: dict, i: int, source: str, text: str, by_name: dict) -> Comparison:
     """One [[comparison]] table: two or more runs of one game, and an optional objective."""
     label = f"{source}, comparison {i}"
-    bad = set(c) - {"name", "scenarios", "objective"}
-    if bad:
+    try:
+        _ComparisonTable.model_validate(c)
+    except ValidationError as e:
+        bad = sorted(str(er["loc"][0]) for er in e.errors() if er["type"] == "extra_forbidden")
         raise CardsimError(
             f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
             "(allowed: name, scenarios, objective)"
-        )
+        ) from None
     names = c.get("scenarios", [])
     if not isinstance(names, list) or len(names) < 2:
         raise CardsimError(f"{label}: scenarios must list at least two scenario names")
