@@ -23,7 +23,6 @@ EXCEPTIONS: dict[str, str] = {
     "analysis/factorial.py::design_cells": "not split yet: complexity 21 > 20",
     "analysis/report.py::build_report": "not split yet: complexity 26 > 20",
     "analysis/verdicts.py::judge": "not split yet: complexity 23 > 20",
-    "cardsim/workflows/ladder.py::run_ladder_until_decided": "not split yet: 88 lines > 80, complexity 22 > 20",
     "cardsim/workflows/study.py::_parse_design": "not split yet: 133 lines > 80, complexity 60 > 20",
     "cardsim/workflows/study.py::run_study": "not split yet: 102 lines > 80, complexity 32 > 20",
     "sim/games/yuanzi/adapter.py::_play_yuanzi_match": "not split yet: 147 lines > 80",

@@ -571,21 +571,12 @@ def run_ladder_until_decided(
     with runner.cluster_session(scheduler) as session:
         while stopped_by is None:
             k = len(looks) + 1
-            if k > planned:
-                stopped_by = "max-games"
-                break
-            over = looks and seq.max_minutes is not None  # would the next look overrun?
-            if over and elapsed + looks[-1].seconds > 60 * seq.max_minutes:
-                stopped_by = "max-minutes"
+            stopped_by = _why_stop(looks, k, planned, seq, elapsed)
+            if stopped_by is not None:
                 break
             t0 = time.monotonic()
             now = _scaled(ladder, k, chunk)
-            for s in now.scenarios:  # one batch more: the next range of game indices
-                d = out / s.name
-                if k > 1 and not d.is_symlink() and (d / runner.MANIFEST).is_file():
-                    m = runner.read_manifest(d)
-                    if int(m["games"]) < s.games:
-                        runner.extend_run(d, s.games)
+            _extend_runs(now, out, k)
             if progress:
                 print(f"cardsim: ladder look {k} of at most {planned}: {now.games:,} games per "
                       f"level, {now.deals:,} rating deals", file=sys.stderr, flush=True)  # fmt: skip
@@ -616,3 +607,25 @@ def run_ladder_until_decided(
     html, js = write_ladder_report(data, out / REPORT, margins, looks[-1].level)
     reused = result.reused if result is not None else list(runs)
     return LadderResult(out, html, js, runs, reused, looks=looks, stopped_by=stopped_by)
+
+
+def _why_stop(looks: list, k: int, planned: int, seq: Sequential, elapsed: float) -> str | None:
+    """Why look ``k`` is not played: the planned looks are done, or it would overrun the time."""
+    if k > planned:
+        return "max-games"
+    over = looks and seq.max_minutes is not None  # would the next look overrun?
+    if over and elapsed + looks[-1].seconds > 60 * seq.max_minutes:
+        return "max-minutes"
+    return None
+
+
+def _extend_runs(now: Ladder, out: Path, k: int) -> None:
+    """One batch more for every sub-run already played: the next range of game indices."""
+    from cardsim.sim import runner
+
+    for s in now.scenarios:  # one batch more: the next range of game indices
+        d = out / s.name
+        if k > 1 and not d.is_symlink() and (d / runner.MANIFEST).is_file():
+            m = runner.read_manifest(d)
+            if int(m["games"]) < s.games:
+                runner.extend_run(d, s.games)
