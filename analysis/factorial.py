@@ -207,13 +207,7 @@ def design_cells(spec: DesignSpec) -> list[dict[str, int]]:
     base = len(names) - spec.fraction
     cells = []
     for combo in itertools.product((0, 1), repeat=base):
-        signs = [1 if x else -1 for x in combo]
-        for word in words:
-            s = 1
-            for b in range(base):
-                if word >> b & 1:
-                    s *= signs[b]
-            signs.append(s)
+        signs = _generated_signs([1 if x else -1 for x in combo], words, base)
         cells.append({n: int(s > 0) for n, s in zip(names, signs, strict=True)})
     if spec.foldover:
         bad = [f for f in spec.foldover if f not in names]
@@ -221,6 +215,18 @@ def design_cells(spec: DesignSpec) -> list[dict[str, int]]:
             raise CardsimError(f"foldover: {bad[0]!r} is not a factor of the design")
         cells += [{n: 1 - v if n in spec.foldover else v for n, v in c.items()} for c in cells]
     return cells
+
+
+def _generated_signs(signs: list[int], words: list[int], base: int) -> list[int]:
+    """The base factors' signs (±1), then each generated factor's: the product of the base
+    factors in its generator word (bit b: base factor b)."""
+    for word in words:
+        s = 1
+        for b in range(base):
+            if word >> b & 1:
+                s *= signs[b]
+        signs.append(s)
+    return signs
 
 
 # --- aliases ----------------------------------------------------------------------------------
