@@ -155,22 +155,12 @@ def section(items: list[RunData]) -> Section:
             continue
         offset = sum(fr.height for fr in pw_frames)
         pw_frames.append(pw.select(pl.lit(it.label).alias("run"), pl.all()))
-        for i, r in enumerate(pw.iter_rows(named=True)):
-            sec.findings.append(pair_finding(r, pre, offset + i))
-        best = pw.filter(pl.col("equivalent_unpaired_games").is_finite()).sort("variance_ratio")
-        if best.height:
-            r = best.row(0, named=True)
-            sec.findings.append(
-                Finding(
-                    f"{pre}Pairing on duplicate deals: the {r['a']} − {r['b']} difference is "
-                    f"known as precisely as from {r['equivalent_unpaired_games']:,.0f} games on "
-                    f"independent deals ({r['variance_ratio']:.2f} × the {r['games']:,} played)."
-                )
-            )
+        _add_pair_findings(sec, pw, pre, offset)
+        suffix = f"-{it.label}" if len(have) > 1 else ""
         d, lo, hi = matrix(pw, names)
         sec.figures.append(
             Figure(
-                f"matrix{'-' + it.label if len(have) > 1 else ''}",
+                f"matrix{suffix}",
                 f"{pre}paired difference of win rate, row − column",
                 plots.diff_matrix(
                     names, d, lo, hi, title=f"{pre}win rate row − column (points, 95 % CI)"
@@ -180,58 +170,85 @@ def section(items: list[RunData]) -> Section:
         rt = _ratings(seats, it.run.game, sec, pre)
         if rt is None:
             continue
-        table = rt.table.sort("rating", descending=True).select(
-            "strategy",
-            "rating",
-            pl.col("lo").alias("rating_lo"),
-            pl.col("hi").alias("rating_hi"),
-            "se",
-        )
-        position = rt.position.select(
-            "position",
-            "effect",
-            pl.col("lo").alias("effect_lo"),
-            pl.col("hi").alias("effect_hi"),
-            "se",
-        )
+        table, position = _add_ratings(sec, rt, f, pre, suffix)
         rating_frames.append(table.select(pl.lit(it.label).alias("run"), pl.all()))
         position_frames.append(position.select(pl.lit(it.label).alias("run"), pl.all()))
-        ref = rt.table["strategy"][0]
-        if (rt.table["rating"].abs() > SEPARATION).any():
-            sec.notes.append(
-                f"{pre}one strategy won (almost) every game: the ratings are not finite (the "
-                "model separates) and their numbers only say 'far apart'."
-            )
+    _add_tables(sec, items, f, assign_rows, pw_frames, rating_frames, position_frames)
+    return sec
+
+
+def _add_pair_findings(sec: Section, pw: pl.DataFrame, pre: str, offset: int) -> None:
+    """One finding per pair, and how much pairing on duplicate deals bought."""
+    for i, r in enumerate(pw.iter_rows(named=True)):
+        sec.findings.append(pair_finding(r, pre, offset + i))
+    best = pw.filter(pl.col("equivalent_unpaired_games").is_finite()).sort("variance_ratio")
+    if best.height:
+        r = best.row(0, named=True)
         sec.findings.append(
             Finding(
-                f"{pre}Ratings (logit scale, against {ref}, the reference at 0): "
-                + "; ".join(
-                    f"{r['strategy']} {r['rating']:+.2f} [{r['rating_lo']:+.2f}, "
-                    f"{r['rating_hi']:+.2f}]"
-                    for r in table.iter_rows(named=True)
-                    if r["strategy"] != ref
-                )
-                + f" (fitted on {rt.units:,} games).",
-                answer=True,
+                f"{pre}Pairing on duplicate deals: the {r['a']} − {r['b']} difference is "
+                f"known as precisely as from {r['equivalent_unpaired_games']:,.0f} games on "
+                f"independent deals ({r['variance_ratio']:.2f} × the {r['games']:,} played)."
             )
         )
-        sec.figures.append(
-            Figure(
-                f"ratings{'-' + it.label if len(have) > 1 else ''}",
-                f"{pre}ratings and position term",
-                plots.interval_points(
-                    [
-                        (f"{pre}rating (logit, {ref} = 0)", table, "strategy", "rating"),
-                        (
-                            "position term" + (f" ({f.side})" if f.side_column != "seat" else ""),
-                            position,
-                            "position",
-                            "effect (logit, position 0 = 0)",
-                        ),
-                    ]
-                ),
-            )
+
+
+def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rating model's finding, note and figure; its rating and position tables."""
+    table = rt.table.sort("rating", descending=True).select(
+        "strategy",
+        "rating",
+        pl.col("lo").alias("rating_lo"),
+        pl.col("hi").alias("rating_hi"),
+        "se",
+    )
+    position = rt.position.select(
+        "position",
+        "effect",
+        pl.col("lo").alias("effect_lo"),
+        pl.col("hi").alias("effect_hi"),
+        "se",
+    )
+    ref = rt.table["strategy"][0]
+    if (rt.table["rating"].abs() > SEPARATION).any():
+        sec.notes.append(
+            f"{pre}one strategy won (almost) every game: the ratings are not finite (the "
+            "model separates) and their numbers only say 'far apart'."
         )
+    sec.findings.append(
+        Finding(
+            f"{pre}Ratings (logit scale, against {ref}, the reference at 0): "
+            + "; ".join(
+                f"{r['strategy']} {r['rating']:+.2f} [{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]"
+                for r in table.iter_rows(named=True)
+                if r["strategy"] != ref
+            )
+            + f" (fitted on {rt.units:,} games).",
+            answer=True,
+        )
+    )
+    sec.figures.append(
+        Figure(
+            f"ratings{suffix}",
+            f"{pre}ratings and position term",
+            plots.interval_points(
+                [
+                    (f"{pre}rating (logit, {ref} = 0)", table, "strategy", "rating"),
+                    (
+                        "position term" + (f" ({f.side})" if f.side_column != "seat" else ""),
+                        position,
+                        "position",
+                        "effect (logit, position 0 = 0)",
+                    ),
+                ]
+            ),
+        )
+    )
+    return table, position
+
+
+def _add_tables(sec, items, f, assign_rows, pw_frames, rating_frames, position_frames) -> None:
+    """The assignment, pairwise, rating and position tables over all runs."""
 
     def joined(frames: list[pl.DataFrame]) -> pl.DataFrame:
         df = pl.concat(frames, how="diagonal_relaxed")
@@ -272,7 +289,6 @@ def section(items: list[RunData]) -> Section:
                 joined(position_frames),
             )
         )
-    return sec
 
 
 def joined_rows(rows: list[dict], items: list[RunData]) -> pl.DataFrame:

@@ -207,13 +207,7 @@ def design_cells(spec: DesignSpec) -> list[dict[str, int]]:
     base = len(names) - spec.fraction
     cells = []
     for combo in itertools.product((0, 1), repeat=base):
-        signs = [1 if x else -1 for x in combo]
-        for word in words:
-            s = 1
-            for b in range(base):
-                if word >> b & 1:
-                    s *= signs[b]
-            signs.append(s)
+        signs = _generated_signs([1 if x else -1 for x in combo], words, base)
         cells.append({n: int(s > 0) for n, s in zip(names, signs, strict=True)})
     if spec.foldover:
         bad = [f for f in spec.foldover if f not in names]
@@ -221,6 +215,18 @@ def design_cells(spec: DesignSpec) -> list[dict[str, int]]:
             raise CardsimError(f"foldover: {bad[0]!r} is not a factor of the design")
         cells += [{n: 1 - v if n in spec.foldover else v for n, v in c.items()} for c in cells]
     return cells
+
+
+def _generated_signs(signs: list[int], words: list[int], base: int) -> list[int]:
+    """The base factors' signs (±1), then each generated factor's: the product of the base
+    factors in its generator word (bit b: base factor b)."""
+    for word in words:
+        s = 1
+        for b in range(base):
+            if word >> b & 1:
+                s *= signs[b]
+        signs.append(s)
+    return signs
 
 
 # --- aliases ----------------------------------------------------------------------------------
@@ -567,16 +573,7 @@ def analyse(
     if not measures:
         raise CardsimError(f"game {game!r} declares no headline measure the analysis can read")
     exprs = [d.value(facts).cast(pl.Float64).alias(m) for m, _, _, d in measures]
-    frames = []
-    for i, t in enumerate(tables):
-        lf = t.lazy() if isinstance(t, pl.DataFrame) else t
-        frames.append(
-            lf.select(pl.col(deal_column).alias("_deal"), *exprs)
-            .with_columns(pl.lit(i, pl.Int32).alias("_cell"))
-            .collect()
-        )
-    data = pl.concat(frames)
-    deals_per_cell = int(min(f.height for f in frames)) if frames else 0
+    data, deals_per_cell = _read_cells(tables, deal_column, exprs)
     m = {**DEFAULT_MARGINS, **declared_margins(facts), **(margins or {})}
     out_measures, cell_means, constant = [], {}, []
     for mname, label, unit, d in measures:
@@ -601,48 +598,84 @@ def analyse(
         coef = np.asarray(res.params)[1:]
         se = np.asarray(res.bse)[1:]
         p = np.asarray(res.pvalues)[1:]
-        # Common deals: a term that changes no deal's outcome is exactly 0 with SE 0; the fit
-        # leaves rounding noise (~1e-14) whose "z" is meaningless. Call it 0 (p = 1).
-        tol = 1e-9 * (float(np.abs(coef).max()) + 1.0)
-        exact = (np.abs(coef) < tol) & (se < tol)
-        coef, se, p = np.where(exact, 0.0, coef), np.where(exact, 0.0, se), np.where(exact, 1.0, p)
+        coef, se, p = _exact_zeros(coef, se, p)
         scale = mean * (1 - mean) if d.kind == "binary" else 1.0
         margin = float(m.get(mname, m[d.kind]))
-        padj = holm(p)
         n_deals = int(np.unique(groups).size)
-        effects = []
-        z = ss.norm.ppf(1 - ALPHA / 2)
-        for t, b, s, pv, pa in zip(terms, coef, se, p, padj, strict=True):
-            est, sen = b * scale, s * scale
-            v, pt, need = verdict(est, sen, pa, margin, n_deals)
-            effects.append(
-                Effect(
-                    mname,
-                    t.name,
-                    t.order,
-                    float(b),
-                    float(s),
-                    float(est),
-                    float(est - z * sen),
-                    float(est + z * sen),
-                    float(sen),
-                    float(pv),
-                    float(pa),
-                    v,
-                    margin,
-                    pt,
-                    need,
-                )  # fmt: skip
-            )
-        for e in effects:
-            if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
-                e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+        effects = _effects(mname, terms, coef, se, p, scale, margin, n_deals)
         _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
             MeasureResult(mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects)
         )
     res_ = design_resolution(spec) if spec.fraction else None
+    suggested = _suggested_foldover(spec, terms, out_measures)
+    return FactorialResult(
+        name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
+        len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
+        constant, list(spec.foldover), suggested,
+    )  # fmt: skip
+
+
+def _read_cells(tables, deal_column: str, exprs: list) -> tuple[pl.DataFrame, int]:
+    """Every cell's measures in one frame (``_deal``, ``_cell``); the fewest deals of a cell."""
+    frames = []
+    for i, t in enumerate(tables):
+        lf = t.lazy() if isinstance(t, pl.DataFrame) else t
+        frames.append(
+            lf.select(pl.col(deal_column).alias("_deal"), *exprs)
+            .with_columns(pl.lit(i, pl.Int32).alias("_cell"))
+            .collect()
+        )
+    data = pl.concat(frames)
+    deals_per_cell = int(min(f.height for f in frames)) if frames else 0
+    return data, deals_per_cell
+
+
+def _exact_zeros(coef: np.ndarray, se: np.ndarray, p: np.ndarray):
+    # Common deals: a term that changes no deal's outcome is exactly 0 with SE 0; the fit
+    # leaves rounding noise (~1e-14) whose "z" is meaningless. Call it 0 (p = 1).
+    tol = 1e-9 * (float(np.abs(coef).max()) + 1.0)
+    exact = (np.abs(coef) < tol) & (se < tol)
+    coef, se, p = np.where(exact, 0.0, coef), np.where(exact, 0.0, se), np.where(exact, 1.0, p)
+    return coef, se, p
+
+
+def _effects(mname, terms, coef, se, p, scale: float, margin: float, n_deals: int) -> list[Effect]:
+    """Each term's effect on the measure's scale, its interval, Holm-adjusted p and verdict."""
+    padj = holm(p)
+    effects = []
+    z = ss.norm.ppf(1 - ALPHA / 2)
+    for t, b, s, pv, pa in zip(terms, coef, se, p, padj, strict=True):
+        est, sen = b * scale, s * scale
+        v, pt, need = verdict(est, sen, pa, margin, n_deals)
+        effects.append(
+            Effect(
+                mname,
+                t.name,
+                t.order,
+                float(b),
+                float(s),
+                float(est),
+                float(est - z * sen),
+                float(est + z * sen),
+                float(sen),
+                float(pv),
+                float(pa),
+                v,
+                margin,
+                pt,
+                need,
+            )  # fmt: skip
+        )
+    for e in effects:
+        if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
+            e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+    return effects
+
+
+def _suggested_foldover(spec: DesignSpec, terms, out_measures) -> list:
+    """A foldover that separates every clear effect from its aliases (none when already folded)."""
     separate = [
         _mask(spec, t.factors) ^ _mask(spec, _factors_of(c))
         for mr in out_measures
@@ -653,11 +686,7 @@ def analyse(
         if t.name == e.term
     ]
     suggested = choose_foldover(spec, separate) if separate and not spec.foldover else []
-    return FactorialResult(
-        name, game, {f: [_fmt_level(v) for v in lv] for f, lv in spec.options.items()},
-        len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
-        constant, list(spec.foldover), suggested,
-    )  # fmt: skip
+    return suggested
 
 
 def _factors_of(term: str) -> list[str]:
@@ -892,52 +921,66 @@ def write_report(result: FactorialResult, out: Path | str, top_interactions: int
             "interaction of options whose own main effects are clear reads <b>clear, but "
             "aliased with …</b>: the fraction cannot say which of them it is.</p>"
         )
-    if result.suggested_foldover:
-        fold = ", ".join(result.suggested_foldover)
-        where = (
-            f" The ready study file <code>{html.escape(result.foldover_file)}</code> plays it: "
-            f"<code>cardsim study {html.escape(result.foldover_file)} --out DIR</code> with "
-            "this study's DIR reuses the cells already played and plays only the folded ones."
-            if result.foldover_file
-            else ""
-        )
-        parts.append(
-            "<h2>Separating the aliased terms</h2><p>The fold-over on "
-            f"{html.escape(fold)} (the same cells with "
-            f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
-            "switched to its other level) separates the clear-but-aliased terms from the "
-            f"interactions they are aliased with.{where}</p>"
-        )
+    parts += _foldover_html(result)
     for mr in result.measures:
-        parts.append(
-            f"<h2>{html.escape(mr.label)} (per {html.escape(mr.unit)}; "
-            f"{'logistic' if mr.kind == 'binary' else 'linear'} regression, {mr.rows:,} rows, "
-            f"{mr.deals:,} deals)</h2>"
-        )
-        parts.append(
-            "<p>Effects sorted by size. "
-            + (
-                "Effect = log-odds coefficient × p̄(1−p̄), in percentage points of the share."
-                if mr.kind == "binary"
-                else f"Effect in {html.escape(mr.unit)} units."
-            )
-            + " Main effect: level vs baseline averaged over the other factors; interaction: "
-            "difference of differences.</p>"
-        )
-        parts.append(_table_html(mr, aliases=bool(result.fraction)))
-        inter = [e for e in mr.effects if e.order == 2]
-        inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
-        for e in inter[:top_interactions]:
-            png = interaction_plot(result, mr.name, e)
-            parts.append(
-                f"<figure><img alt='interaction {html.escape(e.term)}' "
-                f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
-                f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
-                f"({html.escape(e.verdict_text)})</figcaption></figure>"
-            )
+        parts += _measure_html(result, mr, top_interactions)
     parts.append("</body></html>")
     out.write_text("\n".join(parts), encoding="utf-8")
     return out
+
+
+def _foldover_html(result: FactorialResult) -> list[str]:
+    """The fold-over that separates the clear-but-aliased terms, if one is suggested."""
+    if not result.suggested_foldover:
+        return []
+    k = len(result.factors)
+    fold = ", ".join(result.suggested_foldover)
+    where = (
+        f" The ready study file <code>{html.escape(result.foldover_file)}</code> plays it: "
+        f"<code>cardsim study {html.escape(result.foldover_file)} --out DIR</code> with "
+        "this study's DIR reuses the cells already played and plays only the folded ones."
+        if result.foldover_file
+        else ""
+    )
+    return [
+        "<h2>Separating the aliased terms</h2><p>The fold-over on "
+        f"{html.escape(fold)} (the same cells with "
+        f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
+        "switched to its other level) separates the clear-but-aliased terms from the "
+        f"interactions they are aliased with.{where}</p>"
+    ]
+
+
+def _measure_html(result: FactorialResult, mr, top_interactions: int) -> list[str]:
+    """One measure's heading, its effects table and plots of its largest interactions."""
+    parts = []
+    parts.append(
+        f"<h2>{html.escape(mr.label)} (per {html.escape(mr.unit)}; "
+        f"{'logistic' if mr.kind == 'binary' else 'linear'} regression, {mr.rows:,} rows, "
+        f"{mr.deals:,} deals)</h2>"
+    )
+    parts.append(
+        "<p>Effects sorted by size. "
+        + (
+            "Effect = log-odds coefficient × p̄(1−p̄), in percentage points of the share."
+            if mr.kind == "binary"
+            else f"Effect in {html.escape(mr.unit)} units."
+        )
+        + " Main effect: level vs baseline averaged over the other factors; interaction: "
+        "difference of differences.</p>"
+    )
+    parts.append(_table_html(mr, aliases=bool(result.fraction)))
+    inter = [e for e in mr.effects if e.order == 2]
+    inter.sort(key=lambda e: -abs(e.effect / e.se) if e.se > 0 else 0)
+    for e in inter[:top_interactions]:
+        png = interaction_plot(result, mr.name, e)
+        parts.append(
+            f"<figure><img alt='interaction {html.escape(e.term)}' "
+            f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+            f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
+            f"({html.escape(e.verdict_text)})</figcaption></figure>"
+        )
+    return parts
 
 
 def read_cell_tables(run_dirs: Sequence[Path]) -> list[pl.LazyFrame]:

@@ -416,37 +416,11 @@ def judge_trends(
     --until-decided``, :func:`cardsim.analysis.stopping.look_levels`)."""
     rows, found = [], []
     keys = values.select("group", "key").unique(maintain_order=True).iter_rows()
-    z = ss.norm.ppf(0.975)
     for group, key in keys:
         d = values.filter((pl.col("group") == group) & (pl.col("key") == key)).sort("x")
-        unpaired = weighted_trend(d["x"], d["estimate"], d["se"], d["n"])
-        tr, ratio = unpaired, float("nan")
-        mine = [(psi or {}).get((group, key, lv)) for lv in d["level"]]
-        if mine and all(p is not None and p.height for p in mine):
-            tr = paired_trend(d["x"], d["estimate"], d["se"], level_covariance(mine), d["n"])
-            ratio = tr.variance_ratio
-            if not math.isfinite(tr.p):
-                tr, ratio = unpaired, float("nan")
-        first, last = d.row(0, named=True), d.row(-1, named=True)
-        rows.append({
-            "group": group, "measure": first["label"], "key": key, "kind": first["kind"],
-            "unit": first["unit"], "levels": tr.levels,
-            "lowest": first["level"], "value_lowest": first["estimate"],
-            "highest": last["level"], "value_highest": last["estimate"],
-            "slope": tr.slope, "slope_lo": tr.slope - z * tr.slope_se,
-            "slope_hi": tr.slope + z * tr.slope_se,
-            "change": tr.change, "change_lo": tr.change - z * tr.change_se,
-            "change_hi": tr.change + z * tr.change_se,
-            "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
-            "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
-            "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
-            "n_per_level": int(d["n"].min()),
-            "paired": tr is not unpaired,
-            "change_se": tr.change_se, "change_se_unpaired": unpaired.change_se,
-            "change_unpaired_lo": unpaired.change - z * unpaired.change_se,
-            "change_unpaired_hi": unpaired.change + z * unpaired.change_se,
-            "p_unpaired": unpaired.p, "variance_ratio": ratio,
-        })  # fmt: skip
+        tr, unpaired, ratio = _fit(d, [(psi or {}).get((group, key, lv)) for lv in d["level"]])
+        first = d.row(0, named=True)
+        rows.append(_trend_row(group, key, d, tr, unpaired, ratio))
         found.append(
             Finding(
                 "",
@@ -478,6 +452,42 @@ def judge_trends(
             pl.Series("margin", [f.margin for f in found], dtype=pl.Float64),
         )
     return table, found
+
+
+def _fit(d: pl.DataFrame, mine: list):
+    """The paired trend where every level has its per-deal contributions, else the unpaired one."""
+    unpaired = weighted_trend(d["x"], d["estimate"], d["se"], d["n"])
+    tr, ratio = unpaired, float("nan")
+    if mine and all(p is not None and p.height for p in mine):
+        tr = paired_trend(d["x"], d["estimate"], d["se"], level_covariance(mine), d["n"])
+        ratio = tr.variance_ratio
+        if not math.isfinite(tr.p):
+            tr, ratio = unpaired, float("nan")
+    return tr, unpaired, ratio
+
+
+def _trend_row(group: str, key: str, d: pl.DataFrame, tr, unpaired, ratio: float) -> dict:
+    z = ss.norm.ppf(0.975)
+    first, last = d.row(0, named=True), d.row(-1, named=True)
+    return {
+        "group": group, "measure": first["label"], "key": key, "kind": first["kind"],
+        "unit": first["unit"], "levels": tr.levels,
+        "lowest": first["level"], "value_lowest": first["estimate"],
+        "highest": last["level"], "value_highest": last["estimate"],
+        "slope": tr.slope, "slope_lo": tr.slope - z * tr.slope_se,
+        "slope_hi": tr.slope + z * tr.slope_se,
+        "change": tr.change, "change_lo": tr.change - z * tr.change_se,
+        "change_hi": tr.change + z * tr.change_se,
+        "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
+        "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
+        "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
+        "n_per_level": int(d["n"].min()),
+        "paired": tr is not unpaired,
+        "change_se": tr.change_se, "change_se_unpaired": unpaired.change_se,
+        "change_unpaired_lo": unpaired.change - z * unpaired.change_se,
+        "change_unpaired_hi": unpaired.change + z * unpaired.change_se,
+        "p_unpaired": unpaired.p, "variance_ratio": ratio,
+    }  # fmt: skip
 
 
 def _level_at(d: pl.DataFrame, which: str) -> str:
@@ -606,6 +616,37 @@ def section(
         "deals (one root seed), so the trend's errors are paired: deal-clustered across the "
         "levels (the unpaired figure, levels taken as independent, is shown beside it).",
     )
+    value_rows, rating_frames, by_rank, psi, rated = _read_levels(data, sec)
+    if not value_rows:
+        sec.notes.append("no level has a self-play run to read")
+        return sec
+    values = pl.DataFrame(value_rows, infer_schema_length=None)
+    trends, found = judge_trends(values, margins, psi, alpha)
+    one = len(data.rating_runs) == 1 and "" in data.rating_runs
+    drop_group = ["group"] if one else []
+    _add_tables(sec, values, trends, rating_frames, one, drop_group)
+    groups = list(dict.fromkeys(values["group"].to_list()))
+    sec.findings.extend(found)  # row i of the trends table is found[i]; its verdict written above
+    for group in groups:
+        rows = trends.filter(pl.col("group") == group)
+        mine = [f for f, g in zip(found, trends["group"], strict=True) if g == group]
+        sec.findings.append(answer_line(group, rows, mine, data.levels, rated.get(group)))
+        sec.figures.append(
+            Figure(
+                f"trend{'-' + group if group else ''}",
+                f"{group + ': ' if group else ''}each measure against the level's rating",
+                plots.trend_panels(
+                    values.filter(pl.col("group") == group),
+                    trends.filter(pl.col("group") == group),
+                    "level's rank by rating" if group in by_rank else "level's rating (logit)",
+                ),
+            )
+        )
+    return sec
+
+
+def _read_levels(data: LadderData, sec: Section):
+    """Every level's rating and self-play values, per group (notes on sec where the ratings separate)."""
     value_rows, rating_frames, by_rank, psi, rated = [], [], [], {}, {}
     for group, rating_dir in data.rating_runs.items():
         rt, note = level_ratings(rating_dir, data.game, data.levels)
@@ -630,13 +671,11 @@ def section(
                     "estimate": v["estimate"], "estimate_lo": v["lo"], "estimate_hi": v["hi"],
                     "se": v["se"], "n": v["n"],
                 })  # fmt: skip
-    if not value_rows:
-        sec.notes.append("no level has a self-play run to read")
-        return sec
-    values = pl.DataFrame(value_rows, infer_schema_length=None)
-    trends, found = judge_trends(values, margins, psi, alpha)
-    one = len(data.rating_runs) == 1 and "" in data.rating_runs
-    drop_group = ["group"] if one else []
+    return value_rows, rating_frames, by_rank, psi, rated
+
+
+def _add_tables(sec, values, trends, rating_frames, one: bool, drop_group: list[str]) -> None:
+    """The ratings, levels and trends tables, and the note on what pairing saved."""
     ratings = pl.concat(rating_frames, how="diagonal_relaxed").drop(drop_group)
     sec.tables.append(
         Table(
@@ -689,24 +728,6 @@ def section(
             f"{ratios.len()} measures);"
             " below 1 the pairing narrows the intervals."
         )
-    groups = list(dict.fromkeys(values["group"].to_list()))
-    sec.findings.extend(found)  # row i of the trends table is found[i]; its verdict written above
-    for group in groups:
-        rows = trends.filter(pl.col("group") == group)
-        mine = [f for f, g in zip(found, trends["group"], strict=True) if g == group]
-        sec.findings.append(answer_line(group, rows, mine, data.levels, rated.get(group)))
-        sec.figures.append(
-            Figure(
-                f"trend{'-' + group if group else ''}",
-                f"{group + ': ' if group else ''}each measure against the level's rating",
-                plots.trend_panels(
-                    values.filter(pl.col("group") == group),
-                    trends.filter(pl.col("group") == group),
-                    "level's rank by rating" if group in by_rank else "level's rating (logit)",
-                ),
-            )
-        )
-    return sec
 
 
 def _trend_display(trends: pl.DataFrame, drop_group: list[str]) -> pl.DataFrame:

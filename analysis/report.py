@@ -235,34 +235,7 @@ def comparison_section(items: list[RunData]) -> Section:
                     "(nothing to compare)."
                 )
                 continue
-            d, lo, hi, p = stats.diff_proportions(a["k"], a["n"], b["k"], b["n"])
-            shift = a["fair"] - b["fair"]
-            ra, rb = a["k"] / a["n"], b["k"] / b["n"]
-            se = float(np.sqrt(ra * (1 - ra) / a["n"] + rb * (1 - rb) / b["n"]))
-            row = {
-                "measure": what,
-                "run": it.label,
-                "value": ra - a["fair"],
-                "n": a["n"],
-                "baseline": rb - b["fair"],
-                "n_baseline": b["n"],
-                "diff": float(d[0]) - shift,
-                "diff_lo": max(float(lo[0]) - shift, -1.0),
-                "diff_hi": min(float(hi[0]) - shift, 1.0),
-                "p": _p_shifted(a, b, shift) if shift else float(p[0]),
-                "interval": newcomb_label(it.run, items[0].run),
-            }
-            if get.__name__ == "first":
-                paired = _paired_first(it, items[0])
-            else:
-                paired = _paired_rate(it, items[0], per_row) if per_row else None
-            units = None  # the units the se is over (deals when paired by deal)
-            if paired is not None:
-                row.update(paired)
-                se = paired.pop("_se")
-                units = paired.pop("_deals", None)
-                for k in ("_se", "_n", "_deals"):
-                    row.pop(k, None)
+            row, se, units = _diff_row(it, items[0], what, a, b, get, per_row)
             rows.append(row)
             meta.append((measure, se, units))
     if not rows:
@@ -277,13 +250,53 @@ def comparison_section(items: list[RunData]) -> Section:
             unit=unit,
         )
     )
+    _add_diff_findings(sec, df, meta, items[0].label, unit)
+    return sec
+
+
+def _diff_row(it: RunData, first: RunData, what: str, a: dict, b: dict, get, per_row):
+    """One run against the first on one headline measure: the row, its se and the units."""
+    d, lo, hi, p = stats.diff_proportions(a["k"], a["n"], b["k"], b["n"])
+    shift = a["fair"] - b["fair"]
+    ra, rb = a["k"] / a["n"], b["k"] / b["n"]
+    se = float(np.sqrt(ra * (1 - ra) / a["n"] + rb * (1 - rb) / b["n"]))
+    row = {
+        "measure": what,
+        "run": it.label,
+        "value": ra - a["fair"],
+        "n": a["n"],
+        "baseline": rb - b["fair"],
+        "n_baseline": b["n"],
+        "diff": float(d[0]) - shift,
+        "diff_lo": max(float(lo[0]) - shift, -1.0),
+        "diff_hi": min(float(hi[0]) - shift, 1.0),
+        "p": _p_shifted(a, b, shift) if shift else float(p[0]),
+        "interval": newcomb_label(it.run, first.run),
+    }
+    if get.__name__ == "first":
+        paired = _paired_first(it, first)
+    else:
+        paired = _paired_rate(it, first, per_row) if per_row else None
+    units = None  # the units the se is over (deals when paired by deal)
+    if paired is not None:
+        row.update(paired)
+        se = paired.pop("_se")
+        units = paired.pop("_deals", None)
+        for k in ("_se", "_n", "_deals"):
+            row.pop(k, None)
+    return row, se, units
+
+
+def _add_diff_findings(
+    sec: Section, df: pl.DataFrame, meta: list, first_label: str, unit: str
+) -> None:
     for i, (r, (measure, se, units)) in enumerate(zip(df.iter_rows(named=True), meta, strict=True)):
         base = (
-            f"{r['run']} vs {items[0].label}: {r['measure']}: "
+            f"{r['run']} vs {first_label}: {r['measure']}: "
             f"{100 * r['value']:+.1f} vs {100 * r['baseline']:+.1f} points, difference "
             f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
             if "excess" in r["measure"]
-            else f"{r['run']} vs {items[0].label}: {r['measure']}: {100 * r['value']:.1f} % vs "
+            else f"{r['run']} vs {first_label}: {r['measure']}: {100 * r['value']:.1f} % vs "
             f"{100 * r['baseline']:.1f} %, difference "
             f"{pm(r['diff'], r['diff_lo'], r['diff_hi']).replace(' %', '')} points."
         )
@@ -302,7 +315,6 @@ def comparison_section(items: list[RunData]) -> Section:
                 answer=True,
             )
         )
-    return sec
 
 
 def deal_differences(a: Run, b: Run) -> list[str]:

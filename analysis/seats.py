@@ -142,42 +142,54 @@ def section(items: list[RunData]) -> Section:
     rows = []
     for it in items:
         pre = prefix(items, it)
-        fp = first_player_row(it)
-        if fp["n"] == 0:
-            sec.notes.append(
-                f"{pre}no {unit} had a winner: there is no seat or position advantage to measure."
-            )
-            continue
-        rows.append({"run": it.label, "what": f.first_player_label, **fp})
-        side = it.get(f"{KEY}.side")
-        chi = stats.chi2_gof(side["wins"].to_numpy())
-        sec.notes.append(
-            f"{pre}all {f.side}s equal (χ², decided {plural(unit)}, not clustered): "
-            f"χ² = {chi.statistic:.2f}, dof = {chi.dof}, p = {chi.pvalue:.3g}, n = {chi.n:,}"
-        )
-        ex = pm(fp["excess"], fp["excess_lo"], fp["excess_hi"]).replace(" %", "")
-        sec.findings.append(
-            Finding(
-                f"{pre}The {f.first_player_label} wins "
-                f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)} with a winner: "
-                f"{ex} points above the fair share of {100 * fp['fair_share']:.1f} % "
-                f"(n = {fp['n']:,} {plural(unit)}).",
-                f"{pre}First-player advantage: the {f.first_player_label} wins "
-                f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)}, {ex} points over "
-                f"the fair share of {100 * fp['fair_share']:.1f} % (n = {fp['n']:,}).",
-                fp["p"],
-                unit=unit,
-                estimate=fp["excess"],
-                se=fp["se"] if np.isfinite(fp["se"]) else None,
-                n=_units(it, fp["n"]),
-                measure="win rate",
-                table="first_player",
-                row=len(rows) - 1,
-                answer=True,
-            )
-        )
+        _add_first_player(sec, it, pre, rows, f)
     if not rows:
         return sec
+    _add_tables_and_figures(sec, items, rows, f)
+    return sec
+
+
+def _add_first_player(sec: Section, it: RunData, pre: str, rows: list[dict], f) -> None:
+    """One run's first-player row, its χ² note over the sides and its first-player finding."""
+    unit = f.row_unit
+    fp = first_player_row(it)
+    if fp["n"] == 0:
+        sec.notes.append(
+            f"{pre}no {unit} had a winner: there is no seat or position advantage to measure."
+        )
+        return
+    rows.append({"run": it.label, "what": f.first_player_label, **fp})
+    side = it.get(f"{KEY}.side")
+    chi = stats.chi2_gof(side["wins"].to_numpy())
+    sec.notes.append(
+        f"{pre}all {f.side}s equal (χ², decided {plural(unit)}, not clustered): "
+        f"χ² = {chi.statistic:.2f}, dof = {chi.dof}, p = {chi.pvalue:.3g}, n = {chi.n:,}"
+    )
+    ex = pm(fp["excess"], fp["excess_lo"], fp["excess_hi"]).replace(" %", "")
+    sec.findings.append(
+        Finding(
+            f"{pre}The {f.first_player_label} wins "
+            f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)} with a winner: "
+            f"{ex} points above the fair share of {100 * fp['fair_share']:.1f} % "
+            f"(n = {fp['n']:,} {plural(unit)}).",
+            f"{pre}First-player advantage: the {f.first_player_label} wins "
+            f"{pm(fp['rate'], fp['rate_lo'], fp['rate_hi'])} of {plural(unit)}, {ex} points over "
+            f"the fair share of {100 * fp['fair_share']:.1f} % (n = {fp['n']:,}).",
+            fp["p"],
+            unit=unit,
+            estimate=fp["excess"],
+            se=fp["se"] if np.isfinite(fp["se"]) else None,
+            n=_units(it, fp["n"]),
+            measure="win rate",
+            table="first_player",
+            row=len(rows) - 1,
+            answer=True,
+        )
+    )
+
+
+def _add_tables_and_figures(sec: Section, items: list[RunData], rows: list[dict], f) -> None:
+    unit = f.row_unit
     first = pl.DataFrame(rows).drop("se", "deff")
     if len(items) == 1:
         first = first.drop("run")
@@ -223,7 +235,6 @@ def section(items: list[RunData]) -> Section:
                 ),
             )
         )
-    return sec
 
 
 def _units(it: RunData, n: int) -> int:

@@ -72,22 +72,12 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
     sides = sorted(units)
     S = len(sides)
     names = sorted(set(units.values()))
-    c = np.zeros((S, S))
-    for r in counts.iter_rows(named=True):
-        c[sides.index(r["first"]), sides.index(r["winner"])] += r["c"]
+    c = _counts_matrix(counts, sides)
     n = c.sum()
     n_f = c.sum(axis=1)
     n_t, n_g = len(names) - 1, S - 1
     dim = n_t + n_g
-    x = np.zeros((S, S, dim))  # x[f, j, :]
-    for f in range(S):
-        for j in range(S):
-            u = names.index(units[sides[j]])
-            if u > 0:
-                x[f, j, u - 1] = 1
-            pos = (j - f) % S
-            if pos > 0:
-                x[f, j, n_t + pos - 1] = 1
+    x = _design(sides, units, names)  # x[f, j, :]
 
     def probs(beta):
         u = x @ beta
@@ -122,15 +112,7 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
         wins = int(c[:, cols].sum())
         expected = share(beta, unit, False) if identified else float("nan")
         effect = wins / n - expected if n else float("nan")
-        eps = 1e-5
-        grad = np.zeros(dim)
-        for k in range(dim):
-            e = np.zeros(dim)
-            e[k] = eps
-            grad[k] = (
-                (share(beta + e, unit) - share(beta + e, unit, False))
-                - (share(beta - e, unit) - share(beta - e, unit, False))
-            ) / (2 * eps)
+        grad = _effect_gradient(share, beta, unit, dim)
         se = float(np.sqrt(max(grad @ cov @ grad, 0.0))) if identified else float("nan")
         z = effect / se if se and se > 0 else float("nan")
         u = names.index(unit)
@@ -156,6 +138,44 @@ def seat_adjusted(counts: pl.DataFrame, units: dict[int, str]) -> Adjusted:
         "effect cannot be told apart from the seat's; use cardsim compare"
     )
     return Adjusted(pl.DataFrame(rows), identified, note)
+
+
+def _counts_matrix(counts: pl.DataFrame, sides: list[int]) -> np.ndarray:
+    """c[f, j]: games with first side f that side j won."""
+    c = np.zeros((len(sides), len(sides)))
+    for r in counts.iter_rows(named=True):
+        c[sides.index(r["first"]), sides.index(r["winner"])] += r["c"]
+    return c
+
+
+def _design(sides: list[int], units: dict[int, str], names: list[str]) -> np.ndarray:
+    """x[f, j, :]: side j's strategy dummies (first name the baseline), then its position after f."""
+    S = len(sides)
+    n_t = len(names) - 1
+    x = np.zeros((S, S, n_t + S - 1))
+    for f in range(S):
+        for j in range(S):
+            u = names.index(units[sides[j]])
+            if u > 0:
+                x[f, j, u - 1] = 1
+            pos = (j - f) % S
+            if pos > 0:
+                x[f, j, n_t + pos - 1] = 1
+    return x
+
+
+def _effect_gradient(share, beta: np.ndarray, unit: str, dim: int) -> np.ndarray:
+    """Central-difference gradient of the effect (share minus expected share) in beta."""
+    eps = 1e-5
+    grad = np.zeros(dim)
+    for k in range(dim):
+        e = np.zeros(dim)
+        e[k] = eps
+        grad[k] = (
+            (share(beta + e, unit) - share(beta + e, unit, False))
+            - (share(beta - e, unit) - share(beta - e, unit, False))
+        ) / (2 * eps)
+    return grad
 
 
 def label_rates(seats: pl.LazyFrame, f) -> pl.LazyFrame:
@@ -216,15 +236,7 @@ def section(items: list[RunData]) -> Section:
         if it.run.is_comparison:
             df = it.get(f"{KEY}.labels")
             label_frames.append(df.select(pl.lit(it.label).alias("run"), pl.all()))
-            for r in df.iter_rows(named=True):
-                sec.findings.append(
-                    Finding(
-                        f"{pre}{r['strategy']} won {pm(r['rate'], r['rate_lo'], r['rate_hi'])} "
-                        f"of the decided {plural(unit)} (its share of the {f.side}s: "
-                        f"{100 * r['expected']:.1f} %; pooled over the seat assignments).",
-                        unit=unit,
-                    )
-                )
+            _add_label_findings(sec, df, pre, f)
             continue
         if f"{KEY}.counts" not in it.data:
             sec.notes.append(
@@ -249,69 +261,9 @@ def section(items: list[RunData]) -> Section:
         )  # fmt: skip
         offset = sum(fr.height for fr in frames)
         frames.append(t.select(pl.lit(it.label).alias("run"), pl.all()))
-        # the effects of the units sum to zero: the most common strategy is the baseline (a
-        # described fact), every other one is a question, so each comparison counts once
-        baseline = max(t.iter_rows(named=True), key=lambda r: (r["share"], r["strategy"]))[
-            "strategy"
-        ]
-        for i, r in enumerate(t.iter_rows(named=True)):
-            eff = pm(r["effect"], r["effect_lo"], r["effect_hi"]).replace(" %", "")
-            won = (
-                f"{pre}{r['strategy']} wins {pm(r['rate'], r['rate_lo'], r['rate_hi'])} of "
-                f"{plural(unit)}"
-            )
-            base = (
-                f"{won} against a seat-adjusted expectation of {100 * r['expected']:.1f} % "
-                f"(its share of the {f.side}s: {100 * r['share']:.1f} %): effect {eff} points "
-                f"(n = {r['n']:,})."
-                if adj.identified
-                else f"{won} (its share of the {f.side}s: {100 * r['share']:.1f} %; not "
-                f"separable from the seat in this run, n = {r['n']:,})."
-            )
-            sec.findings.append(
-                Finding(
-                    base,
-                    base,
-                    r["p"] if adj.identified and r["strategy"] != baseline else None,
-                    unit=unit,
-                    estimate=r["effect"],
-                    se=r["se"] if np.isfinite(r["se"]) else None,
-                    n=r["n"],
-                    measure="win rate",
-                    table="rates",
-                    row=offset + i,
-                    answer=True,
-                )
-            )
+        _add_rate_findings(sec, t, adj.identified, pre, f, offset)
     if frames:
-        df = pl.concat(frames, how="diagonal_relaxed").drop("se")
-        if len(items) == 1:
-            df = df.drop("run")
-        sec.tables.append(
-            Table(
-                "rates",
-                "Strategy effect against the seat-adjusted expectation",
-                df,
-                ("rate", "share", "expected", "effect"),
-                "expected: the share with every strategy alike, given the seats; share: of the "
-                f"{f.side}s; logit: strategy term of the model ({df['strategy'].min()} = 0).",
-                unit=unit,
-            )
-        )
-        sec.figures.append(
-            Figure(
-                "rates",
-                "strategy win rates",
-                plots.bar_rates(
-                    df,
-                    "strategy",
-                    group="run" if "run" in df.columns else None,
-                    expected="expected" if "run" not in df.columns else None,
-                    title="Win share per strategy (95 % CI) and the seat-adjusted expectation",
-                    xlabel="strategy",
-                ),
-            )
-        )
+        _add_rates_table(sec, frames, len(items), f)
     if label_frames:
         df = pl.concat(label_frames, how="diagonal_relaxed")
         if len(items) == 1:
@@ -326,3 +278,88 @@ def section(items: list[RunData]) -> Section:
             )
         )
     return sec
+
+
+def _add_label_findings(sec: Section, df: pl.DataFrame, pre: str, f) -> None:
+    """A comparison run: the share each strategy label won, pooled over the assignments."""
+    unit = f.row_unit
+    for r in df.iter_rows(named=True):
+        sec.findings.append(
+            Finding(
+                f"{pre}{r['strategy']} won {pm(r['rate'], r['rate_lo'], r['rate_hi'])} "
+                f"of the decided {plural(unit)} (its share of the {f.side}s: "
+                f"{100 * r['expected']:.1f} %; pooled over the seat assignments).",
+                unit=unit,
+            )
+        )
+
+
+def _add_rate_findings(
+    sec: Section, t: pl.DataFrame, identified: bool, pre: str, f, offset: int
+) -> None:
+    """One finding per strategy: its win share against the seat-adjusted expectation."""
+    unit = f.row_unit
+    # the effects of the units sum to zero: the most common strategy is the baseline (a
+    # described fact), every other one is a question, so each comparison counts once
+    baseline = max(t.iter_rows(named=True), key=lambda r: (r["share"], r["strategy"]))["strategy"]
+    for i, r in enumerate(t.iter_rows(named=True)):
+        eff = pm(r["effect"], r["effect_lo"], r["effect_hi"]).replace(" %", "")
+        won = (
+            f"{pre}{r['strategy']} wins {pm(r['rate'], r['rate_lo'], r['rate_hi'])} of "
+            f"{plural(unit)}"
+        )
+        base = (
+            f"{won} against a seat-adjusted expectation of {100 * r['expected']:.1f} % "
+            f"(its share of the {f.side}s: {100 * r['share']:.1f} %): effect {eff} points "
+            f"(n = {r['n']:,})."
+            if identified
+            else f"{won} (its share of the {f.side}s: {100 * r['share']:.1f} %; not "
+            f"separable from the seat in this run, n = {r['n']:,})."
+        )
+        sec.findings.append(
+            Finding(
+                base,
+                base,
+                r["p"] if identified and r["strategy"] != baseline else None,
+                unit=unit,
+                estimate=r["effect"],
+                se=r["se"] if np.isfinite(r["se"]) else None,
+                n=r["n"],
+                measure="win rate",
+                table="rates",
+                row=offset + i,
+                answer=True,
+            )
+        )
+
+
+def _add_rates_table(sec: Section, frames: list[pl.DataFrame], runs: int, f) -> None:
+    unit = f.row_unit
+    df = pl.concat(frames, how="diagonal_relaxed").drop("se")
+    if runs == 1:
+        df = df.drop("run")
+    sec.tables.append(
+        Table(
+            "rates",
+            "Strategy effect against the seat-adjusted expectation",
+            df,
+            ("rate", "share", "expected", "effect"),
+            "expected: the share with every strategy alike, given the seats; share: of the "
+            f"{f.side}s; logit: strategy term of the model ({df['strategy'].min()} = 0).",
+            unit=unit,
+        )
+    )
+    sec.figures.append(
+        Figure(
+            "rates",
+            "strategy win rates",
+            plots.bar_rates(
+                df,
+                "strategy",
+                group="run" if "run" in df.columns else None,
+                expected="expected" if "run" not in df.columns else None,
+                title="Win share per strategy (95 % CI) and the seat-adjusted expectation",
+                xlabel="strategy",
+            ),
+        )
+    )

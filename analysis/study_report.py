@@ -118,10 +118,8 @@ def build_parts(
     defaults of :mod:`cardsim.analysis.verdicts`)."""
     if margins is None:
         margins = dict(getattr(study, "margins", None) or {})
-    by_name = {s.name: s for s in study.scenarios}
     warnings: list[str] = []
     parts: list[Part] = []
-    in_comparison = {n for c in study.comparisons for n in c.scenarios}
 
     def have(names: list[str]) -> list[str]:
         ok = [n for n in names if n in runs]
@@ -130,6 +128,21 @@ def build_parts(
                 warnings.append(f"scenario {n!r} has no run directory; it is left out")
         return ok
 
+    _comparison_parts(study, runs, margins, have, parts)
+    _compare_parts(study, runs, margins, have, parts)
+    _scenario_parts(study, runs, margins, have, parts)
+    _ladder_parts(study, runs, margins, have, parts)
+    # each part is one multiple-testing family (judged when its report was built)
+    for p in parts:
+        p.headline = _headline(p.kind, p.report)
+    return parts, warnings
+
+
+def _comparison_parts(
+    study, runs: dict[str, Path], margins: dict[str, float], have, parts: list[Part]
+) -> None:
+    """[[compare]]: one part per comparison of runs with at least two runs."""
+    by_name = {s.name: s for s in study.scenarios}
     for c in study.comparisons:
         names = have(list(c.scenarios))
         if len(names) < 2:
@@ -149,6 +162,12 @@ def build_parts(
                 names,
             )
         )
+
+
+def _compare_parts(
+    study, runs: dict[str, Path], margins: dict[str, float], have, parts: list[Part]
+) -> None:
+    """Scenarios that compare strategies: their comparison sections only."""
     for s in study.scenarios:
         if not s.is_compare or not have([s.name]):
             continue
@@ -170,6 +189,13 @@ def build_parts(
                 [s.name],
             )
         )
+
+
+def _scenario_parts(
+    study, runs: dict[str, Path], margins: dict[str, float], have, parts: list[Part]
+) -> None:
+    """Every other scenario not in a comparison of runs: its full report."""
+    in_comparison = {n for c in study.comparisons for n in c.scenarios}
     for s in study.scenarios:
         if s.is_compare or s.name in in_comparison or not have([s.name]):
             continue
@@ -185,7 +211,13 @@ def build_parts(
                 [s.name],
             )
         )
-    for lad in getattr(study, "ladders", None) or ():  # [[ladder]]: docs/ladder.md
+
+
+def _ladder_parts(
+    study, runs: dict[str, Path], margins: dict[str, float], have, parts: list[Part]
+) -> None:
+    """[[ladder]] (docs/ladder.md): one skill-ladder part each."""
+    for lad in getattr(study, "ladders", None) or ():
         from cardsim.analysis.ladder import LadderData, build_ladder_report
 
         names = [r for r, _ in lad.groups.values()]
@@ -210,10 +242,6 @@ def build_parts(
                 names,
             )
         )
-    # each part is one multiple-testing family (judged when its report was built)
-    for p in parts:
-        p.headline = _headline(p.kind, p.report)
-    return parts, warnings
 
 
 def json_doc(study, page: Page, generated: str) -> dict:

@@ -61,26 +61,32 @@ def judge(
         for f, a in zip(questions, adj, strict=True):
             f.p_adjusted = float(a)
             f.significant = bool(a < alpha)
-            if f.significant:
-                f.verdict = stats.CLEAR
-                continue
-            if f.estimate is None or f.se is None:
-                f.verdict = stats.NOT_ENOUGH
-                continue
-            if f.margin is None:
-                f.margin = margin_for(f.measure or "rate", margins)
-            f.p_tost = stats.tost_p(f.estimate, f.se, f.margin)
-            if np.isfinite(f.p_tost) and f.p_tost < alpha:
-                f.verdict = stats.EQUIVALENT
-            else:
-                f.verdict = stats.NOT_ENOUGH
-                f.needed = stats.units_needed(f.se, f.n or 0, f.margin, alpha)
-                if not stats.well_inside(f.estimate, f.margin):
-                    f.needed_detect = stats.units_to_detect(f.estimate, f.se, f.n or 0, alpha)
+            _give_verdict(f, margins, alpha)
     for _, f in findings:
         if f.kind == CHECK and f.pvalue is not None and np.isfinite(f.pvalue):
             f.significant = bool(f.pvalue < alpha)
             f.verdict = FAIL if f.significant else PASS
+
+
+def _give_verdict(f: Finding, margins: dict[str, float] | None, alpha: float) -> None:
+    """One question's verdict once its Holm-adjusted p is known: clear, equivalent (TOST within
+    the margin) or not enough (with the units needed to decide)."""
+    if f.significant:
+        f.verdict = stats.CLEAR
+        return
+    if f.estimate is None or f.se is None:
+        f.verdict = stats.NOT_ENOUGH
+        return
+    if f.margin is None:
+        f.margin = margin_for(f.measure or "rate", margins)
+    f.p_tost = stats.tost_p(f.estimate, f.se, f.margin)
+    if np.isfinite(f.p_tost) and f.p_tost < alpha:
+        f.verdict = stats.EQUIVALENT
+    else:
+        f.verdict = stats.NOT_ENOUGH
+        f.needed = stats.units_needed(f.se, f.n or 0, f.margin, alpha)
+        if not stats.well_inside(f.estimate, f.margin):
+            f.needed_detect = stats.units_to_detect(f.estimate, f.se, f.n or 0, alpha)
 
 
 def _margin_text(f: Finding) -> str:

@@ -315,6 +315,25 @@ def section(items: list[RunData]) -> Section:
         "protocol §1), with chi-square goodness-of-fit tests. The second half is counted over "
         "matches that played it.",
     )
+    tables = _tables(items)
+    sec.tables += _dao_tables(items, tables)
+    wide = _wide(tables)
+    for t in sec.tables:
+        if t.key in wide:
+            t.display = wide[t.key]
+    for it in items:
+        pre = prefix(items, it)
+        sec.findings += _half_findings(it, pre)
+        sec.findings += _deal_findings(it, pre)
+        sec.findings += _leader_findings(it, pre)
+    sec.figures += _figures(items, tables)
+    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
+        t.unit = t.unit or UNITS.get(t.key, "")
+    return sec
+
+
+def _tables(items: list[RunData]) -> dict[str, pl.DataFrame]:
+    """The four frequency tables, stacked over the runs, with readable names."""
     tables = {}
     for name in ("dao", "fallback", "first_receiver", "first_leader"):
         df = stack(items, f"{KEY}.{name}")
@@ -331,8 +350,12 @@ def section(items: list[RunData]) -> Section:
                 kind=pl.col("fallback").replace_strict(FALLBACK_NAME, return_dtype=pl.String)
             )
         tables[name] = df
-    pct = ("rate", "expected")
-    wide = {}  # several runs: a column per run, one row per (half, value)
+    return tables
+
+
+def _wide(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Several runs: a column per run, one row per (half, value)."""
+    wide = {}
     for name, key in (
         ("dao", "rank"),
         ("fallback", "kind"),
@@ -351,7 +374,12 @@ def section(items: list[RunData]) -> Section:
             wide[name] = side_by_side(
                 df.drop([c for c in ("within_ci",) if c in df.columns]), keys, values
             ).drop([c for c in ("dao", "fallback") if c in df.columns])
-    sec.tables += [
+    return wide
+
+
+def _dao_tables(items: list[RunData], tables: dict[str, pl.DataFrame]) -> list[Table]:
+    pct = ("rate", "expected")
+    return [
         Table("dao", "刀 rank per half: observed vs exact", tables["dao"], pct),
         Table(
             "fallback",
@@ -395,121 +423,138 @@ def section(items: list[RunData]) -> Section:
             "receiver's team in 'Seat and position advantage'.",
         ),
     ]
-    for t in sec.tables:
-        if t.key in wide:
-            t.display = wide[t.key]
-    for it in items:
-        pre = prefix(items, it)
-        dao = it.get(f"{KEY}.dao")
-        for h in (1, 2):
-            if dao.filter(pl.col("half") == h).height == 0:
-                # no second half at all: every match ended in 双夹 (e.g. shuangjia_threshold=300,
-                # design parameter YZ-D1), so there is nothing to check
-                sec.findings.append(
-                    Finding(
-                        f"{pre}Half {h}: no match reached it (every match ended in 双夹).",
-                        kind=FACT,
-                        unit="deal",
-                    )
-                )
-                continue
-            chi = gof(dao, h)
-            three = dao.filter((pl.col("half") == h) & (pl.col("dao") == 3)).row(0, named=True)
-            inside = int(dao.filter(pl.col("half") == h)["within_ci"].sum())
-            ranks = dao.filter(pl.col("half") == h).height
-            sec.findings.append(
+
+
+def _half_findings(it: RunData, pre: str) -> list[Finding]:
+    """Per half: do the 刀 frequencies match the exact probabilities (YZ-05/06)?"""
+    findings = []
+    dao = it.get(f"{KEY}.dao")
+    for h in (1, 2):
+        if dao.filter(pl.col("half") == h).height == 0:
+            # no second half at all: every match ended in 双夹 (e.g. shuangjia_threshold=300,
+            # design parameter YZ-D1), so there is nothing to check
+            findings.append(
                 Finding(
-                    f"{pre}Half {h}: the 刀 frequencies do not match the exact probabilities "
-                    f"(χ² = {chi.statistic:.1f}, dof {chi.dof}, p = {chi.pvalue:.3g}, "
-                    f"{chi.n:,} deals); check the deal.",
-                    f"{pre}Half {h}: 刀 frequencies agree with the exact probabilities "
-                    f"(χ² = {chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals; {inside} "
-                    f"of {ranks} ranks inside their 95 % intervals); 3 is 刀 in "
-                    f"{pm(three['rate'], three['rate_lo'], three['rate_hi'])} of halves "
-                    f"(exact {100 * three['expected']:.2f} %).",
-                    chi.pvalue,
-                    kind=CHECK,
+                    f"{pre}Half {h}: no match reached it (every match ended in 双夹).",
+                    kind=FACT,
                     unit="deal",
                 )
             )
-        for name, what in (("first_leader", "first leader"), ("first_receiver", "first receiver")):
-            chi = gof(it.get(f"{KEY}.{name}"), 1)
-            sec.findings.append(
-                Finding(
-                    f"{pre}The {what} by seat does not match the exact probabilities (χ² = "
-                    f"{chi.statistic:.1f}, p = {chi.pvalue:.3g}, {chi.n:,} deals); check the deal.",
-                    f"{pre}The {what} by seat agrees with the exact probabilities (χ² = "
-                    f"{chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals).",
-                    chi.pvalue,
-                    kind=CHECK,
-                    unit="deal",
-                )
-            )
-        for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
-            d = it.get(f"{KEY}.{name}")
-            tr = trend(it.get(f"{KEY}.{name}_trend"))
-            slope = f"{100 * tr.slope:+.1f} ± {196 * tr.se:.1f} points per card"
-            sec.findings.append(
-                Finding(
-                    f"{pre}Holding {what} wins: team 0's match win rate changes by {slope} dealt "
-                    f"({_ends(d)}; n = {tr.n:,} matches, {tr.clusters:,} deals).",
-                    f"{pre}{what} dealt and winning: {slope} ({_ends(d)}; n = {tr.n:,} matches, "
-                    f"{tr.clusters:,} deals).",
-                    tr.pvalue,
-                    unit="deal",
-                    estimate=tr.slope,
-                    se=tr.se,
-                    n=tr.clusters,
-                    measure="win rate",
-                    answer=True,
-                )
-            )
-        m = it.get(f"{KEY}.first_leader_adjusted").row(0, named=True)
-        adj = stats.clustered_slope(m)
-        if np.isfinite(adj.intercept):
-            half = 1.96 * adj.se_intercept
-            sec.findings.append(
-                Finding(
-                    f"{pre}The first leader's team wins {100 * m['raw']:.1f} % of matches, but "
-                    f"it holds the 刀 indicator card ({m['fl_dao']:.2f} vs {m['other_dao']:.2f} "
-                    f"刀 cards on average): at equal 刀 cards it wins "
-                    f"{100 * adj.intercept:.1f} % ± {100 * half:.1f} %, "
-                    f"{100 * (adj.intercept - 0.5):+.1f} points over the fair share "
-                    f"(n = {adj.n:,} matches, {adj.clusters:,} deals).",
-                    unit="deal",
-                    estimate=adj.intercept - 0.5,
-                    se=adj.se_intercept,
-                    n=adj.clusters,
-                    measure="win rate",
-                    pvalue=float(2 * norm.sf(abs(adj.intercept - 0.5) / adj.se_intercept))
-                    if adj.se_intercept > 0
-                    else None,
-                    answer=True,
-                )
-            )
-        h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)
-        d41, _, _, p41 = stats.clustered_diff_from(h41["k"], h41["n"], 0.5, h41["var"], h41["deff"])
-        text = (
-            f"{pre}The 上游 of the first half held a 41-card hand in "
-            f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves (50 % if the extra "
-            f"card did not matter; n = {h41['n']:,} halves, {h41['clusters']:,} deals)."
-        )
-        sec.findings.append(
+            continue
+        chi = gof(dao, h)
+        three = dao.filter((pl.col("half") == h) & (pl.col("dao") == 3)).row(0, named=True)
+        inside = int(dao.filter(pl.col("half") == h)["within_ci"].sum())
+        ranks = dao.filter(pl.col("half") == h).height
+        findings.append(
             Finding(
-                text,
-                text,
-                float(p41[0]),
+                f"{pre}Half {h}: the 刀 frequencies do not match the exact probabilities "
+                f"(χ² = {chi.statistic:.1f}, dof {chi.dof}, p = {chi.pvalue:.3g}, "
+                f"{chi.n:,} deals); check the deal.",
+                f"{pre}Half {h}: 刀 frequencies agree with the exact probabilities "
+                f"(χ² = {chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals; {inside} "
+                f"of {ranks} ranks inside their 95 % intervals); 3 is 刀 in "
+                f"{pm(three['rate'], three['rate_lo'], three['rate_hi'])} of halves "
+                f"(exact {100 * three['expected']:.2f} %).",
+                chi.pvalue,
+                kind=CHECK,
                 unit="deal",
-                estimate=float(d41[0]),
-                se=float(np.sqrt(h41["var"])),
-                n=int(h41["clusters"]),
-                measure="rate",
             )
         )
+    return findings
+
+
+def _deal_findings(it: RunData, pre: str) -> list[Finding]:
+    """First leader and receiver by seat (YZ-07/08); 刀 cards and jokers dealt and winning."""
+    findings = []
+    for name, what in (("first_leader", "first leader"), ("first_receiver", "first receiver")):
+        chi = gof(it.get(f"{KEY}.{name}"), 1)
+        findings.append(
+            Finding(
+                f"{pre}The {what} by seat does not match the exact probabilities (χ² = "
+                f"{chi.statistic:.1f}, p = {chi.pvalue:.3g}, {chi.n:,} deals); check the deal.",
+                f"{pre}The {what} by seat agrees with the exact probabilities (χ² = "
+                f"{chi.statistic:.1f}, p = {chi.pvalue:.2f}, {chi.n:,} deals).",
+                chi.pvalue,
+                kind=CHECK,
+                unit="deal",
+            )
+        )
+    for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
+        d = it.get(f"{KEY}.{name}")
+        tr = trend(it.get(f"{KEY}.{name}_trend"))
+        slope = f"{100 * tr.slope:+.1f} ± {196 * tr.se:.1f} points per card"
+        findings.append(
+            Finding(
+                f"{pre}Holding {what} wins: team 0's match win rate changes by {slope} dealt "
+                f"({_ends(d)}; n = {tr.n:,} matches, {tr.clusters:,} deals).",
+                f"{pre}{what} dealt and winning: {slope} ({_ends(d)}; n = {tr.n:,} matches, "
+                f"{tr.clusters:,} deals).",
+                tr.pvalue,
+                unit="deal",
+                estimate=tr.slope,
+                se=tr.se,
+                n=tr.clusters,
+                measure="win rate",
+                answer=True,
+            )
+        )
+    return findings
+
+
+def _leader_findings(it: RunData, pre: str) -> list[Finding]:
+    """The first leader's edge at equal 刀 cards; the 41-card hand of the first 上游."""
+    findings = []
+    m = it.get(f"{KEY}.first_leader_adjusted").row(0, named=True)
+    adj = stats.clustered_slope(m)
+    if np.isfinite(adj.intercept):
+        half = 1.96 * adj.se_intercept
+        findings.append(
+            Finding(
+                f"{pre}The first leader's team wins {100 * m['raw']:.1f} % of matches, but "
+                f"it holds the 刀 indicator card ({m['fl_dao']:.2f} vs {m['other_dao']:.2f} "
+                f"刀 cards on average): at equal 刀 cards it wins "
+                f"{100 * adj.intercept:.1f} % ± {100 * half:.1f} %, "
+                f"{100 * (adj.intercept - 0.5):+.1f} points over the fair share "
+                f"(n = {adj.n:,} matches, {adj.clusters:,} deals).",
+                unit="deal",
+                estimate=adj.intercept - 0.5,
+                se=adj.se_intercept,
+                n=adj.clusters,
+                measure="win rate",
+                pvalue=float(2 * norm.sf(abs(adj.intercept - 0.5) / adj.se_intercept))
+                if adj.se_intercept > 0
+                else None,
+                answer=True,
+            )
+        )
+    h41 = it.get(f"{KEY}.hand41").filter(pl.col("half") == 1).row(0, named=True)
+    d41, _, _, p41 = stats.clustered_diff_from(h41["k"], h41["n"], 0.5, h41["var"], h41["deff"])
+    text = (
+        f"{pre}The 上游 of the first half held a 41-card hand in "
+        f"{pm(h41['rate'], h41['rate_lo'], h41['rate_hi'])} of halves (50 % if the extra "
+        f"card did not matter; n = {h41['n']:,} halves, {h41['clusters']:,} deals)."
+    )
+    findings.append(
+        Finding(
+            text,
+            text,
+            float(p41[0]),
+            unit="deal",
+            estimate=float(d41[0]),
+            se=float(np.sqrt(h41["var"])),
+            n=int(h41["clusters"]),
+            measure="rate",
+        )
+    )
+    return findings
+
+
+def _figures(items: list[RunData], tables: dict[str, pl.DataFrame]) -> list[Figure]:
+    figures = []
     group = "run" if len(items) > 1 else None
     for h in (1, 2):
         d = tables["dao"].filter(pl.col("half") == h)
-        sec.figures.append(
+        figures.append(
             Figure(
                 f"dao_{h}",
                 f"刀 half {h}",
@@ -526,7 +571,7 @@ def section(items: list[RunData]) -> Section:
         )
     for name, what in (("dao_cards", "刀 cards"), ("jokers", "jokers")):
         d = stack(items, f"{KEY}.{name}").filter(pl.col("n") >= 30)
-        sec.figures.append(
+        figures.append(
             Figure(
                 name,
                 what,
@@ -540,9 +585,7 @@ def section(items: list[RunData]) -> Section:
                 ),
             )
         )
-    for t in sec.tables:  # what one counted row is (docs/report.md, "Units")
-        t.unit = t.unit or UNITS.get(t.key, "")
-    return sec
+    return figures
 
 
 def _ends(d: pl.DataFrame) -> str:

@@ -424,20 +424,12 @@ def compare_cmd(
 
     Example: cardsim compare yuanzi --strategies greedy,random --games 20000 --out runs/cmp
     """
-    from cardsim.analysis.compare import pairwise, ratings
     from cardsim.analysis.stopping import first_of
     from cardsim.sim.compare import DuplicateEngine, build_compare_config
     from cardsim.sim.runner import run
     from cardsim.sim.strategy_params import split_strategies
 
-    given = [
-        n for n, v in (("--delta", delta), ("--alpha", alpha), ("--beta", beta)) if v is not None
-    ]
-    if given and test_spec is None:
-        raise CardsimError(f"{', '.join(given)} set the sequential test: give --test A>B too")
-    delta = 0.02 if delta is None else delta
-    alpha = 0.05 if alpha is None else alpha
-    beta = 0.05 if beta is None else beta
+    delta, alpha, beta = _sequential_defaults(test_spec, delta, alpha, beta)
     engine = get_engine(game)
     config = build_compare_config(
         engine, split_strategies(strategies), games=games, seed=seed, players=players, rules=rules
@@ -462,6 +454,25 @@ def compare_cmd(
     )
     if not quiet:
         _echo_result(result, game, unit="deals")
+    _echo_compare(result, config, game, out, as_json)
+
+
+def _sequential_defaults(test_spec, delta, alpha, beta) -> tuple[float, float, float]:
+    """--delta, --alpha, --beta need --test; their defaults otherwise."""
+    given = [
+        n for n, v in (("--delta", delta), ("--alpha", alpha), ("--beta", beta)) if v is not None
+    ]
+    if given and test_spec is None:
+        raise CardsimError(f"{', '.join(given)} set the sequential test: give --test A>B too")
+    delta = 0.02 if delta is None else delta
+    alpha = 0.05 if alpha is None else alpha
+    beta = 0.05 if beta is None else beta
+    return delta, alpha, beta
+
+
+def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
+    """The pairwise differences and the ratings of a finished comparison (text or --json)."""
+    from cardsim.analysis.compare import pairwise, ratings
     from cardsim.analysis.stopping import scan_finished
 
     seats = scan_finished(Path(out), "seats", result.manifest)

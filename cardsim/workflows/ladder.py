@@ -129,13 +129,22 @@ def build_ladder(
     name: str = "",
 ) -> Ladder:
     """A validated :class:`Ladder` and its scenarios; :class:`CardsimError` for bad input."""
-    from cardsim.sim.compare import build_compare_config
-    from cardsim.sim.config import build_config
     from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
     lv = parse_levels(engine, levels)
     counts = parse_players(engine, players)
+    deals, rule_items = _check_numbers(games, deals, rules, chunk_size)
+    ladder = Ladder(game, lv, games, deals, seed, counts, rule_items, chunk_size, name)
+    several = len(engine.player_counts) > 1
+    pre = f"{name}-" if name else ""
+    for n in counts:
+        _add_group(ladder, engine, n, several, pre)
+    return ladder
+
+
+def _check_numbers(games, deals, rules, chunk_size) -> tuple[int, dict[str, str]]:
+    """--games, --deals, --chunk-size positive integers; --rule once per key (as text)."""
     for what, v in (("--games", games), ("--deals", deals)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
             raise CardsimError(f"{what} must be a positive integer, got {v!r}")
@@ -153,52 +162,64 @@ def build_ladder(
         isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size <= 0
     ):
         raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
-    ladder = Ladder(game, lv, games, deals, seed, counts, rule_items, chunk_size, name)
-    several = len(engine.player_counts) > 1
-    pre = f"{name}-" if name else ""
-    for n in counts:
-        tag = f"p{n}-" if several else ""
-        group = f"{n} players" if several else ""
-        try:  # validated as the CLI validates run and compare
-            build_compare_config(engine, lv, games=deals, seed=seed, players=n, rules=rule_items)
-            for level in lv:
-                build_config(
-                    engine, games=games, seed=seed, players=n, strategy=level, rules=rule_items
-                )
-        except CardsimError as e:
-            msg = str(e).replace("--strategies", "--levels")
-            raise CardsimError(f"{'--players ' + str(n) + ': ' if several else ''}{msg}") from None
-        rating = f"{pre}{tag}rating"
+    return deals, rule_items
+
+
+def _add_group(ladder: Ladder, engine, n: int, several: bool, pre: str) -> None:
+    """The rating scenario and the self-play scenarios of one player count, validated as the
+    CLI validates run and compare."""
+    from cardsim.sim.compare import build_compare_config
+    from cardsim.sim.config import build_config
+
+    game, lv, games, deals, seed = (
+        ladder.game,
+        ladder.levels,
+        ladder.games,
+        ladder.deals,
+        ladder.seed,
+    )
+    rule_items, chunk_size = ladder.rules, ladder.chunk_size
+    tag = f"p{n}-" if several else ""
+    group = f"{n} players" if several else ""
+    try:  # validated as the CLI validates run and compare
+        build_compare_config(engine, lv, games=deals, seed=seed, players=n, rules=rule_items)
+        for level in lv:
+            build_config(
+                engine, games=games, seed=seed, players=n, strategy=level, rules=rule_items
+            )
+    except CardsimError as e:
+        msg = str(e).replace("--strategies", "--levels")
+        raise CardsimError(f"{'--players ' + str(n) + ': ' if several else ''}{msg}") from None
+    rating = f"{pre}{tag}rating"
+    ladder.scenarios.append(
+        Scenario(
+            name=rating,
+            game=game,
+            games=deals,
+            seed=seed,
+            rules=rule_items,
+            players=n,
+            chunk_size=chunk_size,
+            compare=list(lv),
+        )  # fmt: skip
+    )
+    selfplay = {}
+    for i, level in enumerate(lv):
+        sname = f"{pre}{tag}L{i}-{_slug(level)}"
+        selfplay[level] = sname
         ladder.scenarios.append(
             Scenario(
-                name=rating,
+                name=sname,
                 game=game,
-                games=deals,
+                games=games,
                 seed=seed,
+                strategy=level,
                 rules=rule_items,
                 players=n,
                 chunk_size=chunk_size,
-                compare=list(lv),
             )  # fmt: skip
         )
-        selfplay = {}
-        for i, level in enumerate(lv):
-            sname = f"{pre}{tag}L{i}-{_slug(level)}"
-            selfplay[level] = sname
-            ladder.scenarios.append(
-                Scenario(
-                    name=sname,
-                    game=game,
-                    games=games,
-                    seed=seed,
-                    strategy=level,
-                    rules=rule_items,
-                    players=n,
-                    chunk_size=chunk_size,
-                )  # fmt: skip
-            )
-        ladder.groups[group] = (rating, selfplay)
-    return ladder
+    ladder.groups[group] = (rating, selfplay)
 
 
 def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
@@ -550,21 +571,12 @@ def run_ladder_until_decided(
     with runner.cluster_session(scheduler) as session:
         while stopped_by is None:
             k = len(looks) + 1
-            if k > planned:
-                stopped_by = "max-games"
-                break
-            over = looks and seq.max_minutes is not None  # would the next look overrun?
-            if over and elapsed + looks[-1].seconds > 60 * seq.max_minutes:
-                stopped_by = "max-minutes"
+            stopped_by = _why_stop(looks, k, planned, seq, elapsed)
+            if stopped_by is not None:
                 break
             t0 = time.monotonic()
             now = _scaled(ladder, k, chunk)
-            for s in now.scenarios:  # one batch more: the next range of game indices
-                d = out / s.name
-                if k > 1 and not d.is_symlink() and (d / runner.MANIFEST).is_file():
-                    m = runner.read_manifest(d)
-                    if int(m["games"]) < s.games:
-                        runner.extend_run(d, s.games)
+            _extend_runs(now, out, k)
             if progress:
                 print(f"cardsim: ladder look {k} of at most {planned}: {now.games:,} games per "
                       f"level, {now.deals:,} rating deals", file=sys.stderr, flush=True)  # fmt: skip
@@ -595,3 +607,25 @@ def run_ladder_until_decided(
     html, js = write_ladder_report(data, out / REPORT, margins, looks[-1].level)
     reused = result.reused if result is not None else list(runs)
     return LadderResult(out, html, js, runs, reused, looks=looks, stopped_by=stopped_by)
+
+
+def _why_stop(looks: list, k: int, planned: int, seq: Sequential, elapsed: float) -> str | None:
+    """Why look ``k`` is not played: the planned looks are done, or it would overrun the time."""
+    if k > planned:
+        return "max-games"
+    over = looks and seq.max_minutes is not None  # would the next look overrun?
+    if over and elapsed + looks[-1].seconds > 60 * seq.max_minutes:
+        return "max-minutes"
+    return None
+
+
+def _extend_runs(now: Ladder, out: Path, k: int) -> None:
+    """One batch more for every sub-run already played: the next range of game indices."""
+    from cardsim.sim import runner
+
+    for s in now.scenarios:  # one batch more: the next range of game indices
+        d = out / s.name
+        if k > 1 and not d.is_symlink() and (d / runner.MANIFEST).is_file():
+            m = runner.read_manifest(d)
+            if int(m["games"]) < s.games:
+                runner.extend_run(d, s.games)

@@ -16,6 +16,9 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from cardsim.sim.config import DEFAULT_SEED, check_until_ci
 from cardsim.sim.errors import CardsimError
@@ -106,175 +109,19 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     >>> s.scenarios[0].game, s.scenarios[0].seed
     ('atlas', 0)
     """
-    from cardsim.sim.config import build_config
-    from cardsim.sim.games import game_names, get_engine
-
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design", "ladder"}
-    if unknown:
-        key = sorted(unknown)[0]
-        raise CardsimError(
-            f"{_where(source, text, key)}: unknown section "
-            "(allowed: study, scenario, comparison, margins, design, ladder)"
-        )
-    margins = doc.get("margins", {})
-    if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
-    ):
-        raise CardsimError(
-            f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
-            'number, e.g. "win rate" = 0.02 (two percentage points; docs/report.md)'
-        )
-    if not isinstance(doc.get("study", {}), dict):
-        raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
-    raw = doc.get("scenario", [])
-    designs_raw = doc.get("design", [])
-    if isinstance(designs_raw, dict):
-        designs_raw = [designs_raw]
-    if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
-        raise CardsimError(f"{source}: designs are [[design]] tables")
-    ladders_raw = doc.get("ladder", [])
-    if not isinstance(ladders_raw, list) or not all(isinstance(x, dict) for x in ladders_raw):
-        raise CardsimError(f"{source}: ladders are [[ladder]] tables (double brackets)")
-    if (
-        not isinstance(raw, list)
-        or not all(isinstance(x, dict) for x in raw)
-        or not (raw or designs_raw or ladders_raw)
-    ):
-        raise CardsimError(
-            f"{source}: a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables"
-        )
-    if not isinstance(doc.get("comparison", []), list) or not all(
-        isinstance(x, dict) for x in doc.get("comparison", [])
-    ):
-        raise CardsimError(f"{source}: comparisons are [[comparison]] tables (double brackets)")
+    margins, raw, designs_raw, ladders_raw = _check_sections(doc, source, text)
     scenarios: list[Scenario] = []
     for i, sc in enumerate(raw, 1):
-        label = f"{source}, scenario {i}"
-        for key, kinds in (
-            ("games", int),
-            ("seed", int),
-            ("players", int),
-            ("chunk_size", int),
-            ("strategy", str),
-            ("until_ci", (int, float)),
-        ):
-            if key in sc and (not isinstance(sc[key], kinds) or isinstance(sc[key], bool)):
-                what = {str: "a string", int: "an integer (no decimal point)"}.get(kinds)
-                raise CardsimError(
-                    f"{_where(source, text, key)}: {key} must be {what or 'a number'}, "
-                    f"got {sc[key]!r}"
-                )
-        bad = set(sc) - SCENARIO_KEYS
-        if bad:
-            key = sorted(bad)[0]
-            raise CardsimError(
-                f"{_where(source, text, key)}: unknown scenario key "
-                f"(allowed: {', '.join(sorted(SCENARIO_KEYS))})"
-            )
-        for key in ("name", "game", "games"):
-            if key not in sc:
-                raise CardsimError(f"{label}: missing key {key!r}")
-        name = sc["name"]
-        if not isinstance(name, str) or not NAME_RE.match(name):
-            raise CardsimError(
-                f"{_where(source, text, 'name')}: scenario name {name!r} {NAME_RULE}"
-            )
-        if name in {s.name for s in scenarios}:
-            raise CardsimError(f"{label}: scenario name {name!r} is used twice")
-        if sc["game"] not in game_names():  # built-in or registered (cardsim.sim.games)
-            raise CardsimError(
-                f"{label} ({name}): unknown game {sc['game']!r} "
-                f"(allowed: {', '.join(game_names())})"
-            )
-        until = sc.get("until_ci")
-        if until is not None:
-            check_until_ci(until, f"{label} ({name}): until_ci")
-        seats = sc.get("seats", {})
-        if not isinstance(seats, dict):
-            raise CardsimError(f'{label} ({name}): seats must be a table like {{ 0 = "greedy" }}')
-        try:
-            seat_map = {int(k): str(v) for k, v in seats.items()}
-        except ValueError:
-            raise CardsimError(f"{label} ({name}): seats keys must be seat numbers") from None
-        rules = sc.get("rules", {})
-        if not isinstance(rules, dict):
-            raise CardsimError(f"{label} ({name}): rules must be a table like {{ key = value }}")
-        rule_items = {
-            k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in rules.items()
-        }
-        compare = sc.get("compare", [])
-        if not isinstance(compare, list) or (compare and len(compare) < 2):
-            raise CardsimError(f"{label} ({name}): compare must list at least two strategies")
-        scenario = Scenario(
-            name=name, game=sc["game"], games=sc["games"], seed=sc.get("seed", DEFAULT_SEED),
-            strategy=sc.get("strategy"), seats=seat_map, rules=rule_items,
-            players=sc.get("players"), until_ci=until, chunk_size=sc.get("chunk_size"),
-            compare=[str(c) for c in compare],
-        )  # fmt: skip
-        try:  # validate with the same rules as the CLI
-            build_config(
-                get_engine(scenario.game), games=scenario.games, seed=scenario.seed,
-                players=scenario.players, strategy=scenario.strategy,
-                seat_strategies=scenario.seats, rules=scenario.rules,
-            )  # fmt: skip
-            if scenario.is_compare:
-                from cardsim.sim.compare import build_compare_config
-
-                build_compare_config(
-                    get_engine(scenario.game), scenario.compare, games=scenario.games,
-                    seed=scenario.seed, players=scenario.players, rules=scenario.rules,
-                )  # fmt: skip
-        except CardsimError as e:
-            raise CardsimError(f"{label} ({name}): {e}") from None
-        if scenario.chunk_size is not None and (
-            not isinstance(scenario.chunk_size, int) or scenario.chunk_size <= 0
-        ):
-            raise CardsimError(f"{label} ({name}): chunk_size must be a positive integer")
-        scenarios.append(scenario)
+        scenarios.append(_parse_scenario(sc, i, source, text, {s.name for s in scenarios}))
     by_name = {s.name: s for s in scenarios}
-    comparisons = []
-    for i, c in enumerate(doc.get("comparison", []), 1):
-        label = f"{source}, comparison {i}"
-        bad = set(c) - {"name", "scenarios", "objective"}
-        if bad:
-            raise CardsimError(
-                f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
-                "(allowed: name, scenarios, objective)"
-            )
-        names = c.get("scenarios", [])
-        if not isinstance(names, list) or len(names) < 2:
-            raise CardsimError(f"{label}: scenarios must list at least two scenario names")
-        if len(set(map(str, names))) != len(names):
-            raise CardsimError(f"{label}: scenarios lists a scenario twice ({', '.join(names)})")
-        for n in names:
-            if n not in by_name:
-                raise CardsimError(
-                    f"{label}: unknown scenario {n!r} (defined: {', '.join(by_name)})"
-                )
-            if by_name[n].is_compare:
-                raise CardsimError(f"{label}: {n!r} is a strategy comparison, not a run")
-        if len({by_name[n].game for n in names}) > 1:
-            raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
-        objective = c.get("objective")
-        if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
-            from cardsim.analysis.objective import parse_objective
-
-            if len(names) != 2 or not isinstance(objective, str):
-                raise CardsimError(
-                    f'{label}: objective is a text like "first_excess" and compares exactly '
-                    "two scenarios"
-                )
-            try:
-                objective = parse_objective(objective).text()
-            except CardsimError as e:
-                raise CardsimError(f"{label}: {e}") from None
-        comparisons.append(
-            Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
-        )
+    comparisons = [
+        _parse_comparison(c, i, source, text, by_name)
+        for i, c in enumerate(doc.get("comparison", []), 1)
+    ]
     designs = [
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
@@ -299,6 +146,229 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         str(name), scenarios, comparisons, source,
         {str(k): float(v) for k, v in margins.items()}, designs, ladders,
     )  # fmt: skip
+
+
+def _check_sections(doc: dict, source: str, text: str):
+    """The file's sections are known and of the right shape: margins and the raw tables."""
+    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design", "ladder"}
+    if unknown:
+        key = sorted(unknown)[0]
+        raise CardsimError(
+            f"{_where(source, text, key)}: unknown section "
+            "(allowed: study, scenario, comparison, margins, design, ladder)"
+        )
+    margins = _check_margins(doc, source, text)
+    if not isinstance(doc.get("study", {}), dict):
+        raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
+    raw = doc.get("scenario", [])
+    designs_raw = doc.get("design", [])
+    if isinstance(designs_raw, dict):
+        designs_raw = [designs_raw]
+    if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
+        raise CardsimError(f"{source}: designs are [[design]] tables")
+    ladders_raw = doc.get("ladder", [])
+    if not isinstance(ladders_raw, list) or not all(isinstance(x, dict) for x in ladders_raw):
+        raise CardsimError(f"{source}: ladders are [[ladder]] tables (double brackets)")
+    if (
+        not isinstance(raw, list)
+        or not all(isinstance(x, dict) for x in raw)
+        or not (raw or designs_raw or ladders_raw)
+    ):
+        raise CardsimError(
+            f"{source}: a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables"
+        )
+    if not isinstance(doc.get("comparison", []), list) or not all(
+        isinstance(x, dict) for x in doc.get("comparison", [])
+    ):
+        raise CardsimError(f"{source}: comparisons are [[comparison]] tables (double brackets)")
+    return margins, raw, designs_raw, ladders_raw
+
+
+def _check_margins(doc: dict, source: str, text: str) -> dict:
+    """[margins]: a measure to a positive number."""
+    margins = doc.get("margins", {})
+    if not isinstance(margins, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
+    ):
+        raise CardsimError(
+            f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
+            'number, e.g. "win rate" = 0.02 (two percentage points; docs/report.md)'
+        )
+    return margins
+
+
+def _parse_scenario(sc: dict, i: int, source: str, text: str, taken: set[str]) -> Scenario:
+    """One [[scenario]] table, checked as the CLI checks its options (``taken``: names so far)."""
+    from cardsim.sim.games import game_names
+
+    label = f"{source}, scenario {i}"
+    _check_scenario_keys(sc, source, text, label)
+    name = sc["name"]
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise CardsimError(f"{_where(source, text, 'name')}: scenario name {name!r} {NAME_RULE}")
+    if name in taken:
+        raise CardsimError(f"{label}: scenario name {name!r} is used twice")
+    if sc["game"] not in game_names():  # built-in or registered (cardsim.sim.games)
+        raise CardsimError(
+            f"{label} ({name}): unknown game {sc['game']!r} (allowed: {', '.join(game_names())})"
+        )
+    until = sc.get("until_ci")
+    if until is not None:
+        check_until_ci(until, f"{label} ({name}): until_ci")
+    seats = sc.get("seats", {})
+    if not isinstance(seats, dict):
+        raise CardsimError(f'{label} ({name}): seats must be a table like {{ 0 = "greedy" }}')
+    try:
+        seat_map = {int(k): str(v) for k, v in seats.items()}
+    except ValueError:
+        raise CardsimError(f"{label} ({name}): seats keys must be seat numbers") from None
+    rules = sc.get("rules", {})
+    if not isinstance(rules, dict):
+        raise CardsimError(f"{label} ({name}): rules must be a table like {{ key = value }}")
+    rule_items = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in rules.items()}
+    compare = sc.get("compare", [])
+    if not isinstance(compare, list) or (compare and len(compare) < 2):
+        raise CardsimError(f"{label} ({name}): compare must list at least two strategies")
+    scenario = Scenario(
+        name=name, game=sc["game"], games=sc["games"], seed=sc.get("seed", DEFAULT_SEED),
+        strategy=sc.get("strategy"), seats=seat_map, rules=rule_items,
+        players=sc.get("players"), until_ci=until, chunk_size=sc.get("chunk_size"),
+        compare=[str(c) for c in compare],
+    )  # fmt: skip
+    _check_scenario_config(scenario, f"{label} ({name})")
+    return scenario
+
+
+class _ScenarioTable(BaseModel):
+    """One [[scenario]] table: its keys, and the types the CLI options have (strict: no bool
+    for a number, no float for an integer). The other checks, with their own messages, follow
+    in :func:`_parse_scenario`."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any
+    game: Any
+    games: StrictInt
+    seed: StrictInt | None = None
+    players: StrictInt | None = None
+    chunk_size: StrictInt | None = None
+    strategy: StrictStr | None = None
+    until_ci: StrictInt | StrictFloat | None = None
+    seats: Any = None
+    rules: Any = None
+    compare: Any = None
+
+
+#: The typed keys of a scenario, in the order their errors are reported, and what each must be.
+_TYPED = {
+    "games": "an integer (no decimal point)",
+    "seed": "an integer (no decimal point)",
+    "players": "an integer (no decimal point)",
+    "chunk_size": "an integer (no decimal point)",
+    "strategy": "a string",
+    "until_ci": "a number",
+}
+
+
+def _check_scenario_keys(sc: dict, source: str, text: str, label: str) -> None:
+    """Types of the typed keys, no unknown key, the required keys present (pydantic)."""
+    try:
+        _ScenarioTable.model_validate(sc)
+    except ValidationError as e:
+        raise CardsimError(_scenario_error(e, sc, source, text, label)) from None
+
+
+def _scenario_error(e: ValidationError, sc: dict, source: str, text: str, label: str) -> str:
+    """The one-line message for a [[scenario]] table pydantic refused: the first wrong type
+    (in the order of ``_TYPED``), else the first unknown key, else the first missing key."""
+    errors = e.errors()
+    kinds = {(er["type"], er["loc"][0]) for er in errors if er["loc"]}
+    for key, what in _TYPED.items():
+        if any(k == key and t not in ("missing", "extra_forbidden") for t, k in kinds):
+            return f"{_where(source, text, key)}: {key} must be {what}, got {sc[key]!r}"
+    extra = sorted(str(k) for t, k in kinds if t == "extra_forbidden")
+    if extra:
+        return (
+            f"{_where(source, text, extra[0])}: unknown scenario key "
+            f"(allowed: {', '.join(sorted(SCENARIO_KEYS))})"
+        )
+    for key in ("name", "game", "games"):
+        if ("missing", key) in kinds:
+            return f"{label}: missing key {key!r}"
+    return f"{label}: {errors[0]['msg']}"
+
+
+class _ComparisonTable(BaseModel):
+    """One [[comparison]] table's keys (the values are checked in :func:`_parse_comparison`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any = None
+    scenarios: Any = None
+    objective: Any = None
+
+
+def _check_scenario_config(scenario: Scenario, where: str) -> None:
+    """Validate with the same rules as the CLI (``build_config``, ``build_compare_config``)."""
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
+
+    try:  # validate with the same rules as the CLI
+        build_config(
+            get_engine(scenario.game), games=scenario.games, seed=scenario.seed,
+            players=scenario.players, strategy=scenario.strategy,
+            seat_strategies=scenario.seats, rules=scenario.rules,
+        )  # fmt: skip
+        if scenario.is_compare:
+            from cardsim.sim.compare import build_compare_config
+
+            build_compare_config(
+                get_engine(scenario.game), scenario.compare, games=scenario.games,
+                seed=scenario.seed, players=scenario.players, rules=scenario.rules,
+            )  # fmt: skip
+    except CardsimError as e:
+        raise CardsimError(f"{where}: {e}") from None
+    if scenario.chunk_size is not None and (
+        not isinstance(scenario.chunk_size, int) or scenario.chunk_size <= 0
+    ):
+        raise CardsimError(f"{where}: chunk_size must be a positive integer")
+
+
+def _parse_comparison(c: dict, i: int, source: str, text: str, by_name: dict) -> Comparison:
+    """One [[comparison]] table: two or more runs of one game, and an optional objective."""
+    label = f"{source}, comparison {i}"
+    try:
+        _ComparisonTable.model_validate(c)
+    except ValidationError as e:
+        bad = sorted(str(er["loc"][0]) for er in e.errors() if er["type"] == "extra_forbidden")
+        raise CardsimError(
+            f"{_where(source, text, sorted(bad)[0])}: unknown comparison key "
+            "(allowed: name, scenarios, objective)"
+        ) from None
+    names = c.get("scenarios", [])
+    if not isinstance(names, list) or len(names) < 2:
+        raise CardsimError(f"{label}: scenarios must list at least two scenario names")
+    if len(set(map(str, names))) != len(names):
+        raise CardsimError(f"{label}: scenarios lists a scenario twice ({', '.join(names)})")
+    for n in names:
+        if n not in by_name:
+            raise CardsimError(f"{label}: unknown scenario {n!r} (defined: {', '.join(by_name)})")
+        if by_name[n].is_compare:
+            raise CardsimError(f"{label}: {n!r} is a strategy comparison, not a run")
+    if len({by_name[n].game for n in names}) > 1:
+        raise CardsimError(f"{label}: all scenarios of a comparison must be of one game")
+    objective = c.get("objective")
+    if objective is not None:  # verify.toml of cardsim tune: the tuned objective, re-tested
+        from cardsim.analysis.objective import parse_objective
+
+        if len(names) != 2 or not isinstance(objective, str):
+            raise CardsimError(
+                f'{label}: objective is a text like "first_excess" and compares exactly '
+                "two scenarios"
+            )
+        try:
+            objective = parse_objective(objective).text()
+        except CardsimError as e:
+            raise CardsimError(f"{label}: {e}") from None
+    return Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
 
 
 DESIGN_KEYS = {

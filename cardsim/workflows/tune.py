@@ -283,20 +283,94 @@ def tune(
     runner.check_scheduler(scheduler)
     engine = get_engine(game)
     obj = parse_objective(objective)
+    _check_length(obj, engine, game)
+    space = parse_space(engine, options)
+    _check_budget(budget, min_games, eta)
+    base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
+    players = base.players
+    out = Path(out)
+    combos, unplayable, degenerate = _playable(engine, space, seed, players, strategy)
+    if degenerate and progress:
+        print(f"cardsim tune: warning: {len(degenerate)} of {len(combos)} configurations are "
+              f"degenerate, e.g. {degenerate[0]}", file=sys.stderr, flush=True)  # fmt: skip
+    combos = _sample(combos, max_configurations, min_games, eta, budget, seed)
+    cands = [
+        Candidate(f"c{i:03d}", {n: _text(v) for n, v in zip(space, c, strict=True)})
+        for i, c in enumerate(combos)
+    ]
+    ident = {
+        "game": game, "objective": obj.text(), "space": {k: [_text(v) for v in vs] for k, vs in space.items()},
+        "budget": budget, "seed": seed, "players": players, "strategy": strategy, "eta": eta, "min_games": min_games,
+        "configurations": [c.rules for c in cands],
+    }  # fmt: skip
+    with runner.cluster_session(scheduler) as session:  # reachable before writing
+        _check_out(out, ident, force)
+        spent, rung_log, log, data = _race(
+            cands, obj, engine, out, budget=budget, eta=eta, min_games=min_games, seed=seed,
+            players=players, strategy=strategy, threads=threads, progress=progress,
+            session=session, unplayable=unplayable,
+        )  # fmt: skip
+        best, top = _ranked(cands)
+        margin = obj.margin()
+        comps = _comparisons(obj, top, best, data, engine, margin, verdict)
+        verify = write_verify(
+            out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000),
+            obj.text(),
+        )  # fmt: skip
+        result = TuneResult(
+            game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
+            comps, margin, str(verify), str(out), log,
+        )  # fmt: skip
+        if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
+            result.verification = _run_verify(verify, out, obj, threads, progress, force, session)
+        write_outputs(result, out)
+        return result
+
+
+def _ranked(cands: list) -> tuple:
+    """The winner (best estimate among those that ran the most rungs) and the top eight."""
+    best = min(
+        (c for c in cands if c.rungs == max(x.rungs for x in cands)), key=lambda c: c.estimate
+    )
+    ranked = sorted(cands, key=lambda c: (-c.rungs, c.estimate))
+    return best, ranked[: min(8, len(ranked))]
+
+
+def _run_verify(verify: Path, out: Path, obj, threads, progress: bool, force: bool, session):
+    """Play OUT/verify.toml into OUT/verify and re-test the objective, winner vs default."""
+    from cardsim.workflows.study import load_study, run_study
+
+    done = run_study(
+        load_study(verify),
+        out / "verify",
+        threads=threads,
+        progress=progress,
+        force=force,
+        scheduler=session,
+    )
+    return objective_comparison(obj.text(), done.runs["winner"], done.runs["default"])
+
+
+def _check_length(obj, engine, game: str) -> None:
     if any(t.name == "length" for t in obj.terms) and not any(
         m.name in LENGTH_MEASURES for m in engine.facts.headline
     ):
         raise CardsimError(f"--objective length: game {game!r} declares no length measure")
-    space = parse_space(engine, options)
+
+
+def _check_budget(budget, min_games: int, eta: int) -> None:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < min_games * 2:
         raise CardsimError(f"--budget must be at least {2 * min_games} games, got {budget!r}")
     if budget > MAX_BUDGET:  # checked before anything is written (issue 19, point 18)
         raise CardsimError(f"--budget must be at most {MAX_BUDGET:,} games, got {budget:,}")
     if eta < 2:
         raise CardsimError("eta must be at least 2")
-    base = build_config(engine, games=1, seed=seed, players=players, strategy=strategy)
-    players = base.players
-    out = Path(out)
+
+
+def _playable(engine, space: dict, seed: int, players: int, strategy: str | None):
+    """The configurations that can be played, those that cannot (why) and the degenerate ones."""
+    from cardsim.sim.config import build_config
+
     combos, unplayable, degenerate = [], [], []
     for combo in itertools.product(*space.values()):
         rules = {n: _text(v) for n, v in zip(space, combo, strict=True)}
@@ -311,146 +385,139 @@ def tune(
         degenerate += [f"{_rules(rules)}: {w}" for w in config_warnings(cfg)]  # the game's hook
     if not combos:
         raise CardsimError(f"no configuration of --options can be played: {unplayable[0]}")
-    if degenerate and progress:
-        print(f"cardsim tune: warning: {len(degenerate)} of {len(combos)} configurations are "
-              f"degenerate, e.g. {degenerate[0]}", file=sys.stderr, flush=True)  # fmt: skip
+    return combos, unplayable, degenerate
+
+
+def _sample(
+    combos: list, max_configurations, min_games: int, eta: int, budget: int, seed: int
+) -> list:
+    """At most as many configurations as the budget can race (a seeded sample, default kept)."""
     cap = max_configurations or len(combos)
     while cap > 2 and cap * min_games * _rungs(cap, eta) > budget:
         cap -= 1  # every rung must give each configuration at least min_games games
     if len(combos) > cap:  # more than the budget can race: a seeded sample, default included
         rng = random.Random(seed)
         combos = [combos[0], *rng.sample(combos[1:], cap - 1)]
-    cands = [
-        Candidate(f"c{i:03d}", {n: _text(v) for n, v in zip(space, c, strict=True)})
-        for i, c in enumerate(combos)
-    ]
-    ident = {
-        "game": game, "objective": obj.text(), "space": {k: [_text(v) for v in vs] for k, vs in space.items()},
-        "budget": budget, "seed": seed, "players": players, "strategy": strategy, "eta": eta, "min_games": min_games,
-        "configurations": [c.rules for c in cands],
-    }  # fmt: skip
-    with runner.cluster_session(scheduler) as session:  # reachable before writing
-        _check_out(out, ident, force)
-        rungs_total = _rungs(len(cands), eta)
-        per_rung = budget // rungs_total
-        alive = list(cands)
-        data: dict[str, list[DealData]] = {c.id: [] for c in cands}
-        spent, rung_log = 0, []
-        log = [f"left out (cannot be played): {u}" for u in unplayable]
-        sides: list[str] | None = None
-        for r in range(rungs_total):
-            n = per_rung // len(alive)
-            if r == rungs_total - 1:
-                n = (budget - spent) // len(alive)
-            if n < min_games:
-                log.append(f"rung {r}: {n} games per configuration is below {min_games}; stop")
-                break
-            dirs = []
-            for c in alive:
-                cfg = build_config(
-                    engine,
-                    games=n,
-                    seed=seed + r,
-                    players=players,
-                    strategy=strategy,
-                    rules=c.rules,
-                )
-                run_dir = out / "configs" / c.id / f"r{r}"
-                resume = (run_dir / runner.MANIFEST).is_file()
-                if progress:
-                    print(
-                        f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True
-                    )
-                runner.run(
-                    cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
-                    resume=resume, progress=False, command="tune", scheduler=session,
-                )  # fmt: skip
-                dirs.append(run_dir)
-                spent += n
-            if sides is None:
-                sides = side_labels(dirs, engine, players)
-            for c, d in zip(alive, dirs, strict=True):
-                data[c.id].append(deal_data(d, engine, players, sides))
-                c.rungs, c.games = r + 1, c.games + n
-                est, psi = objective_values(obj, DealData.concat(data[c.id]))
-                c.estimate, c.se = est, se_of_mean(psi)
-            alive.sort(key=lambda c: c.estimate)
-            best = alive[0]
-            others = alive[1:]
-            pvals = []
-            for c in others:
-                diff, se, _ = paired_difference(obj, data[c.id], data[best.id])
-                pvals.append(float(ss.norm.sf(diff / se)) if se > 0 else (0.0 if diff > 0 else 1.0))
-            adj = _holm(pvals)
-            keep = [best]
-            for c, pa in zip(others, adj, strict=True):
-                if pa < ALPHA:
-                    c.dropped_at, c.dropped_by = r, "paired test"
-                else:
-                    keep.append(c)
-            quota = max(1, math.ceil(len(alive) / eta))
-            for c in keep[quota:]:
-                c.dropped_at, c.dropped_by = r, "halving"
-            survivors = keep[:quota] if r < rungs_total - 1 else keep
-            rung_log.append(
-                {
-                    "rung": r, "seed": seed + r, "games_per_configuration": n,
-                    "configurations": len(alive),
-                    "dropped_by_test": sum(1 for c in others if c.dropped_by == "paired test" and c.dropped_at == r),
-                    "kept": len(survivors), "best": best.id, "best_estimate": best.estimate,
-                }
-            )  # fmt: skip
-            alive = survivors
-            if len(alive) == 1:
-                break
-        best = min(
-            (c for c in cands if c.rungs == max(x.rungs for x in cands)), key=lambda c: c.estimate
-        )
-        ranked = sorted(cands, key=lambda c: (-c.rungs, c.estimate))
-        top = ranked[: min(8, len(ranked))]
-        margin = obj.margin()
-        comps = []
-        for c in top[1:]:
-            diff, se, deals = paired_difference(obj, data[c.id], data[best.id])
-            z = ss.norm.ppf(1 - ALPHA / 2)
-            p_two = float(2 * ss.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
-            v, _, _ = verdict(diff, se, p_two, margin, deals)
-            comps.append(
-                Comparison(
-                    c.id,
-                    diff,
-                    diff - z * se,
-                    diff + z * se,
-                    float(ss.norm.sf(diff / se)) if se > 0 else float("nan"),
-                    deals,
-                    v,
-                    not deal_differences(engine, c.rules, best.rules),
-                )  # fmt: skip
-            )
-        verify = write_verify(
-            out, engine, best, players, strategy, seed, verify_games or max(budget // 4, 2000),
-            obj.text(),
-        )  # fmt: skip
-        result = TuneResult(
-            game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
-            comps, margin, str(verify), str(out), log,
-        )  # fmt: skip
-        if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
-            from cardsim.workflows.study import load_study, run_study
+    return combos
 
-            done = run_study(
-                load_study(verify),
-                out / "verify",
-                threads=threads,
-                progress=progress,
-                force=force,
-                scheduler=session,
-            )
-            result.verification = objective_comparison(
-                obj.text(), done.runs["winner"], done.runs["default"]
-            )
-        write_outputs(result, out)
-        return result
+
+def _race(cands, obj, engine, out: Path, *, budget, eta, min_games, seed, players, strategy,
+          threads, progress, session, unplayable):  # fmt: skip
+    """Successive halving with paired tests over the rungs: games spent, the rung log, the
+    notes and every candidate's per-deal data (the candidates' fields are updated)."""
+    rungs_total = _rungs(len(cands), eta)
+    per_rung = budget // rungs_total
+    alive = list(cands)
+    data: dict[str, list[DealData]] = {c.id: [] for c in cands}
+    spent, rung_log = 0, []
+    log = [f"left out (cannot be played): {u}" for u in unplayable]
+    sides: list[str] | None = None
+    for r in range(rungs_total):
+        n = per_rung // len(alive)
+        if r == rungs_total - 1:
+            n = (budget - spent) // len(alive)
+        if n < min_games:
+            log.append(f"rung {r}: {n} games per configuration is below {min_games}; stop")
+            break
+        dirs = _play_rung(alive, engine, out, r, n, seed=seed, players=players,
+                          strategy=strategy, threads=threads, progress=progress,
+                          session=session)  # fmt: skip
+        spent += n * len(alive)
+        if sides is None:
+            sides = side_labels(dirs, engine, players)
+        for c, d in zip(alive, dirs, strict=True):
+            data[c.id].append(deal_data(d, engine, players, sides))
+            c.rungs, c.games = r + 1, c.games + n
+            est, psi = objective_values(obj, DealData.concat(data[c.id]))
+            c.estimate, c.se = est, se_of_mean(psi)
+        survivors, entry = _cull(alive, obj, data, r, n, eta, seed, last=r == rungs_total - 1)
+        rung_log.append(entry)
+        alive = survivors
+        if len(alive) == 1:
+            break
+    return spent, rung_log, log, data
+
+
+def _play_rung(alive, engine, out: Path, r: int, n: int, *, seed, players, strategy, threads,
+               progress, session) -> list[Path]:  # fmt: skip
+    """Play ``n`` games of every live configuration on rung ``r``'s seed (resuming a played one)."""
+    from cardsim.sim import runner
+    from cardsim.sim.config import build_config
+
+    dirs = []
+    for c in alive:
+        cfg = build_config(
+            engine,
+            games=n,
+            seed=seed + r,
+            players=players,
+            strategy=strategy,
+            rules=c.rules,
+        )
+        run_dir = out / "configs" / c.id / f"r{r}"
+        resume = (run_dir / runner.MANIFEST).is_file()
+        if progress:
+            print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
+        runner.run(
+            cfg, run_dir, chunk_size=min(n, runner.DEFAULT_CHUNK_SIZE), threads=threads,
+            resume=resume, progress=False, command="tune", scheduler=session,
+        )  # fmt: skip
+        dirs.append(run_dir)
+    return dirs
+
+
+def _cull(alive, obj, data, r: int, n: int, eta: int, seed: int, *, last: bool):
+    """Rank the live configurations; drop those the paired test (Holm) or the halving drops."""
+    alive.sort(key=lambda c: c.estimate)
+    best = alive[0]
+    others = alive[1:]
+    pvals = []
+    for c in others:
+        diff, se, _ = paired_difference(obj, data[c.id], data[best.id])
+        pvals.append(float(ss.norm.sf(diff / se)) if se > 0 else (0.0 if diff > 0 else 1.0))
+    adj = _holm(pvals)
+    keep = [best]
+    for c, pa in zip(others, adj, strict=True):
+        if pa < ALPHA:
+            c.dropped_at, c.dropped_by = r, "paired test"
+        else:
+            keep.append(c)
+    quota = max(1, math.ceil(len(alive) / eta))
+    for c in keep[quota:]:
+        c.dropped_at, c.dropped_by = r, "halving"
+    survivors = keep[:quota] if not last else keep
+    entry = (
+        {
+            "rung": r, "seed": seed + r, "games_per_configuration": n,
+            "configurations": len(alive),
+            "dropped_by_test": sum(1 for c in others if c.dropped_by == "paired test" and c.dropped_at == r),
+            "kept": len(survivors), "best": best.id, "best_estimate": best.estimate,
+        }
+    )  # fmt: skip
+    return survivors, entry
+
+
+def _comparisons(obj, top, best, data, engine, margin: float, verdict) -> list:
+    """Each of the top configurations against the winner: paired difference and verdict."""
+    comps = []
+    for c in top[1:]:
+        diff, se, deals = paired_difference(obj, data[c.id], data[best.id])
+        z = ss.norm.ppf(1 - ALPHA / 2)
+        p_two = float(2 * ss.norm.sf(abs(diff) / se)) if se > 0 else float(diff == 0)
+        v, _, _ = verdict(diff, se, p_two, margin, deals)
+        comps.append(
+            Comparison(
+                c.id,
+                diff,
+                diff - z * se,
+                diff + z * se,
+                float(ss.norm.sf(diff / se)) if se > 0 else float("nan"),
+                deals,
+                v,
+                not deal_differences(engine, c.rules, best.rules),
+            )  # fmt: skip
+        )
+    return comps
 
 
 def _rungs(configurations: int, eta: int) -> int:
