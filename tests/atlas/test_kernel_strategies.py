@@ -89,9 +89,9 @@ def test_at26_hidden_cards_never_change_a_choice(sid, n, rule):
 def test_strategy_ids_and_descriptions():
     names = [(s.name, s.id) for s in ENGINE.strategies[:3]]
     assert names == [("random", 0), ("greedy", 1), ("careful", 2)]
-    # the levels (kernels/levels.py), then the search (kernels/atlas/pimc.py)
-    assert [s.name for s in ENGINE.strategies[3:]] == ["greedy:eps", "soft", "pimc"]
-    assert PIMC_BASE <= ENGINE.strategies[5].id < ENGINE.strategies[3].id
+    # the levels (kernels/levels.py), then the searches (kernels/atlas/pimc.py, ismcts.py)
+    assert [s.name for s in ENGINE.strategies[3:]] == ["greedy:eps", "soft", "pimc", "ismcts"]
+    assert PIMC_BASE <= ENGINE.strategies[5].id < ENGINE.strategies[6].id < ENGINE.strategies[3].id
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
 
 

@@ -119,7 +119,7 @@ def test_soft_at_a_low_temperature_is_greedy():
             dt, n = int(row[S_LEN + 1]), int(row[S_LEN + 2])
             if n < 2:
                 continue
-            opts = np.zeros(D.PIMC_BUF_SIZE, np.int32)
+            opts = np.zeros(D.SEARCH_BUF_SIZE, np.int32)
             opts[:n] = row[S_LEN + 4 : S_LEN + 4 + n]
             seed_stream(rng, seed, k, 2)
             g = choose_in_state(S, p, GREEDY, dt, opts, n, rng)

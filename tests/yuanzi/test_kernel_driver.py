@@ -221,6 +221,7 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "greedy:eps",
         "soft",
         "pimc",
+        "ismcts",
     ]
     assert [s.id for s in ENGINE.strategies[:5]] == list(range(5))
     assert ENGINE.strategies[5].id >= LEVEL_BASE  # the levels (kernels/levels.py), then pimc
