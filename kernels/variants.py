@@ -10,7 +10,7 @@ source, so a changed kernel gets new variant files) and imported under its own m
 Two kinds (issue 21, "compile only what a run plays"):
 
 - the **search** variant (prelude ``_WITH_SEARCH = True``): the driver with the search
-  strategies (pimc) in its dispatch. The built-in driver itself is lean: scripted strategies
+  strategies (pimc, ismcts) in its dispatch. The built-in driver itself is lean: scripted strategies
   only, so a first run of the default study never compiles a search strategy.
 - the **user** variant (``sim/user_strategies.py``): user functions in the driver's user slots,
   with or without search.
