@@ -14,7 +14,8 @@ Card 52 = small joker ``SJ``, 53 = big joker ``BJ``. Three copies of each type (
 a hand is ``uint8[54]`` counts. A physical deck is 162 card ids, type ``t`` at 3t..3t+2
 before shuffling (``canonical_deck``).
 
-Moves are int32 codes (0 = PASS), see docs/yuanzi-protocol.md:
+Moves are int32 codes (0 = PASS), see docs/yuanzi-protocol.md; read and build them only through
+:func:`pack_move` and the ``move_*`` accessors (inlined into the hot loops at Numba IR level):
 
     code = kind | rank << 3 | size << 7 | jokers << 12 | suit << 15
 
@@ -25,7 +26,7 @@ small-joker atom and 14 for the big-joker atom. ``jokers`` = jokers used as wild
 """
 
 import numpy as np
-from cardsim.kernels.jit import kernel
+from cardsim.kernels.jit import inline_kernel, kernel
 from cardsim.kernels.rng import code_set_hash
 
 N_RANKS = 13
@@ -54,37 +55,37 @@ ATOM_BIG_JOKER_RANK = 14
 MAX_MOVES = 2048
 
 
-@kernel
+@inline_kernel
 def pack_move(kind, rank, size, jokers, suit):
     """Pack a move into its int32 code."""
     return np.int32(kind | (rank << 3) | (size << 7) | (jokers << 12) | (suit << 15))
 
 
-@kernel
+@inline_kernel
 def move_kind(code):
     """Kind of a move code: 0 pass, 1 single, 2 pair, 3 triple, 4 bomb, 5 atom, 6 hydrogen."""
     return code & 7
 
 
-@kernel
+@inline_kernel
 def move_rank(code):
     """Rank idx of a move code (0 = "3" … 12 = "2"; atoms 13/14 = small/big-joker atom)."""
     return (code >> 3) & 15
 
 
-@kernel
+@inline_kernel
 def move_size(code):
     """Cards a move code plays (jokers included)."""
     return (code >> 7) & 31
 
 
-@kernel
+@inline_kernel
 def move_jokers(code):
     """Jokers a move code uses as wild cards."""
     return (code >> 12) & 7
 
 
-@kernel
+@inline_kernel
 def move_suit(code):
     """Suit idx of an ordinary atom (0 ♦ … 3 ♠; 0 for other kinds)."""
     return (code >> 15) & 3

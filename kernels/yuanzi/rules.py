@@ -21,6 +21,12 @@ from cardsim.kernels.yuanzi.encoding import (
     RANK_VALUE,
     SMALL_JOKER,
     TRIPLE,
+    move_jokers,
+    move_kind,
+    move_rank,
+    move_size,
+    move_suit,
+    pack_move,
 )
 from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
@@ -66,21 +72,13 @@ from cardsim.kernels.yuanzi.state import (
     inline_kernel,
 )
 
-# --- move codes (same layout as encoding.pack_move, inlined for the hot loop) ------------
-
-
-@inline_kernel
-def code_of(kind, rank, size, jokers, suit):
-    """Move code, identical to ``encoding.pack_move``."""
-    return np.int32(kind | (rank << 3) | (size << 7) | (jokers << 12) | (suit << 15))
-
 
 @inline_kernel
 def power(code, dao):
     """Power of a single/pair/triple/bomb/hydrogen code (protocol §2, YZ-09, YZ-11)."""
-    rank = (code >> 3) & 15
-    size = (code >> 7) & 31
-    jok = (code >> 12) & 7
+    rank = move_rank(code)
+    size = move_size(code)
+    jok = move_jokers(code)
     if jok == size:  # joker-only: a 3 that is never 刀, below 4 when 3 is 刀 (YZ-11)
         return -1 if dao == 0 else 0
     if rank == dao:
@@ -91,14 +89,14 @@ def power(code, dao):
 @inline_kernel
 def is_dao(code, dao):
     """A 刀 play: its rank is the 刀 and it holds no jokers (YZ-11, YZ-14)."""
-    return ((code >> 3) & 15) == dao and ((code >> 12) & 7) == 0
+    return move_rank(code) == dao and move_jokers(code) == 0
 
 
 @inline_kernel
 def atom_strength(code, dao):
     """YZ-16: 刀原子 > 大王原子 > 小王原子 > ordinary atoms by rank then suit."""
-    rank = (code >> 3) & 15
-    suit = (code >> 15) & 3
+    rank = move_rank(code)
+    suit = move_suit(code)
     if rank == dao:
         return 100 + suit
     if rank == ATOM_BIG_JOKER_RANK:
@@ -111,8 +109,8 @@ def atom_strength(code, dao):
 @inline_kernel
 def bomb_beats_bomb(play, top, dao, dao_bomb_mode):
     """YZ-15 bomb on bomb (mode 0 over_all, 1 same_count_only)."""
-    ps = (play >> 7) & 31
-    ts = (top >> 7) & 31
+    ps = move_size(play)
+    ts = move_size(top)
     pd = is_dao(play, dao)
     td = is_dao(top, dao)
     if dao_bomb_mode == 0:
@@ -131,8 +129,8 @@ def bomb_beats_bomb(play, top, dao, dao_bomb_mode):
 @kernel
 def beats(play, top, dao, rules):
     """Does ``play`` beat ``top`` (protocol §3, YZ-13 … YZ-17)?"""
-    tk = top & 7
-    pk = play & 7
+    tk = move_kind(top)
+    pk = move_kind(play)
     if tk <= TRIPLE:
         if pk == tk:
             return power(play, dao) > power(top, dao)  # YZ-13
@@ -166,7 +164,7 @@ def _emit_rank_sized(r, nat, jok_avail, s, kind, buf, n):
         kmin = 1
     kmax = nat if nat < s else s
     for k in range(kmin, kmax + 1):
-        buf[n] = code_of(kind, r, s, s - k, 0)
+        buf[n] = pack_move(kind, r, s, s - k, 0)
         n += 1
     return n
 
@@ -195,29 +193,29 @@ def gen_all_row(hands, q, dao, buf):
             kind = s if s < 4 else BOMB
             n = _emit_rank_sized(r, nat, ja, s, kind, buf, n)
         if c0 == 3:
-            buf[n] = code_of(ATOM, r, 3, 0, 0)
+            buf[n] = pack_move(ATOM, r, 3, 0, 0)
             n += 1
         if c1 == 3:
-            buf[n] = code_of(ATOM, r, 3, 0, 1)
+            buf[n] = pack_move(ATOM, r, 3, 0, 1)
             n += 1
         if c2 == 3:
-            buf[n] = code_of(ATOM, r, 3, 0, 2)
+            buf[n] = pack_move(ATOM, r, 3, 0, 2)
             n += 1
         if c3 == 3:
-            buf[n] = code_of(ATOM, r, 3, 0, 3)
+            buf[n] = pack_move(ATOM, r, 3, 0, 3)
             n += 1
         if c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2:
-            buf[n] = code_of(HYDROGEN, r, 8, 0, 0)
+            buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
             n += 1
     for s in range(1, jt + 1):  # joker-only plays, rank "3", never 刀 (YZ-11)
         kind = s if s < 4 else BOMB
-        buf[n] = code_of(kind, 0, s, s, 0)
+        buf[n] = pack_move(kind, 0, s, s, 0)
         n += 1
     if sj == 3:
-        buf[n] = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+        buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
         n += 1
     if bj == 3:
-        buf[n] = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+        buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
         n += 1
     return n
 
@@ -248,11 +246,11 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
     Equivalent to filtering every combination with :func:`beats` (tested), but computes per
     rank which sizes beat instead of testing each code.
     """
-    tk = top & 7
+    tk = move_kind(top)
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
     jt = sj + bj
-    ts = (top >> 7) & 31
+    ts = move_size(top)
     tp = power(top, dao)
     td = is_dao(top, dao)
     mode = rules[R_DAO_BOMB]
@@ -293,17 +291,17 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
         if tk <= ATOM and nat >= 3:
             for su in range(4):
                 if hands[q, b + su] == 3:
-                    c = code_of(ATOM, r, 3, 0, su)
+                    c = pack_move(ATOM, r, 3, 0, su)
                     if tk != ATOM or atom_strength(c, dao) > top_atom:
                         buf[n] = c
                         n += 1
         if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (
             tk != HYDROGEN or (13 if r == dao else r) > tp
         ):
-            buf[n] = code_of(HYDROGEN, r, 8, 0, 0)
+            buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
             n += 1
     if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
-        buf[n] = code_of(basic, 0, basic, basic, 0)
+        buf[n] = pack_move(basic, 0, basic, basic, 0)
         n += 1
     if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):  # joker-only bombs: never 刀
         smin = 4
@@ -312,14 +310,14 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
             if smin < 4:
                 smin = 4
         for s in range(smin, jt + 1):
-            buf[n] = code_of(BOMB, 0, s, s, 0)
+            buf[n] = pack_move(BOMB, 0, s, s, 0)
             n += 1
     if tk <= ATOM:
         if sj == 3 and (tk != ATOM or top_atom < 80):
-            buf[n] = code_of(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+            buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
             n += 1
         if bj == 3 and (tk != ATOM or top_atom < 90):
-            buf[n] = code_of(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+            buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
             n += 1
     return n
 
@@ -466,17 +464,17 @@ def wild_small_jokers(sj, bj, jok):
 def remove_cards_row(hands, played, q, code):
     """Remove the physical cards of ``code`` from seat ``q``'s hand (protocol §2); returns
     their points. Row-indexed like ``gen_all_row``."""
-    kind = code & 7
-    rank = (code >> 3) & 15
-    size = (code >> 7) & 31
-    jok = (code >> 12) & 7
+    kind = move_kind(code)
+    rank = move_rank(code)
+    size = move_size(code)
+    jok = move_jokers(code)
     if kind == ATOM:
         if rank == ATOM_SMALL_JOKER_RANK:
             t = SMALL_JOKER
         elif rank == ATOM_BIG_JOKER_RANK:
             t = BIG_JOKER
         else:
-            t = rank * 4 + ((code >> 15) & 3)
+            t = rank * 4 + move_suit(code)
         _give_up(hands, played, q, t, 3)
         return 3 * RANK_POINTS[rank] if rank < 13 else 0
     if kind == HYDROGEN:
@@ -501,7 +499,7 @@ def remove_cards(hand, played, code):
 
 @inline_kernel
 def _count_play(st, code, dao):
-    kind = code & 7
+    kind = move_kind(code)
     st[ST_PLAYS] += 1
     if kind == BOMB:
         st[ST_BOMBS] += 1
@@ -611,7 +609,7 @@ def apply_move(code, hands, played, st, rules):
     else:
         dao = st[ST_DAO]
         st[ST_TRICK_PTS] += remove_cards_row(hands, played, q, code)
-        st[ST_COUNT + q] -= (code >> 7) & 31
+        st[ST_COUNT + q] -= move_size(code)
         st[ST_TOP] = code
         st[ST_TOP_SEAT] = q
         _count_play(st, code, dao)

@@ -362,19 +362,19 @@ def unseen(own, played, t):
 @inline_kernel
 def move_naturals(code):
     """Natural (non-joker) cards a basic play or bomb gives up: size minus wild jokers."""
-    return ((code >> 7) & 31) - ((code >> 12) & 7)
+    return move_size(code) - move_jokers(code)
 
 
 @inline_kernel
 def is_bomb_class(code):
     """True for a bomb, atom or hydrogen bomb (kinds 4..6)."""
-    return (code & 7) >= BOMB
+    return move_kind(code) >= BOMB
 
 
 @inline_kernel
 def is_joker_only(code):
     """True for a play made of jokers only (rank 0 with jokers == size)."""
-    return code != PASS and (code & 7) <= BOMB and ((code >> 12) & 7) == ((code >> 7) & 31)
+    return code != PASS and move_kind(code) <= BOMB and move_jokers(code) == move_size(code)
 
 
 @inline_kernel

@@ -20,8 +20,20 @@ Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 import numpy as np
 from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
-from cardsim.kernels.yuanzi.encoding import ATOM, BOMB, HYDROGEN, PASS, RANK_POINTS, TRIPLE
-from cardsim.kernels.yuanzi.rules import atom_strength, code_of, is_dao, power
+from cardsim.kernels.yuanzi.encoding import (
+    ATOM,
+    BOMB,
+    HYDROGEN,
+    PASS,
+    RANK_POINTS,
+    TRIPLE,
+    move_jokers,
+    move_kind,
+    move_rank,
+    move_size,
+    pack_move,
+)
+from cardsim.kernels.yuanzi.rules import atom_strength, is_dao, power
 from cardsim.kernels.yuanzi.state import (
     R_PASS_ONLY_IF_UNABLE,
     ST_ACTOR,
@@ -104,9 +116,9 @@ def opponent_min_count(pub, seat):
 @inline_kernel
 def basic_cost(own, code, dao):
     """How much a single/pair/triple costs to give up (lower is cheaper)."""
-    rank = (code >> 3) & 15
-    size = (code >> 7) & 31
-    jok = (code >> 12) & 7
+    rank = move_rank(code)
+    size = move_size(code)
+    jok = move_jokers(code)
     cost = (power(code, dao) + 2) * 10
     if jok == size:
         return cost + 150  # joker-only: wild cards are worth keeping
@@ -122,9 +134,9 @@ def basic_cost(own, code, dao):
 @inline_kernel
 def bomb_cost(code, dao):
     """How much a bomb-class play costs to give up."""
-    kind = code & 7
-    size = (code >> 7) & 31
-    jok = (code >> 12) & 7
+    kind = move_kind(code)
+    size = move_size(code)
+    jok = move_jokers(code)
     if kind == BOMB:
         c = 1000 + size * 30 + power(code, dao) + jok * 10
         if is_dao(code, dao):
@@ -138,7 +150,7 @@ def bomb_cost(code, dao):
 @inline_kernel
 def move_cost(own, code, dao):
     """What greedy pays to give up ``code`` (``basic_cost`` or ``bomb_cost``; lower is cheaper)."""
-    if (code & 7) <= TRIPLE:
+    if move_kind(code) <= TRIPLE:
         return basic_cost(own, code, dao)
     return bomb_cost(code, dao)
 
@@ -146,13 +158,13 @@ def move_cost(own, code, dao):
 @inline_kernel
 def code_points(code):
     """Points carried by the natural cards of a code."""
-    kind = code & 7
-    rank = (code >> 3) & 15
+    kind = move_kind(code)
+    rank = move_rank(code)
     if kind == ATOM:
         return 3 * RANK_POINTS[rank] if rank < 13 else 0
     if kind == HYDROGEN:
         return 8 * RANK_POINTS[rank]
-    return (((code >> 7) & 31) - ((code >> 12) & 7)) * RANK_POINTS[rank]
+    return (move_size(code) - move_jokers(code)) * RANK_POINTS[rank]
 
 
 @inline_kernel
@@ -167,7 +179,7 @@ def find_pass(legal, n):
 @inline_kernel
 def goes_out(own_count, code):
     """Does ``code`` play the whole hand of ``own_count`` cards (the seat goes out)?"""
-    return code != PASS and ((code >> 7) & 31) == own_count
+    return code != PASS and move_size(code) == own_count
 
 
 @inline_kernel
@@ -211,7 +223,7 @@ def choose_greedy(own, played, pub, legal, n, rng):
     bc = _BIG
     for i in range(n):
         c = legal[i]
-        if c == PASS or ((c & 7) > TRIPLE and not allow_bomb):
+        if c == PASS or (move_kind(c) > TRIPLE and not allow_bomb):
             continue
         cost = move_cost(own, c, dao)
         if cost < bc:
@@ -247,7 +259,7 @@ def choose_soft(own, played, pub, legal, n, temp, key):
             s = -move_cost(own, c, dao) / U_COST
             if to_partner:
                 s -= SOFT_TIER
-            elif not leading and (c & 7) > TRIPLE and not allow_bomb:
+            elif not leading and move_kind(c) > TRIPLE and not allow_bomb:
                 s -= 2.0 * SOFT_TIER
         s += temp * gumbel(key, i)
         if s > bs:
@@ -293,7 +305,7 @@ def greedy_follow_code(hands, pub, rules):
     total = pub[ST_COUNT + seat]
     jt = np.int64(hands[seat, 52]) + hands[seat, 53]
     max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
-    tk = top & 7
+    tk = move_kind(top)
     tp = power(top, dao)
     basic = tk if tk <= TRIPLE and not is_dao(top, dao) else 0  # YZ-13
     best = PASS
@@ -312,7 +324,7 @@ def greedy_follow_code(hands, pub, rules):
             kmin = basic - ja if basic - ja > 1 else 1  # as rules._emit_rank_sized
             kmax = nat if nat < basic else basic
             for k in range(kmin, kmax + 1):
-                c = code_of(basic, r, basic, basic - k, 0)
+                c = pack_move(basic, r, basic, basic - k, 0)
                 cost = basic_cost(hands[seat], c, dao)
                 if cost < bc:
                     bc = cost
@@ -322,7 +334,7 @@ def greedy_follow_code(hands, pub, rules):
     if pub[ST_TOP_SEAT] == (seat + 2) % 4:
         return PASS  # never beat the partner
     if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
-        c = code_of(basic, 0, basic, basic, 0)
+        c = pack_move(basic, 0, basic, basic, 0)
         if basic_cost(hands[seat], c, dao) < bc:
             best = c
     return best
@@ -348,7 +360,7 @@ def choose_points(own, played, pub, legal, n, rng):
         # partner controls: feed the basic play carrying the most points
         for i in range(n):
             c = legal[i]
-            if c == PASS or (c & 7) > TRIPLE:
+            if c == PASS or move_kind(c) > TRIPLE:
                 continue
             pts = code_points(c)
             if pts == 0:
@@ -361,7 +373,7 @@ def choose_points(own, played, pub, legal, n, rng):
         allow_bomb = tp >= 25 or danger
         for i in range(n):
             c = legal[i]
-            if c == PASS or ((c & 7) > TRIPLE and not allow_bomb):
+            if c == PASS or (move_kind(c) > TRIPLE and not allow_bomb):
                 continue
             cost = move_cost(own, c, dao)
             if cost < bc:
@@ -370,7 +382,7 @@ def choose_points(own, played, pub, legal, n, rng):
     else:
         for i in range(n):  # cheap beats only, and never with point cards
             c = legal[i]
-            if c == PASS or (c & 7) > TRIPLE or code_points(c) > 0:
+            if c == PASS or move_kind(c) > TRIPLE or code_points(c) > 0:
                 continue
             cost = basic_cost(own, c, dao)
             if cost < bc:
@@ -399,7 +411,7 @@ def choose_bomber(own, played, pub, legal, n, rng):
     bc = _BIG
     for i in range(n):
         c = legal[i]
-        if c == PASS or (c & 7) <= TRIPLE:
+        if c == PASS or move_kind(c) <= TRIPLE:
             continue
         cost = bomb_cost(c, dao)
         if cost < bc:
@@ -414,10 +426,10 @@ def choose_bomber(own, played, pub, legal, n, rng):
 @inline_kernel
 def is_whole(own, code):
     """Does ``code`` play exactly one whole combination of the plan (a rank, or all jokers)?"""
-    kind = code & 7
-    rank = (code >> 3) & 15
-    size = (code >> 7) & 31
-    jok = (code >> 12) & 7
+    kind = move_kind(code)
+    rank = move_rank(code)
+    size = move_size(code)
+    jok = move_jokers(code)
     if kind == ATOM:
         return rank >= 13 or nat_of(own, rank) == 3
     if kind == HYDROGEN:
@@ -465,11 +477,11 @@ def choose_planner(own, played, pub, legal, n, rng):
         c = legal[i]
         if c == PASS or not is_whole(own, c):
             continue
-        kind = c & 7
+        kind = move_kind(c)
         if kind > TRIPLE and not allow_bomb:
             continue
-        if (c >> 12) & 7 == (c >> 7) & 31:
-            cost = 900 + ((c >> 7) & 31)  # the joker group goes last among the small plays
+        if move_jokers(c) == move_size(c):
+            cost = 900 + move_size(c)  # the joker group goes last among the small plays
         elif kind <= TRIPLE:
             cost = (power(c, dao) + 2) * 10
         else:
