@@ -68,7 +68,7 @@ from cardsim.kernels.yuanzi.strategies import (
     choose_builtin,
     choose_level,
     choose_random,
-    greedy_follow_code,
+    greedy_fast_code,
 )
 from numba import prange
 from numba.core import types as nt
@@ -312,7 +312,7 @@ def play_half(
         seat = st[ST_ACTOR]
         code = NO_SHORTCUT
         if sids[seat] == GREEDY and not tracing:  # the trace needs the whole legal set
-            code = greedy_follow_code(hands, st, rules)
+            code = greedy_fast_code(hands, st, rules)
         if code == NO_SHORTCUT:
             n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
             bad += b

@@ -280,34 +280,42 @@ def choose_level(sid, own, played, pub, legal, n, rng):
     return choose_soft(own, played, pub, legal, n, v / 100.0, draw_key(rng))
 
 
-#: ``greedy_follow_code`` answer: no shortcut here, build the legal set and ask ``choose_greedy``.
+#: ``greedy_fast_code`` answer: no shortcut here, build the legal set and ask ``choose_greedy``.
 NO_SHORTCUT = -1
 
 
 @inline_kernel
-def greedy_follow_code(hands, pub, rules):
-    """The code ``choose_greedy`` picks when following without bombs, or ``NO_SHORTCUT``.
+def greedy_fast_code(hands, pub, rules):
+    """The code ``choose_greedy`` picks, found without building the legal set, or
+    ``NO_SHORTCUT``.
 
     A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
-    It walks the basic codes of ``rules._gen_follow`` in their order and takes the first of least
-    ``basic_cost`` — exactly greedy's pick from the full legal set, since bombs, atoms and hydrogen
-    are skipped there and PASS (always present here) is the answer when no basic code beats.
-    Declines when greedy could look at more: while leading, with ``pass_only_if_unable``, when
-    bombs are allowed, or when some code might empty the hand (``goes_out``).
+    Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
+    under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
+    whenever a basic code is legal greedy's pick is one. This walks the basic codes in the
+    generators' order (``rules.gen_all_row`` leading, ``rules._gen_follow`` following; bombs,
+    atoms and hydrogen interleave there but never win) and keeps the first of least
+    ``basic_cost``. Following, PASS (always legal here) is the answer when no basic code beats
+    and bombs are not allowed. Declines where greedy could pick something else: a code might
+    empty the hand (``goes_out``), ``pass_only_if_unable``, or bombs allowed and no basic code
+    beats. ``tests/yuanzi/test_fast_path.py`` checks it against ``choose_greedy`` decision by
+    decision.
     """
     top = pub[ST_TOP]
-    if top == 0 or rules[R_PASS_ONLY_IF_UNABLE] == 1:
+    if top != 0 and rules[R_PASS_ONLY_IF_UNABLE] == 1:
         return NO_SHORTCUT
     seat = pub[ST_ACTOR]
-    if pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS:
-        return NO_SHORTCUT  # greedy's allow_bomb
     dao = pub[ST_DAO]
     total = pub[ST_COUNT + seat]
     jt = np.int64(hands[seat, 52]) + hands[seat, 53]
     max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
-    tk = move_kind(top)
-    tp = power(top, dao)
-    basic = tk if tk <= TRIPLE and not is_dao(top, dao) else 0  # YZ-13
+    if top == 0:  # YZ-18: the leader plays any basic size
+        lo, hi, tp = 1, 3, -99
+    else:
+        tk = move_kind(top)
+        lo = tk if tk <= TRIPLE and not is_dao(top, dao) else 0  # YZ-13: same type, higher
+        hi = lo
+        tp = power(top, dao)
     best = PASS
     bc = _BIG
     for r in range(13):
@@ -317,27 +325,45 @@ def greedy_follow_code(hands, pub, rules):
         )
         if nat == 0:
             continue
-        ja = 0 if r == dao else jt
+        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
         if nat + ja > max_size:
             max_size = nat + ja
-        if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
-            kmin = basic - ja if basic - ja > 1 else 1  # as rules._emit_rank_sized
-            kmax = nat if nat < basic else basic
+        if lo == 0 or (13 if r == dao else r) <= tp:
+            continue
+        for s in range(lo, hi + 1):
+            if nat + ja < s:
+                break
+            kmin = s - ja if s - ja > 1 else 1  # as rules._emit_rank_sized
+            kmax = nat if nat < s else s
             for k in range(kmin, kmax + 1):
-                c = pack_move(basic, r, basic, basic - k, 0)
+                c = pack_move(s, r, s, s - k, 0)
                 cost = basic_cost(hands[seat], c, dao)
                 if cost < bc:
                     bc = cost
                     best = c
     if total <= max_size:
         return NO_SHORTCUT  # some code might go out
-    if pub[ST_TOP_SEAT] == (seat + 2) % 4:
+    if top != 0 and pub[ST_TOP_SEAT] == (seat + 2) % 4:
         return PASS  # never beat the partner
-    if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
-        c = pack_move(basic, 0, basic, basic, 0)
-        if basic_cost(hands[seat], c, dao) < bc:
-            best = c
+    joker_power = -1 if dao == 0 else 0  # joker-only plays: rank "3", never 刀 (YZ-11)
+    if lo != 0 and joker_power > tp:  # after the ranks, as in the generators
+        for s in range(lo, hi + 1):
+            if jt < s:
+                break
+            c = pack_move(s, 0, s, s, 0)
+            cost = basic_cost(hands[seat], c, dao)
+            if cost < bc:
+                bc = cost
+                best = c
+    if best == PASS and (
+        top == 0 or pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    ):
+        return NO_SHORTCUT  # greedy's allow_bomb: a bomb may beat where no basic code does
     return best
+
+
+#: the old name, until the search rollouts take the new one
+greedy_follow_code = greedy_fast_code
 
 
 @inline_kernel

@@ -4,9 +4,15 @@ reference."""
 
 import numpy as np
 import pytest
+from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stream
 from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES
+from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from cardsim.kernels.yuanzi.state import N_INFO, N_RULES, N_ST, ST_ACTOR, ST_RULES, ST_TOP
+from cardsim.kernels.yuanzi.strategies import NO_SHORTCUT, choose_greedy, greedy_fast_code
 from cardsim.sim.config import build_config
 from cardsim.sim.games.yuanzi import ENGINE
+from numba import njit
 
 
 @pytest.mark.parametrize(
@@ -28,3 +34,64 @@ def test_untraced_outcomes_equal_traced_outcomes(strategies, rules):
     traced_games, traced_seats = ENGINE.trace(cfg, 0, 300)[:2]
     assert np.array_equal(fast_games, traced_games)
     assert np.array_equal(fast_seats, traced_seats)
+
+
+@njit(cache=True)
+def _shortcut_vs_greedy(root, matches, rules, random_seats):
+    """Plays matches' first halves (greedy seats, and random at ``random_seats``) and asks, at
+    every decision, both the shortcut and ``choose_greedy`` on the full legal set.
+    Returns (disagreements, leads, leads taken, follows, follows taken)."""
+    deck = np.empty(N_CARDS, np.uint8)
+    hands = np.empty((4, N_TYPES), np.uint8)
+    played = np.empty((4, N_TYPES), np.uint8)
+    st = np.empty(N_ST, np.int64)
+    info = np.empty((4, N_INFO), np.int64)
+    buf = np.empty(MAX_MOVES, np.int32)
+    rd = np.empty(4, np.uint64)
+    rs = np.empty(4, np.uint64)
+    out = np.zeros(5, np.int64)
+    for g in range(matches):
+        seed_stream(rd, root, g, STREAM_DEAL)
+        p = draw_half_deck(rd, deck, 0)
+        seed_stream(rs, root, g, STREAM_STRATEGY)
+        begin_half(0, deck, p, 0, hands, played, st, info)
+        for i in range(N_RULES):
+            st[ST_RULES + i] = rules[i]
+        while True:
+            q = st[ST_ACTOR]
+            n = legal_moves(hands, st, rules, buf)
+            want = buf[choose_greedy(hands[q], played, st, buf, n, rs)]
+            fast = greedy_fast_code(hands, st, rules)
+            lead = st[ST_TOP] == 0
+            out[1 if lead else 3] += 1
+            if fast != NO_SHORTCUT:
+                out[2 if lead else 4] += 1
+                if fast != want:
+                    out[0] += 1
+            code = buf[bounded(rs, n)] if random_seats[q] else want
+            if apply_move(code, hands, played, st, rules) == 1:
+                break
+    return out
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        [],
+        [("pass_is_final", "true")],
+        [("pass_only_if_unable", "true")],
+        [("dao_bomb", "same_count_only"), ("dao_bomb_beats_dao_basic", "false")],
+        [("lead_after_out", "partner")],
+    ],
+)
+def test_the_greedy_shortcut_picks_what_greedy_picks(rules):
+    cfg = build_config(ENGINE, games=1, seed=5, rules=rules)
+    arr = ENGINE.rules_array(cfg.rules)
+    for random_seats in ([0, 0, 0, 0], [0, 1, 0, 1], [1, 0, 0, 0]):
+        out = _shortcut_vs_greedy(np.uint64(17), 150, arr, np.array(random_seats, np.int64))
+        bad, leads, leads_taken, follows, follows_taken = (int(x) for x in out)
+        assert bad == 0
+        assert leads > 500 and follows > 5_000  # the positions are there
+        if ("pass_only_if_unable", "true") not in rules:  # there it declines every follow
+            assert follows_taken > follows // 3, (follows_taken, follows)
+        assert leads_taken > leads // 2, (leads_taken, leads)
