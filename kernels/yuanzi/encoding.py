@@ -29,7 +29,6 @@ from cardsim.kernels.jit import kernel
 from cardsim.kernels.rng import code_set_hash
 
 N_RANKS = 13
-N_SUITS = 4
 N_TYPES = 54
 COPIES = 3
 N_CARDS = N_TYPES * COPIES  # 162
