@@ -947,20 +947,23 @@ def _commit_local(source, commit, bar, rule) -> str:
 def _commit_cluster(source, commit, bar, rule) -> str:
     """Commit the chunks a cluster returns, in order; a sequential ``rule`` sees each chunk
     (one piece) and may stop the run inside it. The stop reason."""
-    for chunk, pieces, seconds in source:
-        if rule is not None:
-            _, _, games, seats = pieces[0]
-            decided = rule.batch(games, seats)
-            if decided:
-                keep, reason = decided
-                bar.advance(keep)
-                commit(chunk, [_cut(pieces[0], keep)], seconds, decided=reason)
+    try:
+        for chunk, pieces, seconds in source:
+            if rule is not None:
+                _, _, games, seats = pieces[0]
+                decided = rule.batch(games, seats)
+                if decided:
+                    keep, reason = decided
+                    bar.advance(keep)
+                    commit(chunk, [_cut(pieces[0], keep)], seconds, decided=reason)
+                    return reason
+            bar.advance(chunk["count"])
+            reason = commit(chunk, pieces, seconds, decided=None)
+            if reason:
                 return reason
-        bar.advance(chunk["count"])
-        reason = commit(chunk, pieces, seconds, decided=None)
-        if reason:
-            return reason
-    return "games"
+        return "games"
+    finally:  # now, while the client is open: it cancels the futures still pending
+        source.close()
 
 
 def _commit(out, manifest, chunk, pieces, seconds, *, stop_rule, result, decided) -> str | None:
