@@ -738,31 +738,9 @@ def answers(result: FactorialResult) -> list[str]:
     equivalent to no effect, which need more games."""
     lines = []
     for mr in result.measures:
-        clear = [e for e in mr.effects if e.verdict == CLEAR]
         equiv = [e for e in mr.effects if e.verdict == EQUIVALENT]
         unsure = [e for e in mr.effects if e.verdict == NOT_ENOUGH]
-        head = f"What matters for {mr.topic} ({mr.label}, per {mr.unit}"
-        head += (
-            f", mean {100 * mr.mean:.1f} %)" if mr.kind == "binary" else f", mean {mr.mean:.3g})"
-        )
-        plain = [e for e in clear if not e.confounded]
-        mixed = [e for e in clear if e.confounded]
-        if plain:
-            body = "; ".join(f"{e.term} {_fmt_effect(e, mr.kind)}" for e in plain[:5])
-            if len(plain) > 5:
-                body += f"; and {len(plain) - 5} more clear term(s)"
-            text = f"{head}: {body} (clear)."
-        elif not mixed:
-            text = f"{head}: no option or interaction clearly matters."
-        else:
-            text = f"{head}:"
-        if mixed:
-            text += " Clear, but aliased with an interaction of clear options (the fraction cannot "
-            text += "tell them apart; the fold-over can): " + "; ".join(
-                f"{e.term} {_fmt_effect(e, mr.kind)} (or {' or '.join(e.confounded)})"
-                for e in mixed
-            )
-            text += "."
+        text = _clear_text(mr)
         margin = mr.effects[0].margin if mr.effects else DEFAULT_MARGINS[mr.kind]
         if equiv:
             text += (
@@ -770,34 +748,66 @@ def answers(result: FactorialResult) -> list[str]:
             )
             text += f" ({', '.join(e.term for e in equiv[:4])}{', …' if len(equiv) > 4 else ''})."
         if unsure:
-            need = max((e.deals_needed for e in unsure if math.isfinite(e.deals_needed)), default=0)
-            text += f" Not enough games for {len(unsure)} term(s)"
-            if need:
-                text += (
-                    f" (about {need:,.0f} deals per cell would show them equivalent within "
-                    f"{_margin_text(mr, margin)} if they are 0"
-                )
-                far = [e for e in unsure if math.isfinite(e.deals_to_detect)]
-                if far:
-                    e = max(far, key=lambda x: x.deals_to_detect)
-                    text += (
-                        f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
-                        f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
-                        + (
-                            f" ({len(far)} terms are not well inside the margin; this is the "
-                            "one needing most)"
-                            if len(far) > 1
-                            else ""
-                        )
-                    )
-                text += ")"
-            text += "."
+            text += _unsure_text(mr, unsure, margin)
         lines.append(text)
     for _, label, unit, value in result.constant:
         lines.append(
             f"{label} (per {unit}) is {value:g} in every {unit} of every cell: no option changes it."
         )
     return lines
+
+
+def _clear_text(mr: MeasureResult) -> str:
+    """The answer's head (the measure, its unit and mean) and its clear terms: those alone,
+    then those aliased with an interaction of clear options."""
+    clear = [e for e in mr.effects if e.verdict == CLEAR]
+    head = f"What matters for {mr.topic} ({mr.label}, per {mr.unit}"
+    head += f", mean {100 * mr.mean:.1f} %)" if mr.kind == "binary" else f", mean {mr.mean:.3g})"
+    plain = [e for e in clear if not e.confounded]
+    mixed = [e for e in clear if e.confounded]
+    if plain:
+        body = "; ".join(f"{e.term} {_fmt_effect(e, mr.kind)}" for e in plain[:5])
+        if len(plain) > 5:
+            body += f"; and {len(plain) - 5} more clear term(s)"
+        text = f"{head}: {body} (clear)."
+    elif not mixed:
+        text = f"{head}: no option or interaction clearly matters."
+    else:
+        text = f"{head}:"
+    if mixed:
+        text += " Clear, but aliased with an interaction of clear options (the fraction cannot "
+        text += "tell them apart; the fold-over can): " + "; ".join(
+            f"{e.term} {_fmt_effect(e, mr.kind)} (or {' or '.join(e.confounded)})" for e in mixed
+        )
+        text += "."
+    return text
+
+
+def _unsure_text(mr: MeasureResult, unsure: list[Effect], margin: float) -> str:
+    """The answer's sentence on the terms with not enough games: the deals per cell that would
+    show them equivalent, and those that would detect the observed effect most in doubt."""
+    need = max((e.deals_needed for e in unsure if math.isfinite(e.deals_needed)), default=0)
+    text = f" Not enough games for {len(unsure)} term(s)"
+    if need:
+        text += (
+            f" (about {need:,.0f} deals per cell would show them equivalent within "
+            f"{_margin_text(mr, margin)} if they are 0"
+        )
+        far = [e for e in unsure if math.isfinite(e.deals_to_detect)]
+        if far:
+            e = max(far, key=lambda x: x.deals_to_detect)
+            text += (
+                f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
+                f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
+                + (
+                    f" ({len(far)} terms are not well inside the margin; this is the "
+                    "one needing most)"
+                    if len(far) > 1
+                    else ""
+                )
+            )
+        text += ")"
+    return text + "."
 
 
 def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> bytes:

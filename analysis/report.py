@@ -544,6 +544,37 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
     labels = run_labels(runs)
     warnings = [w for r in runs for w in r.warnings]
     modules = modules_for(game)
+    items = [RunData(lab, r, {}) for lab, r in zip(labels, runs, strict=True)]
+    _collect_analyses(runs, modules, items)
+    config = config_section(runs, labels, warnings)
+    several = any(r.is_comparison or len(set(r.strategies)) > 1 for r in runs)
+    sections = [
+        mod.section(items)
+        for mod in modules
+        if (mod is not duplicate or any(r.is_comparison for r in runs))
+        and (mod is not strategy or several)  # every seat one strategy: no empty card
+    ]
+    if len(items) > 1:
+        sections.insert(0, comparison_section(items))
+    findings = [(s.key, f) for s in [config, *sections] for f in s.findings]
+    judge(findings, margins)
+    verdicts.fill_tables(sections)
+    return Report(
+        game=game,
+        runs=runs,
+        labels=labels,
+        config=config,
+        sections=sections,
+        findings=findings,
+        warnings=warnings,
+        generated=datetime.now(UTC).isoformat(timespec="seconds"),
+        margins=dict(margins or {}),
+    )
+
+
+def _collect_analyses(runs: list, modules: list, items: list[RunData]) -> None:
+    """Every analysis module's queries on every run, collected into ``items[i].data`` (keyed
+    ``<module>.<query>``)."""
     keys: list[tuple[int, str]] = []
     lazy: list[pl.LazyFrame | Partwise] = []
     for i, r in enumerate(runs):
@@ -571,33 +602,8 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
     except (pl.exceptions.ComputeError, OSError) as e:
         first = str(e).splitlines()[0]
         raise CardsimError(f"cannot read the run tables ({first})") from None
-    items = [RunData(lab, r, {}) for lab, r in zip(labels, runs, strict=True)]
     for (i, key), df in zip(keys, frames, strict=True):
         items[i].data[key] = df
-    config = config_section(runs, labels, warnings)
-    several = any(r.is_comparison or len(set(r.strategies)) > 1 for r in runs)
-    sections = [
-        mod.section(items)
-        for mod in modules
-        if (mod is not duplicate or any(r.is_comparison for r in runs))
-        and (mod is not strategy or several)  # every seat one strategy: no empty card
-    ]
-    if len(items) > 1:
-        sections.insert(0, comparison_section(items))
-    findings = [(s.key, f) for s in [config, *sections] for f in s.findings]
-    judge(findings, margins)
-    verdicts.fill_tables(sections)
-    return Report(
-        game=game,
-        runs=runs,
-        labels=labels,
-        config=config,
-        sections=sections,
-        findings=findings,
-        warnings=warnings,
-        generated=datetime.now(UTC).isoformat(timespec="seconds"),
-        margins=dict(margins or {}),
-    )
 
 
 def _check_out(path: Path, what: str) -> Path:

@@ -2,7 +2,7 @@
 
 "Win rate of the side that played more of them" needs bomb counts per seat or team; the
 games table has totals only (see docs/report.md, "Columns the kernels do not provide yet").
-:func:`side_more_win` computes it from per-seat columns ``bombs_h`` / ``atoms_h`` /
+:func:`side_more_partwise` computes it from per-seat columns ``bombs_h`` / ``atoms_h`` /
 ``hydrogens_h`` and is used as soon as the seats table carries them.
 """
 
@@ -96,13 +96,9 @@ def _side_more_counts(seats: pl.LazyFrame, kind: str, half: int) -> pl.LazyFrame
     )
 
 
-def side_more_win(seats: pl.LazyFrame, kind: str, half: int = 0) -> pl.LazyFrame:
-    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out)."""
-    return side_more_partwise(kind, half).direct(seats, seats)
-
-
 def side_more_partwise(kind: str, half: int = 0) -> Partwise:
-    """:func:`side_more_win` batch by batch: the per-match group-bys hold one batch."""
+    """Match win rate of the team that played more ``kind`` in ``half`` (ties left out), batch
+    by batch: the per-match group-bys hold one batch."""
     return Partwise(
         lambda _, seats: _side_more_counts(seats, kind, half),
         ("kind",),

@@ -238,12 +238,6 @@ def first_leader_frame(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame
     )
 
 
-def first_leader_adjusted(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
-    """Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
-    mean 刀 cards of both teams: the advantage with and without the indicator card's effect."""
-    return FIRST_LEADER.direct(games, seats)
-
-
 def _first_leader_sums(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     fr = first_leader_frame(games, seats)
     means = {"fl_dao": pl.col("fl_dao"), "other_dao": pl.col("other_dao"), "raw": pl.col("y")}
@@ -264,7 +258,9 @@ def _first_leader_finish(sums: pl.LazyFrame) -> pl.LazyFrame:
     ).drop(*[f"_{w}_{k}" for w in "sn" for k in names])
 
 
-#: :func:`first_leader_adjusted` batch by batch (the group-by and join hold one batch).
+#: Moments of the first leader's team's win on its 刀-card lead (clustered by deal) and the
+#: mean 刀 cards of both teams: the advantage with and without the indicator card's effect;
+#: batch by batch (the group-by and join hold one batch).
 FIRST_LEADER = Partwise(_first_leader_sums, (), _first_leader_finish)
 
 

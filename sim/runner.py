@@ -22,6 +22,7 @@ How a run proceeds (docs/cli.md, "What a run directory guarantees"):
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import queue
@@ -177,40 +178,14 @@ def check_directory(
     vacant), ``"resume"`` (the same run, to complete) or ``"replace"`` (``force`` over a run).
     """
     out = Path(out)
-    try:
-        if out.exists() and not out.is_dir():
-            raise CardsimError(f"--out {out}: exists and is not a directory")
-        if out.is_dir():  # never through a linked games/ or seats/ (docs/cli.md)
-            rundir.check_tables(out, "--force" if force else "--resume" if resume else "--out")
-        occupied = out.is_dir() and not rundir.is_vacant(out)
-    except OSError as e:
-        raise rundir.os_error(e, out, "cannot use") from None
+    occupied = _occupied(out, resume, force)
     if occupied and (resume or force) and not (out / MANIFEST).is_file():
         raise CardsimError(
             f"{'--force' if force else '--resume'}: {out} is not a cardsim run directory "
             f"(no {MANIFEST}); refusing to touch anything there"
         )
     if occupied and resume:
-        manifest = read_manifest(out)
-        if manifest.get("format") != rundir.FORMAT:
-            raise CardsimError(
-                f"--resume: {out} was written by cardsim {manifest.get('cardsim_version') or '0.1'}"
-                " (output schema v1), which this version cannot complete; use --force to run it "
-                "afresh"
-            )
-        ident = same_run(manifest, config, extra)
-        if ident["have"] != ident["want"]:
-            raise CardsimError(
-                f"--resume: {out} holds a different run "
-                f"({_describe_mismatch(ident['have'], ident['want'])})"
-            )
-        if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
-            raise CardsimError(
-                f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
-                f"not {chunk_size}"
-            )
-        rundir.check_plan(manifest, out / MANIFEST)
-        return manifest, "resume"
+        return _resume_manifest(out, config, chunk_size, extra), "resume"
     if occupied and not force:
         raise CardsimError(
             f"--out {out} is not empty; {_again(command)} to complete that run or --force "
@@ -221,13 +196,54 @@ def check_directory(
             read_manifest(out)
         except CardsimError as e:
             raise CardsimError(f"--force: {e}; refusing to delete anything there") from None
+    _check_writable(out)
+    mode = "replace" if occupied else "new"
+    return new_manifest(config, chunk_size or DEFAULT_CHUNK_SIZE, extra), mode
+
+
+def _occupied(out: Path, resume: bool, force: bool) -> bool:
+    """``out`` holds something (it is a directory, with no linked tables, and not vacant)."""
+    try:
+        if out.exists() and not out.is_dir():
+            raise CardsimError(f"--out {out}: exists and is not a directory")
+        if out.is_dir():  # never through a linked games/ or seats/ (docs/cli.md)
+            rundir.check_tables(out, "--force" if force else "--resume" if resume else "--out")
+        return out.is_dir() and not rundir.is_vacant(out)
+    except OSError as e:
+        raise rundir.os_error(e, out, "cannot use") from None
+
+
+def _resume_manifest(out: Path, config: RunConfig, chunk_size: int | None, extra) -> dict:
+    """The manifest of the run in ``out``, checked to be ``config``'s run and completable."""
+    manifest = read_manifest(out)
+    if manifest.get("format") != rundir.FORMAT:
+        raise CardsimError(
+            f"--resume: {out} was written by cardsim {manifest.get('cardsim_version') or '0.1'}"
+            " (output schema v1), which this version cannot complete; use --force to run it "
+            "afresh"
+        )
+    ident = same_run(manifest, config, extra)
+    if ident["have"] != ident["want"]:
+        raise CardsimError(
+            f"--resume: {out} holds a different run "
+            f"({_describe_mismatch(ident['have'], ident['want'])})"
+        )
+    if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
+        raise CardsimError(
+            f"--resume: {out} was run with --chunk-size {manifest.get('chunk_size')}, "
+            f"not {chunk_size}"
+        )
+    rundir.check_plan(manifest, out / MANIFEST)
+    return manifest
+
+
+def _check_writable(out: Path) -> None:
+    """``out``, or its nearest existing parent, is a directory this process may write in."""
     base = out if out.is_dir() else _nearest_existing(out)
     if not base.is_dir():
         raise CardsimError(f"--out {out}: cannot write there ({base} is not a directory)")
     if not os.access(base, os.W_OK | os.X_OK):
         raise CardsimError(f"--out {out}: cannot write there (permission denied on {base})")
-    mode = "replace" if occupied else "new"
-    return new_manifest(config, chunk_size or DEFAULT_CHUNK_SIZE, extra), mode
 
 
 # --- the kernel thread -------------------------------------------------------------------------
@@ -639,18 +655,7 @@ def run(
     >>> cfg = build_config(get_engine("yuanzi"), games=1000, seed=1)
     >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
     """
-    if chunk_size is not None and (
-        not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0
-    ):
-        raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
-    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:
-        raise CardsimError(f"--chunk-size must be at most {MAX_CHUNK_SIZE:,}, got {chunk_size:,}")
-    size = chunk_size or DEFAULT_CHUNK_SIZE
-    if -(-config.games // size) > MAX_CHUNKS:
-        raise CardsimError(
-            f"--games {config.games:,} in chunks of {size:,} makes more than {MAX_CHUNKS:,} "
-            "chunks; raise --chunk-size"
-        )
+    _check_chunking(config, chunk_size)
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)
@@ -685,38 +690,63 @@ def run(
                 out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled
             )
         except KeyboardInterrupt as e:
-            users = _users(config)
-            what = f" while playing {kernel.what}" if kernel.busy_since is not None else ""
-            hint = ""
-            if users and kernel.busy_since is not None:
-                hint = (
-                    f" with user strategy {', '.join(users)} (busy for "
-                    f"{time.monotonic() - kernel.busy_since:.0f} s: if it never returns, "
-                    "it may be stuck in a loop)"
-                )
-            signum = e.signum if isinstance(e, RunInterrupted) else signal.SIGINT
-            state = (
-                f"{out} is resumable ({_again(command)})"
-                if lock is not None
-                else f"nothing was written to {out}"
-            )
-            raise RunInterrupted(
-                f"{'terminated' if signum == signal.SIGTERM else 'interrupted'}{what}{hint}; "
-                f"{state}",
-                signum,
-            ) from None
+            raise _interrupted(e, config, kernel, out, lock is not None, command) from None
         finally:
-            if lock is not None:
-                lock.release()
-            kernel.close()
-            if client is not None and shared is None:
-                with contextlib.suppress(Exception):
-                    client.close()
-            if cluster is not None:
-                with contextlib.suppress(Exception):
-                    cluster.close()
-            if kernel.busy_since is None:
-                _ACTIVE.remove(kernel)
+            _let_go(lock, kernel, client if shared is None else None, cluster)
+
+
+def _check_chunking(config: RunConfig, chunk_size: int | None) -> None:
+    """``chunk_size`` is a positive integer of at most MAX_CHUNK_SIZE, and the run has at most
+    MAX_CHUNKS chunks."""
+    if chunk_size is not None and (
+        not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size <= 0
+    ):
+        raise CardsimError(f"--chunk-size must be a positive integer, got {chunk_size!r}")
+    if chunk_size is not None and chunk_size > MAX_CHUNK_SIZE:
+        raise CardsimError(f"--chunk-size must be at most {MAX_CHUNK_SIZE:,}, got {chunk_size:,}")
+    size = chunk_size or DEFAULT_CHUNK_SIZE
+    if -(-config.games // size) > MAX_CHUNKS:
+        raise CardsimError(
+            f"--games {config.games:,} in chunks of {size:,} makes more than {MAX_CHUNKS:,} "
+            "chunks; raise --chunk-size"
+        )
+
+
+def _interrupted(
+    e: KeyboardInterrupt, config: RunConfig, kernel: KernelThread, out: Path, locked: bool,
+    command: str,
+) -> RunInterrupted:  # fmt: skip
+    """The message of a run stopped by a signal: what was playing, and what is left in ``out``."""
+    users = _users(config)
+    what = f" while playing {kernel.what}" if kernel.busy_since is not None else ""
+    hint = ""
+    if users and kernel.busy_since is not None:
+        hint = (
+            f" with user strategy {', '.join(users)} (busy for "
+            f"{time.monotonic() - kernel.busy_since:.0f} s: if it never returns, "
+            "it may be stuck in a loop)"
+        )
+    signum = e.signum if isinstance(e, RunInterrupted) else signal.SIGINT
+    state = f"{out} is resumable ({_again(command)})" if locked else f"nothing was written to {out}"
+    return RunInterrupted(
+        f"{'terminated' if signum == signal.SIGTERM else 'interrupted'}{what}{hint}; {state}",
+        signum,
+    )
+
+
+def _let_go(lock, kernel: KernelThread, client, cluster) -> None:
+    """Release the run's lock, kernel thread, and the client and cluster it opened itself."""
+    if lock is not None:
+        lock.release()
+    kernel.close()
+    if client is not None:
+        with contextlib.suppress(Exception):
+            client.close()
+    if cluster is not None:
+        with contextlib.suppress(Exception):
+            cluster.close()
+    if kernel.busy_since is None:
+        _ACTIVE.remove(kernel)
 
 
 class _Messages:
@@ -808,19 +838,11 @@ def _take_directory(out: Path, config: RunConfig, chunk_size, mode: str, kw: dic
 
 
 def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threads, compiled):
+    """Play the chunks still to play into ``out``, committing each in order (until the stop
+    rule decides); the manifest says the run's state after each."""
     chunks = manifest["chunks"]
-    intact = [chunk_is_intact(out, c, manifest) for c in chunks]
     within = stop_rule is not None and hasattr(stop_rule, "batch")
-    if within:  # a sequential rule sees deals in order: redo everything after the first gap
-        gap = next((i for i, ok in enumerate(intact) if not ok), len(chunks))
-        todo = chunks[gap:]
-        stop_rule.start(out, manifest, chunks[:gap])
-    else:
-        todo = [c for c, ok in zip(chunks, intact, strict=True) if not ok]
-    todo_ids = {c["index"] for c in todo}
-    done_before = sum(rundir.chunk_games(c) for c in chunks if c["index"] not in todo_ids)
-    for c in todo:  # the manifest says only what is on disk
-        chunks[c["index"]] = {k: c[k] for k in ("index", "first", "count")} | {"status": "pending"}
+    todo, done_before = _chunks_to_play(out, manifest, stop_rule, within)
     result = RunResult(out, manifest, done_before, 0.0, compiled_seconds=compiled)
     total, label, enabled, unit = bar
     bar = make_progress(
@@ -830,74 +852,16 @@ def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threa
     manifest["threads"] = n_threads
     write_manifest(out, manifest)
     t0 = time.perf_counter()
-    stopped_by = "games"
+    commit = functools.partial(_commit, out, manifest, stop_rule=stop_rule, result=result)
     try:
-        if client is None:
-            source = _local_results(engine, config, todo, kernel, bar)
-            event = next(source, None)
-            while event is not None:
-                if event[0] == "piece":
-                    _, chunk, (at, n, games, seats) = event
-                    decided = stop_rule.batch(games, seats) if within else None
-                    if decided:
-                        keep, reason = decided
-                        event = source.send("stop")
-                        stopped_by = reason
-                        _, chunk, pieces, seconds = event
-                        last_at, _, g, s = pieces[-1]
-                        pieces[-1] = (
-                            last_at, keep,
-                            g.filter(pl.col("game") < last_at + keep),
-                            s.filter(pl.col("game") < last_at + keep),
-                        )  # fmt: skip
-                        bar.advance(keep)
-                        _commit(
-                            out, manifest, chunk, pieces, seconds, stop_rule, result, stopped_by
-                        )
-                        break
-                    bar.advance(n)
-                    event = next(source, None)
-                    continue
-                _, chunk, pieces, seconds = event
-                reason = _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, None)
-                if reason:
-                    stopped_by = reason
-                    break
-                event = next(source, None)
-            source.close()
-        else:
-            for chunk, pieces, seconds in _cluster_results(engine, config, todo, client):
-                if within:
-                    at, n, g, s = pieces[0]
-                    decided = stop_rule.batch(g, s)
-                    if decided:
-                        keep, stopped_by = decided
-                        pieces = [
-                            (at, keep, g.filter(pl.col("game") < at + keep),
-                             s.filter(pl.col("game") < at + keep))
-                        ]  # fmt: skip
-                        bar.advance(keep)
-                        _commit(
-                            out, manifest, chunk, pieces, seconds, stop_rule, result, stopped_by
-                        )
-                        break
-                bar.advance(chunk["count"])
-                reason = _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, None)
-                if reason:
-                    stopped_by = reason
-                    break
-    except CardsimError as e:
-        users = _users(config)
-        if users and _lost_message(e):
-            raise _strategy_error(e, users, "while playing") from None
-        raise
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as e:
-        users = _users(config)
-        if users:
-            raise _strategy_error(e, users, "while playing") from None
-        raise
+        with _user_strategy_errors(config):
+            if client is None:
+                source = _local_results(engine, config, todo, kernel, bar)
+                stopped_by = _commit_local(source, commit, bar, stop_rule if within else None)
+                source.close()
+            else:
+                source = _cluster_results(engine, config, todo, client)
+                stopped_by = _commit_cluster(source, commit, bar, stop_rule if within else None)
     finally:
         bar.close()
     finished = all(c.get("status") == "done" for c in chunks)
@@ -910,7 +874,99 @@ def _play(out, manifest, config, engine, kernel, client, bar, stop_rule, n_threa
     return result
 
 
-def _commit(out, manifest, chunk, pieces, seconds, stop_rule, result, decided) -> str | None:
+def _chunks_to_play(out: Path, manifest: dict, stop_rule, within: bool) -> tuple[list, int]:
+    """(the chunks to play, games done in the others); the chunks to play are marked pending.
+    A rule ``within`` chunks starts on the games before the first chunk to play."""
+    chunks = manifest["chunks"]
+    intact = [chunk_is_intact(out, c, manifest) for c in chunks]
+    if within:  # a sequential rule sees deals in order: redo everything after the first gap
+        gap = next((i for i, ok in enumerate(intact) if not ok), len(chunks))
+        todo = chunks[gap:]
+        stop_rule.start(out, manifest, chunks[:gap])
+    else:
+        todo = [c for c, ok in zip(chunks, intact, strict=True) if not ok]
+    todo_ids = {c["index"] for c in todo}
+    done_before = sum(rundir.chunk_games(c) for c in chunks if c["index"] not in todo_ids)
+    for c in todo:  # the manifest says only what is on disk
+        chunks[c["index"]] = {k: c[k] for k in ("index", "first", "count")} | {"status": "pending"}
+    return todo, done_before
+
+
+@contextlib.contextmanager
+def _user_strategy_errors(config: RunConfig) -> Iterator[None]:
+    """An error while playing names the user strategies that may have caused it."""
+    try:
+        yield
+    except CardsimError as e:
+        users = _users(config)
+        if users and _lost_message(e):
+            raise _strategy_error(e, users, "while playing") from None
+        raise
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as e:
+        users = _users(config)
+        if users:
+            raise _strategy_error(e, users, "while playing") from None
+        raise
+
+
+def _cut(piece: tuple, keep: int) -> tuple:
+    """A played piece (first game, count, games, seats) cut to its first ``keep`` games."""
+    at, _, games, seats = piece
+    end = at + keep
+    return at, keep, games.filter(pl.col("game") < end), seats.filter(pl.col("game") < end)
+
+
+def _commit_local(source, commit, bar, rule) -> str:
+    """Commit the chunks a local player yields (pieces as they finish, then each chunk); a
+    sequential ``rule`` sees every piece and may stop the run inside one. The stop reason
+    (the caller closes ``source``)."""
+    event = next(source, None)
+    while event is not None:
+        if event[0] == "piece":
+            _, chunk, (_, n, games, seats) = event
+            decided = rule.batch(games, seats) if rule is not None else None
+            if decided:
+                keep, reason = decided
+                _, chunk, pieces, seconds = source.send("stop")
+                pieces[-1] = _cut(pieces[-1], keep)
+                bar.advance(keep)
+                commit(chunk, pieces, seconds, decided=reason)
+                return reason
+            bar.advance(n)
+        else:
+            _, chunk, pieces, seconds = event
+            reason = commit(chunk, pieces, seconds, decided=None)
+            if reason:
+                return reason
+        event = next(source, None)
+    return "games"
+
+
+def _commit_cluster(source, commit, bar, rule) -> str:
+    """Commit the chunks a cluster returns, in order; a sequential ``rule`` sees each chunk
+    (one piece) and may stop the run inside it. The stop reason."""
+    try:
+        for chunk, pieces, seconds in source:
+            if rule is not None:
+                _, _, games, seats = pieces[0]
+                decided = rule.batch(games, seats)
+                if decided:
+                    keep, reason = decided
+                    bar.advance(keep)
+                    commit(chunk, [_cut(pieces[0], keep)], seconds, decided=reason)
+                    return reason
+            bar.advance(chunk["count"])
+            reason = commit(chunk, pieces, seconds, decided=None)
+            if reason:
+                return reason
+        return "games"
+    finally:  # now, while the client is open: it cancels the futures still pending
+        source.close()
+
+
+def _commit(out, manifest, chunk, pieces, seconds, *, stop_rule, result, decided) -> str | None:
     """Write a chunk's parts, then record it (and a stop) in one manifest write."""
     games = _concat([p[2] for p in pieces])
     seats = _concat([p[3] for p in pieces])

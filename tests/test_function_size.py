@@ -18,24 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("sim", "analysis", "cardsim")
 
 # "path::qualified.name" -> reason it is still over a limit.
-EXCEPTIONS: dict[str, str] = {
-    "analysis/factorial.py::answers": "not split yet: complexity 32 > 20",
-    "analysis/report.py::build_report": "not split yet: complexity 26 > 20",
-    "cardsim/workflows/study.py::_parse_design": (
-        "not split yet: 133 lines > 80, complexity 60 > 20; meant to become a pydantic model"
-    ),
-    "cardsim/workflows/study.py::run_study": "not split yet: 102 lines > 80, complexity 32 > 20",
-    "sim/games/yuanzi/adapter.py::_play_yuanzi_match": (
-        "not split yet: 147 lines > 80; rule play, outcomes pinned (tests/test_pinned_sample.py)"
-    ),
-    "sim/rules/yuanzi_half.py::play_half": (
-        "not split yet: 122 lines > 80, complexity 25 > 20; rule play, outcomes pinned"
-    ),
-    "sim/rules/yuanzi_moves.py::beats_code": "not split yet: complexity 23 > 20; YZ move order",
-    "sim/runner.py::_play": "not split yet: 101 lines > 80, complexity 32 > 20",
-    "sim/runner.py::check_directory": "not split yet: complexity 29 > 20",
-    "sim/runner.py::run": "not split yet: 112 lines > 80, complexity 33 > 20",
-}
+EXCEPTIONS: dict[str, str] = {}
 
 
 def _blocks(path: Path):

@@ -23,18 +23,44 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from cardsim.sim.config import DEFAULT_SEED, check_strategy
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.rundir import holding_out
-from cardsim.workflows.study import Scenario
+from cardsim.workflows.study import Scenario, refusals, run_name_label
 
 #: The default levels (issue 23): a beginner (random, then careless greedy: a random move one
 #: time in five), a casual player (softmax over greedy's own scores), greedy, then search (pimc
 #: at its default) — docs/strategies.md says what each models.
 DEFAULT_LEVELS = ("random", "greedy:eps=0.2", "soft", "greedy", "pimc")
-LADDER_KEYS = {
-    "name", "game", "levels", "games", "deals", "seed", "players", "rules", "chunk_size",
+
+
+class _LadderTable(BaseModel):
+    """One ``[[ladder]]`` table of a study file (``players`` and the values are checked by
+    :func:`build_ladder`, as the command line's)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any
+    game: Any
+    levels: list[StrictStr] | None = None
+    games: StrictInt
+    deals: StrictInt | None = None
+    seed: StrictInt = DEFAULT_SEED
+    players: Any = None
+    rules: dict[str, Any] = {}
+    chunk_size: StrictInt | None = None
+
+
+LADDER_KEYS = set(_LadderTable.model_fields)
+#: A ladder key of a wrong type, in the order they are reported, and the message (None: the
+#: value must be an integer).
+_LADDER_WRONG = {
+    "levels": 'levels must list strategies, e.g. ["random", "greedy"]',
+    "rules": "rules must be a table like { key = value }",
+    "games": None, "deals": None, "seed": None, "chunk_size": None,
 }  # fmt: skip
 REPORT = "ladder.html"
 
@@ -225,41 +251,26 @@ def _add_group(ladder: Ladder, engine, n: int, several: bool, pre: str) -> None:
 def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
     """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
     named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
-    from cardsim.workflows.study import NAME_RE, NAME_RULE
-
     label = f"{source}, ladder {i}"
-    bad = set(d) - LADDER_KEYS
-    if bad:
+    table, refused = refusals(_LadderTable, d)
+    if refused.unknown:
         raise CardsimError(
-            f"{label}: unknown ladder key {sorted(bad)[0]!r} "
+            f"{label}: unknown ladder key {refused.unknown[0]!r} "
             f"(allowed: {', '.join(sorted(LADDER_KEYS))})"
         )
     for key in ("name", "game", "games"):
-        if key not in d:
+        if key in refused.missing:
             raise CardsimError(f"{label}: missing key {key!r}")
-    name = d["name"]
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(f"{label}: ladder name {name!r} {NAME_RULE}")
-    label = f"{label} ({name})"
-    if name in taken:
-        raise CardsimError(f"{label}: the name is also a scenario's")
-    levels = d.get("levels")
-    if levels is not None and (
-        not isinstance(levels, list) or not all(isinstance(x, str) for x in levels)
-    ):
-        raise CardsimError(f'{label}: levels must list strategies, e.g. ["random", "greedy"]')
-    rules = d.get("rules", {})
-    if not isinstance(rules, dict):
-        raise CardsimError(f"{label}: rules must be a table like {{ key = value }}")
-    for key in ("games", "deals", "seed", "chunk_size"):
-        v = d.get(key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            raise CardsimError(f"{label}: {key} must be an integer, got {v!r}")
+    label = run_name_label("ladder", d["name"], label, taken)
+    wrong = refused.first_wrong(_LADDER_WRONG)
+    if wrong:
+        why = _LADDER_WRONG[wrong] or f"{wrong} must be an integer, got {d[wrong]!r}"
+        raise CardsimError(f"{label}: {why}")
     try:
         return build_ladder(
-            d["game"], levels, games=d["games"], deals=d.get("deals"),
-            seed=d.get("seed", DEFAULT_SEED), players=d.get("players"), rules=rules,
-            chunk_size=d.get("chunk_size"), name=name,
+            d["game"], table.levels, games=table.games, deals=table.deals, seed=table.seed,
+            players=table.players, rules=table.rules, chunk_size=table.chunk_size,
+            name=d["name"],
         )  # fmt: skip
     except CardsimError as e:
         raise CardsimError(f"{label}: {str(e).replace('--', '')}") from None

@@ -16,9 +16,19 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    RootModel,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from cardsim.sim.config import DEFAULT_SEED, check_until_ci
 from cardsim.sim.errors import CardsimError
@@ -137,64 +147,123 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise CardsimError(f"{source}: run name {dup[0]!r} is used by two scenarios or designs")
-    name = doc.get("study", {}).get("name", Path(source).stem)
-    if not isinstance(name, str) or not name.strip():
-        raise CardsimError(
-            f"{_where(source, text, 'name')}: [study] name must be a non-empty string, got {name!r}"
-        )
+    name = _parse_study_table(doc.get("study", {}), source, text)
     return Study(
-        str(name), scenarios, comparisons, source,
-        {str(k): float(v) for k, v in margins.items()}, designs, ladders,
+        name or Path(source).stem, scenarios, comparisons, source, margins, designs, ladders,
     )  # fmt: skip
+
+
+@dataclass
+class Refusals:
+    """What a pydantic model refused in one table, by top-level key."""
+
+    unknown: list[str] = field(default_factory=list)  # sorted
+    missing: set[str] = field(default_factory=set)
+    wrong: set[str] = field(default_factory=set)  # a wrong type or value
+
+    def first_wrong(self, order) -> str | None:
+        """The first key of ``order`` with a wrong type or value."""
+        return next((key for key in order if key in self.wrong), None)
+
+
+def refusals(model: type[BaseModel], table: dict) -> tuple[Any, Refusals]:
+    """``table`` read by ``model``: (the model, or None if refused; what was refused)."""
+    try:
+        return model.model_validate(table), Refusals()
+    except ValidationError as e:
+        found = Refusals()
+        for er in e.errors():
+            key = str(er["loc"][0]) if er["loc"] else ""
+            if er["type"] == "extra_forbidden":
+                found.unknown.append(key)
+            elif er["type"] == "missing":
+                found.missing.add(key)
+            else:
+                found.wrong.add(key)
+        found.unknown.sort()
+        return None, found
+
+
+class _StudyFile(BaseModel):
+    """The sections of a study file and their shapes (each table is read by its own model)."""
+
+    model_config = ConfigDict(extra="forbid")
+    study: dict[str, Any] = {}
+    scenario: list[dict[str, Any]] = []
+    comparison: list[dict[str, Any]] = []
+    margins: Any = None  # _MarginsTable
+    design: list[dict[str, Any]] | dict[str, Any] = []
+    ladder: list[dict[str, Any]] = []
+
+
+#: A section of the wrong shape, in the order they are reported: its message after the file name.
+_SECTION_SHAPES = {
+    "design": "designs are [[design]] tables",
+    "ladder": "ladders are [[ladder]] tables (double brackets)",
+    "scenario": "a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables",
+    "comparison": "comparisons are [[comparison]] tables (double brackets)",
+}
 
 
 def _check_sections(doc: dict, source: str, text: str):
     """The file's sections are known and of the right shape: margins and the raw tables."""
-    unknown = set(doc) - {"study", "scenario", "comparison", "margins", "design", "ladder"}
-    if unknown:
-        key = sorted(unknown)[0]
+    sections, refused = refusals(_StudyFile, doc)
+    if refused.unknown:
         raise CardsimError(
-            f"{_where(source, text, key)}: unknown section "
+            f"{_where(source, text, refused.unknown[0])}: unknown section "
             "(allowed: study, scenario, comparison, margins, design, ladder)"
         )
     margins = _check_margins(doc, source, text)
-    if not isinstance(doc.get("study", {}), dict):
+    if "study" in refused.wrong:
         raise CardsimError(f"{_where(source, text, 'study')}: [study] must be a table")
-    raw = doc.get("scenario", [])
-    designs_raw = doc.get("design", [])
-    if isinstance(designs_raw, dict):
-        designs_raw = [designs_raw]
-    if not isinstance(designs_raw, list) or not all(isinstance(x, dict) for x in designs_raw):
-        raise CardsimError(f"{source}: designs are [[design]] tables")
-    ladders_raw = doc.get("ladder", [])
-    if not isinstance(ladders_raw, list) or not all(isinstance(x, dict) for x in ladders_raw):
-        raise CardsimError(f"{source}: ladders are [[ladder]] tables (double brackets)")
-    if (
-        not isinstance(raw, list)
-        or not all(isinstance(x, dict) for x in raw)
-        or not (raw or designs_raw or ladders_raw)
-    ):
-        raise CardsimError(
-            f"{source}: a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables"
-        )
-    if not isinstance(doc.get("comparison", []), list) or not all(
-        isinstance(x, dict) for x in doc.get("comparison", [])
-    ):
-        raise CardsimError(f"{source}: comparisons are [[comparison]] tables (double brackets)")
-    return margins, raw, designs_raw, ladders_raw
+    wrong = refused.first_wrong(_SECTION_SHAPES)
+    if wrong:
+        raise CardsimError(f"{source}: {_SECTION_SHAPES[wrong]}")
+    designs = [sections.design] if isinstance(sections.design, dict) else sections.design
+    if not (sections.scenario or designs or sections.ladder):
+        raise CardsimError(f"{source}: {_SECTION_SHAPES['scenario']}")
+    return margins, sections.scenario, designs, sections.ladder
 
 
-def _check_margins(doc: dict, source: str, text: str) -> dict:
+#: A positive number (an integer is taken as a float; no bool, no NaN).
+PositiveNumber = Annotated[float, Field(strict=True, gt=0)]
+
+
+class _MarginsTable(RootModel[dict[str, PositiveNumber]]):
     """[margins]: a measure to a positive number."""
-    margins = doc.get("margins", {})
-    if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
-    ):
+
+
+def _check_margins(doc: dict, source: str, text: str) -> dict[str, float]:
+    """[margins] read by :class:`_MarginsTable`."""
+    margins, _ = refusals(_MarginsTable, doc.get("margins", {}))
+    if margins is None:
         raise CardsimError(
             f"{_where(source, text, 'margins')}: [margins] maps a measure to a positive "
             'number, e.g. "win rate" = 0.02 (two percentage points; docs/report.md)'
         )
-    return margins
+    return margins.root
+
+
+class _StudyTable(BaseModel):
+    """[study]: the study's name (optional; default the file name)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[StrictStr, Field(pattern=r"\S")] | None = None
+
+
+def _parse_study_table(table: dict, source: str, text: str) -> str | None:
+    """The [study] table's name (None: not given)."""
+    study, refused = refusals(_StudyTable, table)
+    if "name" in refused.wrong:
+        raise CardsimError(
+            f"{_where(source, text, 'name')}: [study] name must be a non-empty string, "
+            f"got {table['name']!r}"
+        )
+    if refused.unknown:
+        raise CardsimError(
+            f"{_where(source, text, refused.unknown[0])}: unknown [study] key (allowed: name)"
+        )
+    return study.name
 
 
 def _parse_scenario(sc: dict, i: int, source: str, text: str, taken: set[str]) -> Scenario:
@@ -371,10 +440,54 @@ def _parse_comparison(c: dict, i: int, source: str, text: str, by_name: dict) ->
     return Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
 
 
-DESIGN_KEYS = {
-    "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "chunk_size",
-    "options", "fraction", "generators", "interactions", "margins", "foldover",
-}  # fmt: skip
+class _DesignTable(BaseModel):
+    """One [[design]] table. ``games`` and the keys passed on to the cells are checked as the
+    cells' scenario keys, ``options`` against the game's rule options (:func:`_design_levels`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Any
+    game: Any
+    games: Any
+    options: Any
+    seed: Any = None
+    strategy: Any = None
+    seats: Any = None
+    players: Any = None
+    chunk_size: Any = None
+    rules: dict[str, Any] = {}
+    fraction: Annotated[StrictInt, Field(ge=0)] = 0
+    generators: dict[str, Any] = {}
+    interactions: StrictBool = True
+    margins: dict[str, PositiveNumber] = {}
+    foldover: list[StrictStr] = []
+
+
+DESIGN_KEYS = set(_DesignTable.model_fields)
+#: A design key of a wrong type or value, in the order they are reported, and the message.
+_DESIGN_WRONG = {
+    "rules": "rules must be a table like { key = value }",
+    "fraction": "fraction must be an integer p >= 0 (2^(k-p) cells)",
+    "generators": "generators is a table and needs fraction >= 1",
+    "interactions": "interactions must be true or false",
+    "margins": "margins must be a table of positive numbers",
+}
+
+
+def _foldover_rule(levels: dict) -> str:
+    return (
+        "foldover lists design options to switch (each once), like "
+        f'["a", "b"], and needs fraction >= 1 (options: {", ".join(levels)})'
+    )
+
+
+def run_name_label(kind: str, name, label: str, taken: set[str]) -> str:
+    """Check the name of a design or ladder (``kind``); the label with the name added."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise CardsimError(f"{label}: {kind} name {name!r} {NAME_RULE}")
+    label = f"{label} ({name})"
+    if name in taken:
+        raise CardsimError(f"{label}: the name is also a scenario's")
+    return label
 
 
 def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> Design:
@@ -383,105 +496,29 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
     from cardsim.sim.games import get_engine
 
     label = f"{source}, design {i}"
-    bad = set(d) - DESIGN_KEYS
-    if bad:
-        key = sorted(bad)[0]
+    table, refused = refusals(_DesignTable, d)
+    if refused.unknown:
         raise CardsimError(
-            f"{_where(source, text, key)}: unknown design key "
+            f"{_where(source, text, refused.unknown[0])}: unknown design key "
             f"(allowed: {', '.join(sorted(DESIGN_KEYS))})"
         )
     for key in ("name", "game", "games", "options"):
-        if key not in d:
+        if key in refused.missing:
             raise CardsimError(f"{label}: missing key {key!r}")
-    name = d["name"]
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(f"{label}: design name {name!r} {NAME_RULE}")
-    label = f"{label} ({name})"
-    if name in taken:
-        raise CardsimError(f"{label}: the name is also a scenario's")
+    label = run_name_label("design", d["name"], label, taken)
     try:
         engine = get_engine(d["game"])
     except CardsimError as e:
         raise CardsimError(f"{label}: {e}") from None
-    table = engine.rule_options
-    options = d["options"]
-    if not isinstance(options, dict) or not options:
-        raise CardsimError(
-            f'{label}: options must be a table like {{ dao_bomb = "all", turn_cap = [500, 2000] }}'
-        )
-    levels: dict[str, list] = {}
-    for opt, given in options.items():
-        if opt not in table:
-            raise CardsimError(
-                f"{label}: unknown {engine.name} rule option {opt!r} "
-                f"(allowed: {', '.join(table.names())})"
-            )
-        o = table[opt]
-        if given == "all":
-            if o.kind == "int":
-                raise CardsimError(
-                    f"{label}: {opt} is an integer option ({o.allowed()}); list its levels "
-                    f'like [40, 60, 80] or give a range like "40..80/20"'
-                )
-            values = [False, True] if o.kind == "bool" else list(o.choices)
-            values.sort(key=lambda v: v != o.default)  # the default is the baseline
-        elif isinstance(given, str) and ".." in given and o.kind == "int":
-            from cardsim.workflows.tune import (
-                integer_range,  # "lo..hi[/step]", on the option's step
-            )
-
-            try:
-                values = integer_range(o, given)
-            except CardsimError as e:
-                raise CardsimError(f"{label}: {e}") from None
-            if len(values) < 2:
-                raise CardsimError(f"{label}: {opt} = {given!r} gives fewer than two levels")
-        elif isinstance(given, list) and len(given) >= 2:
-            try:
-                values = [o.check(str(v).lower() if isinstance(v, bool) else v) for v in given]
-            except CardsimError as e:
-                raise CardsimError(f"{label}: {e}") from None
-            if len(set(values)) != len(values):
-                raise CardsimError(f"{label}: {opt} lists a level twice")
-        else:
-            raise CardsimError(
-                f'{label}: {opt} must list two or more levels, or be "all" ({o.allowed()})'
-            )
-        levels[opt] = values
-    fixed = d.get("rules", {})
-    if not isinstance(fixed, dict):
-        raise CardsimError(f"{label}: rules must be a table like {{ key = value }}")
-    both = sorted(set(fixed) & set(levels))
-    if both:
-        raise CardsimError(f"{label}: {both[0]} is both a fixed rule and a design option")
-    fraction = d.get("fraction", 0)
-    if not isinstance(fraction, int) or isinstance(fraction, bool) or fraction < 0:
-        raise CardsimError(f"{label}: fraction must be an integer p >= 0 (2^(k-p) cells)")
-    generators = d.get("generators", {})
-    if not isinstance(generators, dict) or (generators and not fraction):
-        raise CardsimError(f"{label}: generators is a table and needs fraction >= 1")
-    interactions = d.get("interactions", True)
-    if not isinstance(interactions, bool):
-        raise CardsimError(f"{label}: interactions must be true or false")
-    margins = d.get("margins", {})
-    if not isinstance(margins, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in margins.values()
-    ):
-        raise CardsimError(f"{label}: margins must be a table of positive numbers")
-    foldover = d.get("foldover", [])
-    if (
-        not isinstance(foldover, list)
-        or (foldover and not fraction)
-        or not all(isinstance(f, str) and f in levels for f in foldover)
-        or len(set(foldover)) != len(foldover)
-    ):
-        raise CardsimError(
-            f"{label}: foldover lists design options to switch (each once), like "
-            f'["a", "b"], and needs fraction >= 1 (options: {", ".join(levels)})'
-        )
+    levels = _design_levels(engine, d["options"], label)
+    wrong = refused.first_wrong([*_DESIGN_WRONG, "foldover"])
+    if wrong:
+        why = _foldover_rule(levels) if wrong == "foldover" else _DESIGN_WRONG[wrong]
+        raise CardsimError(f"{label}: {why}")
+    _check_design_keys(table, levels, label)
     spec = DesignSpec(
-        levels, fraction, {str(k): str(v) for k, v in generators.items()}, interactions,
-        list(foldover),
+        levels, table.fraction, {str(k): str(v) for k, v in table.generators.items()},
+        table.interactions, list(table.foldover),
     )  # fmt: skip
     try:
         cells = design_cells(spec)
@@ -489,16 +526,94 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
         raise CardsimError(f"{label}: {e}") from None
     if len(cells) > 4096:
         raise CardsimError(f"{label}: {len(cells)} cells is too many (at most 4096); use fraction")
+    scenarios = _design_scenarios(d, spec, cells, label)
+    return Design(d["name"], d["game"], spec, cells, scenarios, dict(table.margins), dict(d))
+
+
+def _check_design_keys(table: _DesignTable, levels: dict[str, list], label: str) -> None:
+    """The checks across keys: fixed rules are not options, generators and foldover need a
+    fraction, foldover names options."""
+    both = sorted(set(table.rules) & set(levels))
+    if both:
+        raise CardsimError(f"{label}: {both[0]} is both a fixed rule and a design option")
+    if table.generators and not table.fraction:
+        raise CardsimError(f"{label}: {_DESIGN_WRONG['generators']}")
+    foldover = table.foldover
+    if (
+        (foldover and not table.fraction)
+        or not all(f in levels for f in foldover)
+        or len(set(foldover)) != len(foldover)
+    ):
+        raise CardsimError(f"{label}: {_foldover_rule(levels)}")
+
+
+def _design_levels(engine, options, label: str) -> dict[str, list]:
+    """A design's ``options`` table: each rule option's levels, the baseline first."""
+    if not isinstance(options, dict) or not options:
+        raise CardsimError(
+            f'{label}: options must be a table like {{ dao_bomb = "all", turn_cap = [500, 2000] }}'
+        )
+    table = engine.rule_options
+    levels: dict[str, list] = {}
+    for opt, given in options.items():
+        if opt not in table:
+            raise CardsimError(
+                f"{label}: unknown {engine.name} rule option {opt!r} "
+                f"(allowed: {', '.join(table.names())})"
+            )
+        levels[opt] = _option_levels(table[opt], opt, given, label)
+    return levels
+
+
+def _option_levels(o, opt: str, given, label: str) -> list:
+    """One option's levels: "all", a range "lo..hi[/step]" (integers), or a list of two or more."""
+    if given == "all":
+        if o.kind == "int":
+            raise CardsimError(
+                f"{label}: {opt} is an integer option ({o.allowed()}); list its levels "
+                f'like [40, 60, 80] or give a range like "40..80/20"'
+            )
+        values = [False, True] if o.kind == "bool" else list(o.choices)
+        values.sort(key=lambda v: v != o.default)  # the default is the baseline
+        return values
+    if isinstance(given, str) and ".." in given and o.kind == "int":
+        from cardsim.workflows.tune import integer_range  # "lo..hi[/step]", on the option's step
+
+        try:
+            values = integer_range(o, given)
+        except CardsimError as e:
+            raise CardsimError(f"{label}: {e}") from None
+        if len(values) < 2:
+            raise CardsimError(f"{label}: {opt} = {given!r} gives fewer than two levels")
+        return values
+    if isinstance(given, list) and len(given) >= 2:
+        try:
+            values = [o.check(str(v).lower() if isinstance(v, bool) else v) for v in given]
+        except CardsimError as e:
+            raise CardsimError(f"{label}: {e}") from None
+        if len(set(values)) != len(values):
+            raise CardsimError(f"{label}: {opt} lists a level twice")
+        return values
+    raise CardsimError(f'{label}: {opt} must list two or more levels, or be "all" ({o.allowed()})')
+
+
+def _rule_text(v) -> str:
+    """A rule value as the rule table reads it (TOML's true is "true")."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def _design_scenarios(d: dict, spec, cells: list[dict[str, int]], label: str) -> list[Scenario]:
+    """The cell scenarios of a design, each checked as a [[scenario]] table."""
     # a fold-over's first half is the fraction itself: the same cell names (a rerun into the
     # study's folder reuses them); the folded half is <name>-fNNN
-    half = len(cells) // 2 if foldover else len(cells)
+    name = d["name"]
+    half = len(cells) // 2 if spec.foldover else len(cells)
     width = max(3, len(str(half - 1)))
     scenarios = []
     for c, cell in enumerate(cells):
-        rules = {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in fixed.items()}
+        rules = {k: _rule_text(v) for k, v in d.get("rules", {}).items()}
         for opt, li in cell.items():
-            v = spec.options[opt][li]
-            rules[opt] = str(v).lower() if isinstance(v, bool) else str(v)
+            rules[opt] = _rule_text(spec.options[opt][li])
         sc = {
             "name": f"{name}-c{c:0{width}d}" if c < half else f"{name}-f{c - half:0{width}d}",
             "game": d["game"], "games": d["games"],
@@ -507,10 +622,7 @@ def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> D
         }  # fmt: skip
         one = parse_study(_scenario_toml(sc), f"{label}, cell {c}")
         scenarios.append(one.scenarios[0])
-    return Design(
-        name, d["game"], spec, cells, scenarios, {k: float(v) for k, v in margins.items()},
-        dict(d),
-    )  # fmt: skip
+    return scenarios
 
 
 def _scenario_toml(sc: dict) -> str:
@@ -800,78 +912,104 @@ def run_study(
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
     for s in [*study.scenarios, *cells]:  # check every directory before anything is written
-        cfg, run_dir = configs[s.name], out / s.name
-        chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
-        stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
-        resume = False
-        if run_dir.is_symlink():  # never through a link (as run refuses a linked games/)
-            raise CardsimError(
-                f"{run_dir} is a symbolic link (to {os.readlink(run_dir)}); a study writes and "
-                f"deletes runs only inside its folder, never through a link: remove the link "
-                f"(rm {run_dir}; its target is left as it is) or use another --out"
-            )
-        if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
-            from cardsim.sim.rundir import is_vacant
-
-            if not is_vacant(run_dir):
-                raise CardsimError(
-                    f"{run_dir}: not a cardsim run directory (no manifest.json) but scenario "
-                    f"{s.name!r} runs there; move its files away or choose another --out"
-                )
-        if (run_dir / runner.MANIFEST).is_file() and not force:
-            m = runner.read_manifest(run_dir)
-            ident = runner.same_run(m, cfg, stop)
-            if ident["have"] != ident["want"]:
-                raise CardsimError(
-                    f"{run_dir} holds a different run than scenario {s.name!r}; "
-                    "use --force to replace it"
-                )
-            chunk = m.get("chunk_size", chunk)
-            if runner.finished_and_intact(run_dir, m):  # verified as --resume verifies
-                runs[s.name] = run_dir
-                reused.append(s.name)
-                stopped[s.name] = m.get("stopped_by") or "games"
-                continue
-            resume = True
-        plans[s.name] = (chunk, resume, stop)
-    marker = out / STUDY_MARKER
-    # only a study with scenarios writes report.html (a design-only one, e.g. a fold-over
-    # file run into its study's folder, leaves that study's report alone)
-    stale = report and study.scenarios and not force and (out / "report.html").exists()
-    if stale and _read_marker(marker) != study_digest(study):
-        raise CardsimError(
-            f"{out / 'report.html'} exists and is not this study's report; use --force to "
-            "replace it, or another --out"
-        )
+        plan = _plan_scenario(s, configs[s.name], out / s.name, force)
+        if isinstance(plan, str):  # a finished run of the same configuration: reused
+            runs[s.name] = out / s.name
+            reused.append(s.name)
+            stopped[s.name] = plan
+        else:
+            plans[s.name] = plan
+    _check_study_report(study, out, report, force)
     with runner.cluster_session(scheduler if plans else None) as session:
         _play_scenarios(
             study, out, cells, configs, plans, runs, stopped, threads, progress, force, session
         )
-    report_path = None
-    design_reports, ladder_reports = {}, {}
-    if report:
-        for d in study.designs:
-            design_reports[d.name] = write_design_report(
-                d, [runs[s.name] for s in d.scenarios], out
-            )
-        for lad in study.ladders:  # docs/ladder.md: its own report, <name>-ladder.html
-            from cardsim.analysis.ladder import write_ladder_report
-            from cardsim.workflows.ladder import ladder_data
-
-            ladder_reports[lad.name], _ = write_ladder_report(
-                ladder_data(lad, runs), out / f"{lad.name}-ladder.html", study.margins
-            )
+    design_reports, ladder_reports = _write_part_reports(study, out, runs) if report else ({}, {})
     report_path = None
     if report and study.scenarios:
-        from cardsim.analysis.study_report import write_study_report
-
-        plain = {s.name: runs[s.name] for s in study.scenarios}
-        plain |= {s.name: runs[s.name] for lad in study.ladders for s in lad.scenarios}
-        report_path = write_study_report(study, plain, out / "report.html")
-        from cardsim.sim.rundir import atomic_write_bytes
-
-        atomic_write_bytes(marker, study_digest(study).encode())
+        report_path = _write_study_report(study, out, runs)
     return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports)
+
+
+def _plan_scenario(s: Scenario, cfg: RunConfig, run_dir: Path, force: bool):
+    """How a scenario plays into ``run_dir``: (chunk size, resume, stop spec), or the stop
+    reason of the finished run there that it reuses. Refuses a link, a folder that is not a run
+    directory, and (unless ``force``) a different run."""
+    from cardsim.sim import runner
+
+    chunk = s.chunk_size or runner.DEFAULT_CHUNK_SIZE
+    stop = {"stop": {"until_ci": s.until_ci}} if s.until_ci else None
+    _check_run_dir(s, run_dir)
+    if not (run_dir / runner.MANIFEST).is_file() or force:
+        return chunk, False, stop
+    m = runner.read_manifest(run_dir)
+    ident = runner.same_run(m, cfg, stop)
+    if ident["have"] != ident["want"]:
+        raise CardsimError(
+            f"{run_dir} holds a different run than scenario {s.name!r}; use --force to replace it"
+        )
+    if runner.finished_and_intact(run_dir, m):  # verified as --resume verifies
+        return m.get("stopped_by") or "games"
+    return m.get("chunk_size", chunk), True, stop
+
+
+def _check_run_dir(s: Scenario, run_dir: Path) -> None:
+    """A scenario's folder is not a link and, if it exists, a run directory (or vacant)."""
+    from cardsim.sim import runner
+
+    if run_dir.is_symlink():  # never through a link (as run refuses a linked games/)
+        raise CardsimError(
+            f"{run_dir} is a symbolic link (to {os.readlink(run_dir)}); a study writes and "
+            f"deletes runs only inside its folder, never through a link: remove the link "
+            f"(rm {run_dir}; its target is left as it is) or use another --out"
+        )
+    if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
+        from cardsim.sim.rundir import is_vacant
+
+        if not is_vacant(run_dir):
+            raise CardsimError(
+                f"{run_dir}: not a cardsim run directory (no manifest.json) but scenario "
+                f"{s.name!r} runs there; move its files away or choose another --out"
+            )
+
+
+def _check_study_report(study: Study, out: Path, report: bool, force: bool) -> None:
+    """An existing ``out/report.html`` is replaced only when it is this study's report."""
+    # only a study with scenarios writes report.html (a design-only one, e.g. a fold-over
+    # file run into its study's folder, leaves that study's report alone)
+    stale = report and study.scenarios and not force and (out / "report.html").exists()
+    if stale and _read_marker(out / STUDY_MARKER) != study_digest(study):
+        raise CardsimError(
+            f"{out / 'report.html'} exists and is not this study's report; use --force to "
+            "replace it, or another --out"
+        )
+
+
+def _write_part_reports(study: Study, out: Path, runs: dict[str, Path]):
+    """The reports of the study's designs and ladders: ({design: path}, {ladder: path})."""
+    design_reports, ladder_reports = {}, {}
+    for d in study.designs:
+        design_reports[d.name] = write_design_report(d, [runs[s.name] for s in d.scenarios], out)
+    for lad in study.ladders:  # docs/ladder.md: its own report, <name>-ladder.html
+        from cardsim.analysis.ladder import write_ladder_report
+        from cardsim.workflows.ladder import ladder_data
+
+        ladder_reports[lad.name], _ = write_ladder_report(
+            ladder_data(lad, runs), out / f"{lad.name}-ladder.html", study.margins
+        )
+    return design_reports, ladder_reports
+
+
+def _write_study_report(study: Study, out: Path, runs: dict[str, Path]) -> Path:
+    """``out/report.html`` of the study's scenarios and ladder runs, and its marker."""
+    from cardsim.analysis.study_report import write_study_report
+    from cardsim.sim.rundir import atomic_write_bytes
+
+    plain = {s.name: runs[s.name] for s in study.scenarios}
+    plain |= {s.name: runs[s.name] for lad in study.ladders for s in lad.scenarios}
+    report_path = write_study_report(study, plain, out / "report.html")
+    atomic_write_bytes(out / STUDY_MARKER, study_digest(study).encode())
+    return report_path
 
 
 def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, progress, force,

@@ -138,7 +138,7 @@ USER_ARGTYPES = (
     nt.Array(nt.uint64, 1, "C"),
 )
 # The built-in driver (this file as it is): ``_jit`` is the turn loop (NRT off, see
-# ``cardsim.kernels.atlas.state.HOT``) and the user slots are placeholders, never called. The generated
+# ``cardsim.kernels.jit.JIT_HOT``) and the user slots are placeholders, never called. The generated
 # variant presets ``_USER_STRATEGIES``: ``_user`` runs the user's functions on private copies of
 # their inputs, which needs NRT in the turn loop; it is cached like this file.
 _USER = globals().get("_USER_STRATEGIES")

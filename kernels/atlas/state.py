@@ -67,17 +67,13 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
 )
 from cardsim.kernels.atlas.options import OPTIONS
-from cardsim.kernels.jit import JIT_HOT, hot_kernel  # noqa: F401  (re-exported)
+from cardsim.kernels.jit import hot_kernel  # also re-exported (kernels/atlas/ismcts.py)
 from cardsim.kernels.rng import shuffle
 
 MAX_PLAYERS = 10
 #: Slots of the public rule block ``P_RULES`` (room for options added later).
 RULE_SLOTS = 32
 assert len(OPTIONS) <= RULE_SLOTS, "raise RULE_SLOTS in kernels/atlas/state.py"
-
-#: Numba options of the hot-path kernels (every function of rules, strategies and the turn
-#: loop): ``cardsim.kernels.jit.JIT_HOT`` (no NRT).
-HOT = JIT_HOT
 
 
 #: AT-05 values of an ATLAS, an action card, a matching card: the defaults of AT-D4.

@@ -30,7 +30,6 @@ from cardsim.kernels.jit import inline_kernel, kernel
 from cardsim.kernels.rng import code_set_hash
 
 N_RANKS = 13
-N_SUITS = 4
 N_TYPES = 54
 COPIES = 3
 N_CARDS = N_TYPES * COPIES  # 162

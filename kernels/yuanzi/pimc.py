@@ -52,7 +52,6 @@ import numpy as np
 from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
-    ROLLOUT_RANDOM,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUTS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     add_paired,
     check_params,

@@ -14,7 +14,7 @@ Rule options travel as ``rules`` int64[N_RULES] (offsets ``R_*``), never as glob
 """
 
 import numpy as np
-from cardsim.kernels.jit import JIT_HOT, hot_kernel, inline_kernel  # noqa: F401  (re-exported)
+from cardsim.kernels.jit import hot_kernel, inline_kernel  # noqa: F401  (re-exported)
 from cardsim.kernels.yuanzi.options import OPTIONS
 
 # --- rule array (YZ rulings): offsets from the one option table kernels/yuanzi/options.py ----

@@ -144,6 +144,45 @@ def _half_over(out: list[int]) -> bool:
     return len(out) >= 3 or (len(out) == 2 and team_of(out[0]) == team_of(out[1]))
 
 
+@dataclass
+class _Table:
+    """The state of a half as the seats see it (protocol §4): hands, seats out, points taken,
+    the actions so far, and the trick being played."""
+
+    hands: list[list[int]]
+    out: list[int] = field(default_factory=list)
+    captured: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    history: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
+    top: int = PASS
+    top_seat: int = -1
+    passed: list[bool] = field(default_factory=lambda: [False] * 4)
+    trick_points: int = 0
+
+    def holds(self, seat: int) -> bool:
+        return sum(self.hands[seat]) > 0
+
+    def new_trick(self) -> None:
+        self.top, self.top_seat, self.passed, self.trick_points = PASS, -1, [False] * 4, 0
+
+    def view(self, half: int, seat: int, dao: int, shown: tuple) -> View:
+        """What ``seat`` sees (YZ-28); ``shown``: the first half's result and the rules."""
+        return View(
+            half,
+            seat,
+            dao,
+            tuple(self.hands[seat]),
+            tuple(sum(h) for h in self.hands),
+            tuple(self.out),
+            tuple(self.captured),
+            self.top,
+            self.top_seat,
+            tuple(self.passed),
+            self.trick_points,
+            tuple(self.history),
+            *shown,
+        )
+
+
 def play_half(
     hands: Sequence[str | Sequence[int]],
     dao: str | int,
@@ -174,43 +213,18 @@ def play_half(
     if first_half is not None:
         first_half_team_points = (first_half.team_points[0], first_half.team_points[1])
         first_upstream, first_out = first_half.out[0], tuple(first_half.out)
+    shown = (first_half_team_points, first_upstream, first_out, shown_rules)  # YZ-28
     d = dao_index(dao)
-    hands = [parse_hand(h) for h in hands]
+    table = _Table([parse_hand(h) for h in hands])
     log = [] if log is None else log
     decisions = [] if decisions is None else decisions
     result = HalfResult(half, [], False, [], [], [], [], [])
-    captured = [0, 0, 0, 0]
-    out: list[int] = []
-    history: list[tuple[int, int, tuple[int, ...]]] = []
-    top, top_seat, passed, trick_points = PASS, -1, [False] * 4, 0
     actor = leader
     result.tricks = 1
     log.append(f"trick 1: {seat_label(leader)} leads")
-
-    def holds(seat: int) -> bool:
-        return sum(hands[seat]) > 0
-
     while True:
-        legal = legal_codes(hands[actor], top, d, rules)
-        view = View(
-            half,
-            actor,
-            d,
-            tuple(hands[actor]),
-            tuple(sum(h) for h in hands),
-            tuple(out),
-            tuple(captured),
-            top,
-            top_seat,
-            tuple(passed),
-            trick_points,
-            tuple(history),
-            first_half_team_points,
-            first_upstream,
-            first_out,
-            shown_rules,
-        )
-        chosen = choose(view, list(legal))
+        legal = legal_codes(table.hands[actor], table.top, d, rules)
+        chosen = choose(table.view(half, actor, d, shown), list(legal))
         if chosen not in legal:
             raise ValueError(
                 f"{seat_label(actor)} chose {chosen} ({describe_code(chosen)}), "
@@ -219,53 +233,70 @@ def play_half(
         chosen = int(chosen)
         decisions.append(Decision(half, actor, legal, chosen))
         if chosen == PASS:  # YZ-18: a pass
-            passed[actor] = True
-            history.append((actor, PASS, ()))
+            table.passed[actor] = True
+            table.history.append((actor, PASS, ()))
             log.append(f"  {seat_label(actor)} passes")
-        else:  # YZ-18: a play beats the top (or leads)
-            text = describe_move(chosen, hands[actor], d)
-            cards = cards_given_up(hands[actor], chosen)
-            for card in cards:
-                hands[actor][card] -= 1
-            points = sum(enc.card_points(c) for c in cards)
-            trick_points += points
-            top, top_seat = chosen, actor
-            _count_play(result, chosen, d)
-            history.append((actor, chosen, tuple(cards)))
-            left = sum(hands[actor])
-            log.append(f"  {seat_label(actor)} plays {text}; {points} pts; {left} left")
-            if not rules["pass_is_final"]:  # YZ-18: a passed seat may play again
-                passed = [False] * 4
-            if left == 0:
-                out.append(actor)
-                log.append(f"  {seat_label(actor)} is out ({len(out)})")
-                if _half_over(out):  # YZ-20, then YZ-21: the unfinished trick's points
-                    captured[top_seat] += trick_points
-                    log.append(
-                        f"  half over; unfinished trick: {trick_points} pts to "
-                        f"{seat_label(top_seat)} (YZ-21)"
-                    )
-                    break
+        elif _play_cards(table, result, actor, chosen, d, rules, log):
+            break  # the half is over
         # protocol §4: next seat after the actor that holds cards, is not on top, has not passed
         following = [(actor + k) % 4 for k in (1, 2, 3)]
-        nxt = [s for s in following if holds(s) and s != top_seat and not passed[s]]
+        nxt = [
+            s for s in following if table.holds(s) and s != table.top_seat and not table.passed[s]
+        ]
         if nxt:
             actor = nxt[0]
             continue
-        # YZ-19: everyone else passed: the top player takes the trick and leads
-        captured[top_seat] += trick_points
-        log.append(f"  trick won by {seat_label(top_seat)}: {trick_points} pts")
-        if holds(top_seat):
-            actor = top_seat
-        elif rules["lead_after_out"] == "partner":  # YZ-19 variant 接风
-            actor = (top_seat + 2) % 4
-        else:
-            actor = next(s for s in ((top_seat + k) % 4 for k in (1, 2, 3)) if holds(s))
-        top, top_seat, passed, trick_points = PASS, -1, [False] * 4, 0
+        actor = _take_trick(table, rules, log)
         result.tricks += 1
         log.append(f"trick {result.tricks}: {seat_label(actor)} leads")
-    _settle(result, out, captured, hands, rules, log)
+    _settle(result, table.out, table.captured, table.hands, rules, log)
     return result
+
+
+def _play_cards(
+    table: _Table, result: HalfResult, actor: int, chosen: int, dao: int, rules: Mapping,
+    log: list[str],
+) -> bool:  # fmt: skip
+    """YZ-18: ``actor`` plays ``chosen`` over the top (or leads). True if the half is over."""
+    text = describe_move(chosen, table.hands[actor], dao)
+    cards = cards_given_up(table.hands[actor], chosen)
+    for card in cards:
+        table.hands[actor][card] -= 1
+    points = sum(enc.card_points(c) for c in cards)
+    table.trick_points += points
+    table.top, table.top_seat = chosen, actor
+    _count_play(result, chosen, dao)
+    table.history.append((actor, chosen, tuple(cards)))
+    left = sum(table.hands[actor])
+    log.append(f"  {seat_label(actor)} plays {text}; {points} pts; {left} left")
+    if not rules["pass_is_final"]:  # YZ-18: a passed seat may play again
+        table.passed = [False] * 4
+    if left == 0:
+        table.out.append(actor)
+        log.append(f"  {seat_label(actor)} is out ({len(table.out)})")
+        if _half_over(table.out):  # YZ-20, then YZ-21: the unfinished trick's points
+            table.captured[table.top_seat] += table.trick_points
+            log.append(
+                f"  half over; unfinished trick: {table.trick_points} pts to "
+                f"{seat_label(table.top_seat)} (YZ-21)"
+            )
+            return True
+    return False
+
+
+def _take_trick(table: _Table, rules: Mapping, log: list[str]) -> int:
+    """YZ-19: everyone else passed: the top player takes the trick; the seat that leads next."""
+    top_seat = table.top_seat
+    table.captured[top_seat] += table.trick_points
+    log.append(f"  trick won by {seat_label(top_seat)}: {table.trick_points} pts")
+    if table.holds(top_seat):
+        leader = top_seat
+    elif rules["lead_after_out"] == "partner":  # YZ-19 variant 接风
+        leader = (top_seat + 2) % 4
+    else:
+        leader = next(s for s in ((top_seat + k) % 4 for k in (1, 2, 3)) if table.holds(s))
+    table.new_trick()
+    return leader
 
 
 def _count_play(result: HalfResult, code: int, dao: int) -> None:

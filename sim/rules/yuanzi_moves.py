@@ -225,32 +225,11 @@ def beats_code(play: int, top: int, dao: int, rules: Mapping) -> bool:
     if play == PASS or top == PASS:
         raise ValueError("PASS neither beats nor is beaten")
     if kt in (SINGLE, PAIR, TRIPLE):
-        if kp == kt:  # YZ-13: same type (hence same count), higher rank; equal does not beat
-            return power(play, dao) > power(top, dao)
-        if kp in (ATOM, HYDROGEN):  # YZ-13/YZ-14: atoms and hydrogen beat every basic play
-            return True
-        if kp == BOMB:
-            if is_dao_move(top, dao):  # YZ-14: a 刀 basic play falls only to 刀 bombs (option)
-                return bool(rules["dao_bomb_beats_dao_basic"]) and is_dao_move(play, dao)
-            return True
-        return False
+        return _beats_basic(play, top, kp, kt, dao, rules)
     if kt == BOMB:
         if kp in (ATOM, HYDROGEN):  # YZ-15: hydrogen > atom > bomb
             return True
-        if kp != BOMB:
-            return False
-        dp, dt = is_dao_move(play, dao), is_dao_move(top, dao)
-        sp, st = size_of(play), size_of(top)
-        if rules["dao_bomb"] == "over_all":  # YZ-15 default: 刀 bombs over every ordinary bomb
-            if dp != dt:
-                return dp
-            return sp > st or (sp == st and power(play, dao) > power(top, dao))
-        # YZ-15 variant same_count_only: size first; 刀 wins only among equal sizes
-        if sp != st:
-            return sp > st
-        if dp != dt:
-            return dp
-        return power(play, dao) > power(top, dao)
+        return kp == BOMB and _bomb_beats_bomb(play, top, dao, rules)
     if kt == ATOM:
         if kp == HYDROGEN:  # YZ-15
             return True
@@ -258,6 +237,35 @@ def beats_code(play: int, top: int, dao: int, rules: Mapping) -> bool:
     if kt == HYDROGEN:  # YZ-17: 刀氢弹 (power 13) over ordinary ones, otherwise by rank
         return kp == HYDROGEN and power(play, dao) > power(top, dao)
     raise ValueError(f"not a move code: {top}")
+
+
+def _beats_basic(play: int, top: int, kp: int, kt: int, dao: int, rules: Mapping) -> bool:
+    """``play`` (of kind ``kp``) beats the basic play ``top`` (single, pair or triple)."""
+    if kp == kt:  # YZ-13: same type (hence same count), higher rank; equal does not beat
+        return power(play, dao) > power(top, dao)
+    if kp in (ATOM, HYDROGEN):  # YZ-13/YZ-14: atoms and hydrogen beat every basic play
+        return True
+    if kp == BOMB:
+        if is_dao_move(top, dao):  # YZ-14: a 刀 basic play falls only to 刀 bombs (option)
+            return bool(rules["dao_bomb_beats_dao_basic"]) and is_dao_move(play, dao)
+        return True
+    return False
+
+
+def _bomb_beats_bomb(play: int, top: int, dao: int, rules: Mapping) -> bool:
+    """Bomb ``play`` beats bomb ``top``: size, 刀 and rank, in the order of ``dao_bomb``."""
+    dp, dt = is_dao_move(play, dao), is_dao_move(top, dao)
+    sp, st = size_of(play), size_of(top)
+    if rules["dao_bomb"] == "over_all":  # YZ-15 default: 刀 bombs over every ordinary bomb
+        if dp != dt:
+            return dp
+        return sp > st or (sp == st and power(play, dao) > power(top, dao))
+    # YZ-15 variant same_count_only: size first; 刀 wins only among equal sizes
+    if sp != st:
+        return sp > st
+    if dp != dt:
+        return dp
+    return power(play, dao) > power(top, dao)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -126,28 +126,43 @@ def _play_yuanzi_match(
     on_bad: OnBad | None,
 ):
     """One match on the reference engine with the kernel mirror; fills ``grow`` / ``srows``."""
-    from cardsim.kernels.yuanzi import driver as drv
-    from cardsim.kernels.yuanzi import state as KS
-    from cardsim.kernels.yuanzi.encoding import PASS
-    from cardsim.kernels.yuanzi.ismcts import choose_ismcts
-    from cardsim.kernels.yuanzi.pimc import choose_pimc
-    from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
-    from cardsim.kernels.yuanzi.strategies import choose_builtin, choose_level
     from cardsim.sim.rules import yuanzi as ref
 
     deal = ref.deal_from_seed(seed, game, rules)
-    rng2 = krng.new_stream(np.uint64(seed), np.uint64(game), krng.STREAM_STRATEGY)
-    m = _YuanziMirror(rules_arr)
-    st = m.st
-    grow[:] = -1
-    srows[:, :] = -1
-    for s in range(4):
-        srows[s, drv.S_TEAM] = s % 2
-    now = {"half": -1, "decision": 0, "bad": 0, "sj": False, "winner": -1, "t": (0, 0)}
-    where = f"seed {seed}, game {game}"
+    match = _MirroredMatch(seed, game, deal, rules_arr, seats, grow, srows, on_bad)
+    result = ref.play_match(deal, match.choose, rules)
+    match.record(result)
+    return result, match.now["decision"]
 
-    def half_over(h: int) -> None:
-        drv._record_half(h, st, m.info, grow, srows)
+
+class _MirroredMatch:
+    """A match as the reference plays it, every move mirrored in the kernel's state arrays:
+    the kernel seats decide on the mirror (as the driver calls them), user seats on the
+    reference's view; the table rows are filled as the driver fills them."""
+
+    def __init__(self, seed, game, deal, rules_arr, seats, grow, srows, on_bad) -> None:
+        from cardsim.kernels.yuanzi import driver as drv
+
+        self.deal, self.rules_arr, self.seats, self.on_bad = deal, rules_arr, seats, on_bad
+        self.grow, self.srows = grow, srows
+        self.game = game
+        self.rng = krng.new_stream(np.uint64(seed), np.uint64(game), krng.STREAM_STRATEGY)
+        self.m = _YuanziMirror(rules_arr)
+        self.st = self.m.st
+        grow[:] = -1
+        srows[:, :] = -1
+        for s in range(4):
+            srows[s, drv.S_TEAM] = s % 2
+        self.now = {"half": -1, "decision": 0, "bad": 0, "sj": False, "winner": -1, "t": (0, 0)}
+        self.where = f"seed {seed}, game {game}"
+
+    def half_over(self, h: int) -> None:
+        """Record half ``h`` (driver._record_half); after the first, its public result."""
+        from cardsim.kernels.yuanzi import driver as drv
+        from cardsim.kernels.yuanzi import state as KS
+
+        st, now = self.st, self.now
+        drv._record_half(h, st, self.m.info, self.grow, self.srows)
         if h == 0:  # YZ-28: the first half's result stays public (driver.play_game)
             up0 = int(st[KS.ST_OUT])
             st[KS.ST_H0_TEAM_PTS] = st[KS.ST_TEAM_PTS]
@@ -156,7 +171,7 @@ def _play_yuanzi_match(
             st[KS.ST_H0_NOUT] = st[KS.ST_NOUT]
             for i in range(4):
                 st[KS.ST_H0_OUT + i] = st[KS.ST_OUT + i] if i < st[KS.ST_NOUT] else -1
-            sj, winner = drv._match_result(st, rules_arr)
+            sj, winner = drv._match_result(st, self.rules_arr)
             now.update(sj=bool(sj), winner=int(winner), up0=up0)
             now["t"] = (int(st[KS.ST_TEAM_PTS]), int(st[KS.ST_TEAM_PTS + 1]))
         else:
@@ -164,51 +179,64 @@ def _play_yuanzi_match(
             t1 = now["t"][1] + int(st[KS.ST_TEAM_PTS + 1])
             now["winner"] = now["up0"] % 2 if t0 == t1 else (0 if t0 > t1 else 1)
 
-    def bad(seat: _Seat, view, codes, returned: str) -> None:
-        now["bad"] += 1
+    def bad(self, seat: _Seat, view, codes, returned: str) -> None:
+        """An illegal answer: to ``on_bad``, or (without it) the run stops with one line."""
+        from cardsim.sim.rules import yuanzi as ref
+
+        self.now["bad"] += 1
         record = BadAnswer(
             seat.label,
-            game,
-            now["decision"],
+            self.game,
+            self.now["decision"],
             view.seat,
             _yuanzi_position(view, ref),
             returned,
             [ref.describe_code(int(c)) for c in codes],
         )
-        if on_bad is None:
-            raise CardsimError(f"user strategy {record.text()} ({where})")
-        on_bad(record)
+        if self.on_bad is None:
+            raise CardsimError(f"user strategy {record.text()} ({self.where})")
+        self.on_bad(record)
 
-    def choose(view, legal: list[int]) -> int:
+    def choose(self, view, legal: list[int]) -> int:
+        """The reference's chooser: the seat's move, played on the mirror too."""
+        from cardsim.kernels.yuanzi import state as KS
+        from cardsim.kernels.yuanzi.encoding import PASS
+        from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
+
+        m, st, now = self.m, self.st, self.now
         if view.half != now["half"]:
             if view.half == 0:
-                m.begin(0, deal.deck0, deal.p0, 0)
+                m.begin(0, self.deal.deck0, self.deal.p0, 0)
             else:
-                m.begin(1, deal.deck1, deal.p1, now["up0"])
+                m.begin(1, self.deal.deck1, self.deal.p1, now["up0"])
             now["half"] = view.half
-        n = int(legal_moves(m.hands, st, rules_arr, m.buf))
+        n = int(legal_moves(m.hands, st, self.rules_arr, m.buf))
         codes = m.buf[:n].copy()
         if int(st[KS.ST_ACTOR]) != view.seat or sorted(map(int, codes)) != sorted(legal):
             raise CardsimError(
                 f"internal error: kernel mirror and reference disagree at decision "
-                f"{now['decision']} ({where}): seat {int(st[KS.ST_ACTOR])} vs {view.seat}, "
+                f"{now['decision']} ({self.where}): seat {int(st[KS.ST_ACTOR])} vs {view.seat}, "
                 f"legal {sorted(map(int, codes))} vs {sorted(legal)}"
             )
-        seat = seats[view.seat]
+        seat = self.seats[view.seat]
         idx = 0
         if n > 1:  # the driver asks a strategy only when it has a choice
-            idx = _yuanzi_answer(seat, view, codes, n, m, rng2, bad, where)
+            idx = self.answer(seat, view, codes, n)
             if idx is None:
                 idx = n - 1 if codes[n - 1] == PASS else 0  # as driver.decide
         code = int(codes[idx])
-        if apply_move(np.int32(code), m.hands, m.played, st, rules_arr) == 1:
-            half_over(view.half)
+        if apply_move(np.int32(code), m.hands, m.played, st, self.rules_arr) == 1:
+            self.half_over(view.half)
         now["decision"] += 1
         return code
 
-    def _yuanzi_answer(seat, view, codes, n, m, rng, bad, where):
+    def answer(self, seat: _Seat, view, codes, n: int) -> int | None:
         """The index ``seat`` picks, or None after an illegal answer (reported)."""
-        s = view.seat
+        from cardsim.kernels.yuanzi.ismcts import choose_ismcts
+        from cardsim.kernels.yuanzi.pimc import choose_pimc
+        from cardsim.kernels.yuanzi.strategies import choose_builtin, choose_level
+
+        m, st, rng, s, rules_arr = self.m, self.st, self.rng, view.seat, self.rules_arr
         if seat.kind == "builtin":
             return int(choose_builtin(seat.sid, m.hands[s], m.played, st, m.buf, n, rng))
         if seat.kind == "level":
@@ -217,24 +245,32 @@ def _play_yuanzi_match(
             return int(choose_pimc(seat.sid, m.hands[s], m.played, st, rules_arr, m.buf, n, rng))
         if seat.kind == "ismcts":
             return int(choose_ismcts(seat.sid, m.hands[s], m.played, st, rules_arr, m.buf, n, rng))
+        return self.user_answer(seat, view, codes, n)
+
+    def user_answer(self, seat: _Seat, view, codes, n: int) -> int | None:
+        """A user strategy's pick (a Numba one's index, a Python one's code), or None after an
+        illegal answer or an exception (reported)."""
+        from cardsim.sim.rules import yuanzi as ref
+
+        m, s = self.m, view.seat
         try:
             if seat.kind == "numba":
-                args = (m.hands[s].copy(), m.played.copy(), st.copy(), codes.copy())
-                got = seat.fn(*args, np.int64(n), rng)
+                args = (m.hands[s].copy(), m.played.copy(), self.st.copy(), codes.copy())
+                got = seat.fn(*args, np.int64(n), self.rng)
                 if isinstance(got, int | np.integer) and 0 <= got < n:
                     return int(got)
-                bad(seat, view, codes, f"index {got!r} (legal 0..{n - 1})")
+                self.bad(seat, view, codes, f"index {got!r} (legal 0..{n - 1})")
                 return None
-            got = seat.fn(view, [int(c) for c in codes], rng)
+            got = seat.fn(view, [int(c) for c in codes], self.rng)
         except CardsimError:
             raise
         except Exception as exc:
-            if on_bad is None:
+            if self.on_bad is None:
                 raise CardsimError(
                     f"user strategy {seat.label} raised {us.describe(exc)} "
-                    f"(decision {now['decision']}, {where})"
+                    f"(decision {self.now['decision']}, {self.where})"
                 ) from None
-            bad(seat, view, codes, f"an exception: {us.describe(exc)}")
+            self.bad(seat, view, codes, f"an exception: {us.describe(exc)}")
             return None
         for i in range(n):
             if isinstance(got, int | np.integer) and int(codes[i]) == got:
@@ -243,28 +279,31 @@ def _play_yuanzi_match(
             what = f"{int(got)} ({ref.describe_code(int(got))}), not a legal code"
         else:  # a number outside the move-code space, or no integer at all
             what = f"{got!r}, not a move code (return one of the codes in legal)"
-        bad(seat, view, codes, what)
+        self.bad(seat, view, codes, what)
         return None
 
-    result = ref.play_match(deal, choose, rules)
-    grow[drv.G_SECOND] = 0 if now["sj"] else 1
-    grow[drv.G_SHUANGJIA] = 1 if now["sj"] else 0
-    grow[drv.G_WINNER] = now["winner"]
-    unit = 2 if now["sj"] else 1
-    for s in range(4):
-        d = unit if s % 2 == now["winner"] else -unit
-        grow[drv.G_DELTA + s] = d
-        srows[s, drv.S_DELTA] = d
-        srows[s, drv.S_WON] = 1 if d > 0 else 0
-    grow[drv.G_BAD] = now["bad"]
-    out = result.outcome
-    if out["winner_team"] != now["winner"] or list(out["delta"]) != list(
-        grow[drv.G_DELTA : drv.G_DELTA + 4]
-    ):
-        raise CardsimError(
-            f"internal error: kernel mirror and reference disagree on the result ({where})"
-        )
-    return result, now["decision"]
+    def record(self, result) -> None:
+        """The match's result in the game and seat rows, checked against the reference's."""
+        from cardsim.kernels.yuanzi import driver as drv
+
+        grow, srows, now = self.grow, self.srows, self.now
+        grow[drv.G_SECOND] = 0 if now["sj"] else 1
+        grow[drv.G_SHUANGJIA] = 1 if now["sj"] else 0
+        grow[drv.G_WINNER] = now["winner"]
+        unit = 2 if now["sj"] else 1
+        for s in range(4):
+            d = unit if s % 2 == now["winner"] else -unit
+            grow[drv.G_DELTA + s] = d
+            srows[s, drv.S_DELTA] = d
+            srows[s, drv.S_WON] = 1 if d > 0 else 0
+        grow[drv.G_BAD] = now["bad"]
+        out = result.outcome
+        if out["winner_team"] != now["winner"] or list(out["delta"]) != list(
+            grow[drv.G_DELTA : drv.G_DELTA + 4]
+        ):
+            raise CardsimError(
+                f"internal error: kernel mirror and reference disagree on the result ({self.where})"
+            )
 
 
 def play_yuanzi(
