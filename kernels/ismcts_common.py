@@ -1,24 +1,23 @@
 """What the ``ismcts`` search strategies of both games share (kernels/atlas/ismcts.py,
 kernels/yuanzi/ismcts.py): parameter ranges and checks, and the fixed-size search tree.
 
-Single-observer information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012): one tree
-keyed by the deciding seat's own decision sequence. Every iteration draws a fresh
-determinization (pimc's, from exactly what the seat may know), descends the tree at the seat's
-own decisions by UCB over the children *available* in that determinization (the subset-armed
-bandit: a child's availability count grows each time it could have been chosen), plays the
-other seats' moves by the rollout policy, adds one node, rolls the game out and backs the
-result up the path.
+Single-observer information-set MCTS (SO-ISMCTS, Cowling, Powley & Whitehouse 2012) with
+paired root children: one tree keyed by the deciding seat's own decision sequence. The root's
+children are the seat's candidates (pimc's), all of them played on every determinization
+(pimc's, from exactly what the seat may know: common random numbers); below each, the seat's
+later decisions descend the tree by UCB over the children *available* in that determinization
+(the subset-armed bandit: a child's availability count grows each time it could have been
+chosen), with progressive widening in greedy's order (``tree_pick``), the other seats' moves
+by the rollout policy; one node is added, the game rolled out and the result backed up the
+path. The move played is pimc's paired choice over the root children (``select`` of
+kernels/pimc_common.py: greedy's pick unless another beats it by ``z`` standard errors).
 
 The tree lives in the tail of the driver's legal-move buffer (no allocation in the turn loop):
 ``MAX_NODES`` nodes, each a move code, its parent, first child and next sibling (children are a
 linked list: a node's children are the codes tried from it), its visits and availability
-counts (int32), its summed reward and summed squared reward (float64). An iteration adds at
-most one node, so ``iters < MAX_NODES`` never runs out of nodes.
-
-The move played (``best_root_code``) is the root child visited most, unless greedy's pick is
-another child: then the most visited one must beat greedy's mean reward by ``z`` standard
-errors (pimc's safeguard, docs/strategies.md: few noisy rollouts otherwise choose worse than
-greedy).
+counts (int32), its summed reward and summed squared reward (float64). A root child's
+iteration adds at most one node; when the nodes run out, the descent leaves the tree with
+greedy's pick.
 """
 
 import math
@@ -98,6 +97,32 @@ def ucb(nodes, value, ch, c):
     return value[ch] / v + c * math.sqrt(math.log(a) / v)
 
 
+#: progressive widening below the root: a node with ``v`` visits offers its first
+#: ``1 + v // WIDEN`` candidates (greedy's order), so rarely visited nodes play greedy's pick
+WIDEN = 8
+
+
+@_hot
+def tree_pick(nodes, value, node, buf, cand, kk, c):
+    """At tree node ``node`` with candidate codes ``buf[cand[:kk]]`` (greedy's pick first):
+    ``(child, -1)`` to descend (UCB with availability counts among the tried candidates the
+    widening offers) or ``(-1, j)`` to expand candidate ``j`` (the first untried one offered)."""
+    allowed = min(kk, 1 + nodes[_N_VIS, node] // WIDEN)
+    best = -1
+    bu = -1e300
+    for j in range(allowed):
+        ch = tree_find(nodes, node, buf[cand[j]])
+        if ch < 0:
+            return -1, j
+        nodes[_N_AVAIL, ch] += 1
+        if nodes[_N_VIS, ch] > 0:
+            u = ucb(nodes, value, ch, c)
+            if u > bu:
+                bu = u
+                best = ch
+    return best, -1
+
+
 @_hot
 def backup(nodes, value, sq, node, r):
     """Add the reward ``r`` to ``node`` and its ancestors (the root included)."""
@@ -106,40 +131,3 @@ def backup(nodes, value, sq, node, r):
         value[node] += r
         sq[node] += r * r
         node = nodes[_N_PARENT, node]
-
-
-@_hot
-def _mean_var(nodes, value, sq, ch):
-    v = nodes[_N_VIS, ch]
-    m = value[ch] / v
-    var = (sq[ch] - value[ch] * m) / (v - 1) if v > 1 else 0.0
-    return m, max(var, 0.0) / v
-
-
-@_hot
-def best_root_code(nodes, value, sq, greedy, z10):
-    """The code to play: the most visited child of the root (ties: the one tried first), unless
-    greedy's pick ``greedy`` is another child whose mean it does not beat by ``z`` standard
-    errors (of the difference of the two means); ``greedy`` when the root has no child."""
-    best = -1
-    bv = -1
-    g = -1
-    ch = nodes[_N_CHILD, 0]
-    while ch >= 0:  # the list runs newest first: ``>=`` keeps the oldest of equal visits
-        if nodes[_N_VIS, ch] >= bv:
-            bv = nodes[_N_VIS, ch]
-            best = ch
-        if nodes[_N_CODE, ch] == greedy:
-            g = ch
-        ch = nodes[_N_SIB, ch]
-    if best < 0 or best == g or bv <= 0:
-        return greedy
-    if g < 0 or nodes[_N_VIS, g] == 0:
-        return nodes[_N_CODE, best]
-    mb, vb = _mean_var(nodes, value, sq, best)
-    mg, vg = _mean_var(nodes, value, sq, g)
-    d = mb - mg
-    z = z10 / 10.0
-    if d > 0.0 and d * d > z * z * (vb + vg):
-        return nodes[_N_CODE, best]
-    return greedy

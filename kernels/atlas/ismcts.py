@@ -1,27 +1,30 @@
-"""ATLAS search strategy ``ismcts``: single-observer information-set MCTS (SO-ISMCTS).
+"""ATLAS search strategy ``ismcts``: single-observer information-set MCTS (SO-ISMCTS) with
+paired root children.
 
 It searches the decisions pimc searches (a discard, AT-08; its own TRADE's target and give,
 AT-19; a self-meld, AT-07; a claim when it may be passed, AT-12); every other decision is
-greedy's. At such a decision it runs ``iters`` iterations, each
+greedy's. At such a decision the root's children are pimc's candidates (greedy's pick, then
+greedy's next choices — at most ``cap``), and each of ``iters`` iterations
 
-1. a fresh determinization from exactly what AT-26 lets the seat know: pimc's
-   ``determinize``, and an events stream for the rollout's own random events seeded from the
+1. draws a determinization from exactly what AT-26 lets the seat know (pimc's
+   ``determinize``) and an events stream for the rollouts' own random events seeded from the
    strategy stream (never the game's events stream: its future is hidden);
-2. a descent of the tree (kernels/ismcts_common.py) at the seat's own searched decisions: the
-   choices are pimc's candidates there (greedy's pick, then greedy's next choices — at most
-   ``cap``); untried candidates first (greedy's pick first), else UCB with availability
-   counts among the available children. The other seats' moves, and the seat's own unsearched
-   ones, are the rollout policy's;
-3. one new node, then pimc's ``rollout`` (the turn engine's round, every seat by the policy);
-4. the reward — pimc's ``objective`` (the round result in force, AT-24, points as
-   tie-break) over ``1000 v (n - 1)``, a win's result — added along the path.
+2. plays *every* root child on it (the same determinization and events: common random
+   numbers, as pimc), and after each descends that child's subtree at the seat's own later
+   searched decisions (kernels/ismcts_common.py ``tree_pick``: pimc's candidates in that
+   determinization, progressive widening in greedy's order, UCB with availability counts); the
+   other seats' moves, and the seat's own unsearched ones, are the rollout policy's;
+3. adds one node, then pimc's ``rollout`` (the turn engine's round, every seat by the policy);
+4. backs pimc's ``objective`` (the round result in force, AT-24, points as tie-break) over
+   ``1000 v (n - 1)``, a win's result, up the path, and adds the objective's paired gain over
+   greedy's pick to the root child's score.
 
-It plays the root child visited most (ties: the earlier tried, greedy's pick first) if its
-mean reward beats greedy's pick's by ``z`` standard errors, else greedy's pick. Moves are
-generated and applied only by the turn engine (kernels/atlas/turn.py: ``legal_moves`` /
-``apply_move``). Scratch: pimc's layout, then the tree; the driver allocates the options buffer
-``BUF_SIZE`` long (a shorter one: greedy's pick). The id carries the parameters (``encode`` /
-``decode``).
+It plays pimc's paired choice (``select``): greedy's pick unless another root child beats it
+by a mean paired gain of more than ``z`` standard errors. Moves are generated and applied only
+by the turn engine (kernels/atlas/turn.py: ``legal_moves`` / ``apply_move``). Scratch: pimc's
+layout, a ranking buffer and the in-tree candidates, then the tree; the driver allocates the
+options buffer ``BUF_SIZE`` long (a shorter one: greedy's pick). The id carries the parameters
+(``encode`` / ``decode``).
 """
 
 import numpy as np
@@ -44,15 +47,13 @@ from cardsim.kernels.ismcts_common import (
     MAX_NODES,
     TREE_WORDS,
     backup,
-    best_root_code,
     check_params,
     mark_available,
     tree_add,
-    tree_find,
     tree_init,
-    ucb,
+    tree_pick,
 )
-from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS
+from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS, add_paired, clear_scores, select
 from cardsim.kernels.rng import next_u64
 
 __all__ = ["ROLLOUTS"]
@@ -60,7 +61,9 @@ __all__ = ["ROLLOUTS"]
 #: ids at and above this (and below LEVEL_BASE) are ``ismcts``; pimc's lie below
 ISMCTS_BASE = 1 << 58
 MAX_CAP = pimc.MAX_CAP
-_SC_TREE = pimc.SCRATCH + (pimc.SCRATCH & 1)
+_SC_REST = pimc.SCRATCH + (pimc.SCRATCH & 1)
+_SC_CAND2 = _SC_REST + MAX_OPTIONS
+_SC_TREE = _SC_CAND2 + 64
 SCRATCH = _SC_TREE + TREE_WORDS
 #: length the driver gives the options buffer so that ``ismcts`` (and ``pimc``) can run
 BUF_SIZE = MAX_OPTIONS + SCRATCH
@@ -88,6 +91,35 @@ def _searched(dtype, opts):
 
 
 @hot_kernel
+def _descend(W, p, node, nodes, value, sq, count, cap, c, rsid, cand, ropts, rest, idx, ev, rng):
+    """From tree node ``node`` with ``W`` after its move: the seat's own searched decisions by
+    the tree (``tree_pick``), one new node, the others' and unsearched moves by the rollout
+    policy; returns (the last node of the path, the node count). ``W`` is left mid-round."""
+    while True:
+        q, kind, m = legal_moves(W, ropts, ev)
+        if m == 0:
+            return node, count
+        if q != p or m == 1 or not _searched(kind, ropts):
+            j = 0 if m == 1 else choose_in_state(W, q, rsid, kind, ropts, m, rng)
+            apply_move(ropts[j], W)
+            continue
+        gq = choose_in_state(W, q, GREEDY, kind, ropts, m, rng)
+        kk = ranked(W, q, kind, ropts, m, gq, cap, cand, rest, idx, rng)
+        best, new = tree_pick(nodes, value, node, ropts, cand, kk, c)
+        if new >= 0 and count < MAX_NODES:  # expand: one new node, then the rollout
+            code = ropts[cand[new]]
+            node = tree_add(nodes, value, sq, count, node, code)
+            mark_available(nodes, node)
+            apply_move(code, W)
+            return node, count + 1
+        if best < 0:  # no room for a node: leave the tree with greedy's pick
+            apply_move(ropts[cand[0]], W)
+            return node, count
+        node = best
+        apply_move(nodes[0, best], W)
+
+
+@hot_kernel
 def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     """ismcts at seat ``p``'s decision (module docstring); reads of ``S`` only what AT-26 lets
     ``p`` know (``determinize``). Returns an index into ``opts[:n]``."""
@@ -95,13 +127,18 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     if opts.shape[0] < BUF_SIZE or not _searched(dtype, opts):
         return g
     sc = opts[MAX_OPTIONS:]
-    cand = sc[pimc._SC_CAND : pimc._SC_CAND + 64]
+    root = sc[pimc._SC_CAND : pimc._SC_CAND + 64]
+    score = sc[pimc._SC_SCORE : pimc._SC_SCORE + 128].view(np.int64)
+    ssq = sc[pimc._SC_SQ : pimc._SC_SQ + 128].view(np.int64)
     ev = sc[pimc._SC_EV : pimc._SC_EV + 8].view(np.uint64)
+    ev0 = sc[pimc._SC_EV + 8 : pimc._SC_EV + 16].view(np.uint64)
     pool = sc[pimc._SC_POOL : pimc._SC_POOL + 256]
+    D = sc[pimc._SC_D : pimc._SC_D + S_LEN]
     W = sc[pimc._SC_W : pimc._SC_W + S_LEN]
     ropts = sc[pimc._SC_OPTS : pimc._SC_OPTS + MAX_OPTIONS]
     idx = sc[pimc._SC_IDX : pimc._SC_IDX + 64]
-    rest = sc[pimc._SC_D : pimc._SC_D + MAX_OPTIONS]  # candidate ranking scratch
+    rest = sc[_SC_REST : _SC_REST + MAX_OPTIONS]  # candidate ranking scratch
+    cand = sc[_SC_CAND2 : _SC_CAND2 + 64]  # the in-tree candidates
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
     value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
@@ -109,60 +146,38 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     log = sc[0:0]
     iters, cap, policy, c10, z10 = decode(sid)
     rsid = GREEDY if policy == ROLLOUT_GREEDY else RANDOM
-    k = ranked(S, p, dtype, opts, n, g, cap, cand, ropts, idx, rng)
+    k = ranked(S, p, dtype, opts, n, g, cap, root, rest, idx, rng)
     if k == 1:
         return g
     c = c10 / 10.0
     scale = 1000.0 * max(S[P_VALUES], S[P_VALUES + 1], S[P_VALUES + 2], 1) * (S[P_N] - 1)
     count = tree_init(nodes)
+    for j in range(k):  # the root children: every candidate, on every determinization
+        tree_add(nodes, value, sq, count, 0, opts[root[j]])
+        count += 1
+    clear_scores(score, ssq, k)
     for _ in range(iters):
-        if not determinize(S, p, pool, W, rng):
+        if not determinize(S, p, pool, D, rng):
             return g  # the public counts do not add up (never seen): no search
         for i in range(4):
-            ev[i] = next_u64(rng)
-        ev[0] |= np.uint64(1)  # never the all-zero xoshiro state
-        node = 0
-        while True:  # the tree: the seat's own searched decisions
-            q, kind, m = legal_moves(W, ropts, ev)
-            if m == 0:
-                break
-            if q != p or m == 1 or not _searched(kind, ropts):
-                j = 0 if m == 1 else choose_in_state(W, q, rsid, kind, ropts, m, rng)
-                apply_move(ropts[j], W)
-                continue
-            gq = choose_in_state(W, q, GREEDY, kind, ropts, m, rng)
-            kk = ranked(W, q, kind, ropts, m, gq, cap, cand, rest, idx, rng)
-            new = -1
-            best = -1
-            bu = -1e300
-            for j in range(kk):
-                ch = tree_find(nodes, node, ropts[cand[j]])
-                if ch < 0:
-                    if new < 0:
-                        new = j
-                    continue
-                mark_available(nodes, ch)
-                if nodes[4, ch] > 0:
-                    u = ucb(nodes, value, ch, c)
-                    if u > bu:
-                        bu = u
-                        best = ch
-            if new >= 0 and count < MAX_NODES:  # expand: one new node, then the rollout
-                code = ropts[cand[new]]
-                node = tree_add(nodes, value, sq, count, node, code)
-                mark_available(nodes, node)
-                count += 1
-                apply_move(code, W)
-                break
-            if best < 0:  # no room for a node: leave the tree with greedy's pick
-                apply_move(ropts[cand[0]], W)
-                break
-            node = best
-            apply_move(nodes[0, best], W)
-        rollout(W, rsid, rng, ev, ropts, log)
-        backup(nodes, value, sq, node, objective(W, p) / scale)
-    code = best_root_code(nodes, value, sq, opts[g], z10)
-    for i in range(n):
-        if opts[i] == code:
-            return i
-    return g
+            ev0[i] = next_u64(rng)
+        ev0[0] |= np.uint64(1)  # never the all-zero xoshiro state
+        v0 = 0
+        for j in range(k):
+            for t in range(S_LEN):
+                W[t] = D[t]
+            for i in range(4):
+                ev[i] = ev0[i]
+            child = j + 1  # the root children: candidate j is node j + 1
+            apply_move(opts[root[j]], W)
+            node, count = _descend(
+                W, p, child, nodes, value, sq, count, cap, c, rsid, cand, ropts, rest, idx, ev, rng
+            )
+            rollout(W, rsid, rng, ev, ropts, log)
+            v = objective(W, p)
+            backup(nodes, value, sq, node, v / scale)
+            if j == 0:
+                v0 = v
+            else:  # paired with greedy's pick on the same determinization
+                add_paired(score, ssq, j, v, v0)
+    return root[select(score, ssq, k, iters, z10)]

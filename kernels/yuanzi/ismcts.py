@@ -1,27 +1,30 @@
-"""原子 search strategy ``ismcts``: single-observer information-set MCTS (SO-ISMCTS).
+"""原子 search strategy ``ismcts``: single-observer information-set MCTS (SO-ISMCTS) with paired
+root children.
 
-At a decision with a choice (and no move that goes out, which is played at once) the strategy
-runs ``iters`` iterations, each
+At a decision with a choice (and no move that goes out, which is played at once) the root's
+children are pimc's candidates (greedy's pick, PASS, the cheapest others — at most ``cap``),
+and each of ``iters`` iterations
 
-1. a fresh determinization from exactly what the seat may know (YZ-28): pimc's
+1. draws a determinization from exactly what the seat may know (YZ-28): pimc's
    ``_deal_unseen`` (the unseen cards shuffled over the other seats' public counts);
-2. a descent of the tree (kernels/ismcts_common.py) at the seat's own decisions: the choices
-   are pimc's candidates in that determinization (greedy's pick, PASS, the cheapest others —
-   at most ``cap``); untried candidates are tried first (greedy's pick first), otherwise UCB
-   with availability counts picks among the available children; a move that goes out is
-   played at once and adds no node. The other seats play by the rollout policy;
-3. one new node, then the rollout policy for every seat to the end of the half;
-4. the reward — pimc's ``objective`` (the match result in force, points as tie-break) divided
-   by ``1000 * max(W, S)`` — added along the path.
+2. plays *every* root child on it (common random numbers, as pimc), and after each descends
+   that child's subtree at the seat's own later decisions (kernels/ismcts_common.py
+   ``tree_pick``: pimc's candidates in that determinization, progressive widening in greedy's
+   order, UCB with availability counts; a move that goes out is played at once and adds no
+   node); the other seats play by the rollout policy;
+3. adds one node, then the rollout policy for every seat to the end of the half;
+4. backs pimc's ``objective`` (the match result in force, points as tie-break) divided by
+   ``1000 * max(W, S)`` up the path, and adds the objective's paired gain over greedy's pick
+   to the root child's score.
 
-It plays the root child visited most (ties: the earlier tried, greedy's pick first) if its
-mean reward beats greedy's pick's by ``z`` standard errors, else greedy's pick. Moves are
-generated and applied only by the turn engine (``legal_moves`` / ``apply_move``). Its randomness
-is the strategy stream it is given, so runs are reproducible across chunks and threads.
+It plays pimc's paired choice (``select``): greedy's pick unless another root child beats it
+by a mean paired gain of more than ``z`` standard errors. Moves are generated and applied only
+by the turn engine (``legal_moves`` / ``apply_move``). Its randomness is the strategy stream it
+is given, so runs are reproducible across chunks and threads.
 
-Scratch: pimc's scratch layout (its candidate, determinization and rollout arrays), then the
-tree; the driver allocates the legal-move buffer ``BUF_SIZE`` long. Given a shorter buffer,
-``choose_ismcts`` falls back to greedy's pick.
+Scratch: pimc's scratch layout (its candidate, score, determinization and rollout arrays), the
+in-tree candidates, then the tree; the driver allocates the legal-move buffer ``BUF_SIZE``
+long. Given a shorter buffer, ``choose_ismcts`` falls back to greedy's pick.
 
 The id carries the parameters: ``ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout +
 1048576 * round(10 c) + 67108864 * round(10 z)`` (``encode`` / ``decode``).
@@ -33,15 +36,13 @@ from cardsim.kernels.ismcts_common import (
     MAX_NODES,
     TREE_WORDS,
     backup,
-    best_root_code,
     check_params,
     mark_available,
     tree_add,
-    tree_find,
     tree_init,
-    ucb,
+    tree_pick,
 )
-from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS
+from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS, add_paired, clear_scores, select
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_TYPES
 from cardsim.kernels.yuanzi.pimc import _candidates, _deal_unseen, objective
@@ -68,7 +69,8 @@ __all__ = ["ROLLOUTS"]
 #: ids at and above this (and below LEVEL_BASE) are ``ismcts``; pimc's lie below
 ISMCTS_BASE = 1 << 35
 MAX_CAP = pimc.MAX_CAP
-_SC_TREE = pimc.SCRATCH + (pimc.SCRATCH & 1)  # the tree after pimc's scratch (aligned)
+_SC_CAND2 = pimc.SCRATCH + (pimc.SCRATCH & 1)  # the in-tree candidates after pimc's scratch
+_SC_TREE = _SC_CAND2 + MAX_CAP  # then the tree (aligned)
 SCRATCH = _SC_TREE + TREE_WORDS
 #: length the driver gives the legal-move buffer so that ``ismcts`` (and ``pimc``) can run
 BUF_SIZE = MAX_MOVES + SCRATCH
@@ -113,8 +115,46 @@ def _policy_code(wh, wp, wst, rules, rbuf, rng, policy):
 
 
 @hot_kernel
+def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rbuf, cand, cost,
+             rng, policy):  # fmt: skip
+    """From tree node ``node`` with the half after its move: the seat's own decisions by the
+    tree (``tree_pick``; a move that goes out at once), one new node, then the rollout policy
+    for every seat to the end of the half; returns (the last node of the path, the count)."""
+    in_tree = True
+    while True:
+        if in_tree and wst[ST_ACTOR] == seat:
+            m = legal_moves(wh, wst, rules, rbuf)
+            code = rbuf[0]
+            out = False
+            for i in range(m):
+                if goes_out(wst[ST_COUNT + seat], rbuf[i]):
+                    code = rbuf[i]
+                    out = True
+                    break
+            if m > 1 and not out:
+                kk = _candidates(wh[seat], wp, wst, rbuf, m, rng, cap, cand, cost)
+                best, new = tree_pick(nodes, value, node, rbuf, cand, kk, c)
+                if new >= 0 and count < MAX_NODES:  # expand: one new node per iteration
+                    code = rbuf[cand[new]]
+                    node = tree_add(nodes, value, sq, count, node, code)
+                    mark_available(nodes, node)
+                    count += 1
+                    in_tree = False
+                elif best >= 0:
+                    code = nodes[0, best]
+                    node = best
+                else:  # no room for a node: leave the tree with greedy's pick
+                    code = rbuf[cand[0]]
+                    in_tree = False
+        else:
+            code = _policy_code(wh, wp, wst, rules, rbuf, rng, policy)
+        if apply_move(code, wh, wp, wst, rules) == 1:
+            return node, count
+
+
+@hot_kernel
 def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
-    """ismcts: the most visited root move of an SO-ISMCTS search (module docstring).
+    """ismcts: an SO-ISMCTS search with paired root children (module docstring).
 
     Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
     array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
@@ -127,7 +167,9 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     if legal.shape[0] < BUF_SIZE:
         return choose_greedy(own, played, pub, legal, n, rng)
     sc = legal[MAX_MOVES:]
-    cand = sc[pimc._SC_CAND : pimc._SC_CAND + MAX_CAP]
+    root = sc[pimc._SC_CAND : pimc._SC_CAND + MAX_CAP]
+    score = sc[pimc._SC_SCORE : pimc._SC_SCORE + 2 * MAX_CAP].view(np.int64)
+    ssq = sc[pimc._SC_SQ : pimc._SC_SQ + 2 * MAX_CAP].view(np.int64)
     cost = sc[pimc._SC_COST : pimc._SC_COST + 2 * MAX_MOVES].view(np.int64)
     unseen = sc[pimc._SC_UNSEEN : pimc._SC_UNSEEN + 48].view(np.uint8)
     det = sc[pimc._SC_DET : pimc._SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
@@ -135,77 +177,42 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     wp = sc[pimc._SC_WP : pimc._SC_WP + 54].view(np.uint8).reshape((4, N_TYPES))
     wst = sc[pimc._SC_WST : pimc._SC_WST + 2 * N_ST].view(np.int64)
     rbuf = sc[pimc._SC_RBUF : pimc._SC_RBUF + MAX_MOVES]
+    cand = sc[_SC_CAND2 : _SC_CAND2 + MAX_CAP]  # the in-tree candidates
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
     value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
     sq = tree[8 * MAX_NODES :].view(np.float64)
     cap = min(cap, MAX_CAP)
-    k = _candidates(own, played, pub, legal, n, rng, cap, cand, cost)
-    g = cand[0]
+    k = _candidates(own, played, pub, legal, n, rng, cap, root, cost)
     if k == 1:
-        return g
+        return root[0]
     team = seat % 2
     c = c10 / 10.0
     scale = 1000.0 * max(rules[R_MATCH_POINTS_WIN], rules[R_MATCH_POINTS_SHUANGJIA], 1)
     count = tree_init(nodes)
+    for j in range(k):  # the root children: every candidate, on every determinization
+        tree_add(nodes, value, sq, count, 0, legal[root[j]])
+        count += 1
+    clear_scores(score, ssq, k)
     for _ in range(iters):
         if not _deal_unseen(own, played, pub, unseen, det, rng):
-            return g  # the public counts do not add up (never seen): no search
-        for s in range(4):
-            for t in range(N_TYPES):
-                wh[s, t] = det[s, t]
-                wp[s, t] = played[s, t]
-        for j in range(N_ST):
-            wst[j] = pub[j]
-        node = 0
-        in_tree = True
-        while True:
-            if in_tree and wst[ST_ACTOR] == seat:
-                m = legal_moves(wh, wst, rules, rbuf)
-                code = rbuf[0]
-                out = False
-                for i in range(m):
-                    if goes_out(wst[ST_COUNT + seat], rbuf[i]):
-                        code = rbuf[i]
-                        out = True
-                        break
-                if m > 1 and not out:
-                    kk = _candidates(wh[seat], wp, wst, rbuf, m, rng, cap, cand, cost)
-                    new = -1
-                    best = -1
-                    bu = -1e300
-                    for j in range(kk):
-                        cj = rbuf[cand[j]]
-                        ch = tree_find(nodes, node, cj)
-                        if ch < 0:
-                            if new < 0:
-                                new = j
-                            continue
-                        mark_available(nodes, ch)
-                        if nodes[4, ch] > 0:
-                            u = ucb(nodes, value, ch, c)
-                            if u > bu:
-                                bu = u
-                                best = ch
-                    if new >= 0 and count < MAX_NODES:  # expand: one new node per iteration
-                        code = rbuf[cand[new]]
-                        node = tree_add(nodes, value, sq, count, node, code)
-                        mark_available(nodes, node)
-                        count += 1
-                        in_tree = False
-                    elif best >= 0:
-                        code = nodes[0, best]
-                        node = best
-                    else:  # no room for a node: leave the tree with greedy's pick
-                        code = rbuf[cand[0]]
-                        in_tree = False
-            else:
-                code = _policy_code(wh, wp, wst, rules, rbuf, rng, policy)
-            if apply_move(code, wh, wp, wst, rules) == 1:
-                break
-        backup(nodes, value, sq, node, objective(wst, team, rules) / scale)
-    code = best_root_code(nodes, value, sq, legal[g], z10)
-    for i in range(n):
-        if legal[i] == code:
-            return i
-    return g
+            return root[0]  # the public counts do not add up (never seen): no search
+        v0 = 0
+        for j in range(k):
+            for s in range(4):
+                for t in range(N_TYPES):
+                    wh[s, t] = det[s, t]
+                    wp[s, t] = played[s, t]
+            for i in range(N_ST):
+                wst[i] = pub[i]
+            node = j + 1  # the root children: candidate j is node j + 1
+            if apply_move(legal[root[j]], wh, wp, wst, rules) == 0:
+                node, count = _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst,
+                                       rules, rbuf, cand, cost, rng, policy)  # fmt: skip
+            v = objective(wst, team, rules)
+            backup(nodes, value, sq, node, v / scale)
+            if j == 0:
+                v0 = v
+            else:  # paired with greedy's pick on the same determinization
+                add_paired(score, ssq, j, v, v0)
+    return root[select(score, ssq, k, iters, z10)]

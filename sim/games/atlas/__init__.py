@@ -74,16 +74,16 @@ PIMC = PimcStrategy(
 )
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
-#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: the setting measured to beat greedy
-#: (docs/strategies.md); about 1.9 times pimc's CPU time per decision (benchmarks/bench_search.py)
-ISMCTS_DEFAULT = (256, 4, 0, 0.7, 0.5)
+#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: pimc's rollouts (48 determinizations
+#: x 4 candidates, paired) plus the tree; measured to beat greedy (docs/strategies.md)
+ISMCTS_DEFAULT = (48, 4, 0, 0.7, 1.0)
 #: ``ismcts`` (kernels/atlas/ismcts.py; docs/strategies.md)
 ISMCTS = IsmctsStrategy(
     _ismcts,
     ISMCTS_DEFAULT,
     "options considered per own decision (pimc's candidates: greedy's order of preference)",
-    "search: single-observer information-set MCTS at the decisions pimc searches — a fresh "
-    "determinization per iteration (AT-26), UCB with availability counts over its own "
+    "search: single-observer information-set MCTS at the decisions pimc searches — every "
+    "candidate on every determinization (AT-26, paired), a tree with UCB over its own later "
     "decisions, greedy rollouts, pimc's objective; ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z",
 )
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")

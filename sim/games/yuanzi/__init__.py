@@ -53,16 +53,16 @@ PIMC = PimcStrategy(
 )
 PIMC_INFO = PIMC.info
 pimc_id = PIMC.id
-#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: level with pimc head to head at
-#: about twice pimc's CPU time per decision (docs/strategies.md; benchmarks/bench_search.py)
-ISMCTS_DEFAULT = (128, 4, 0, 0.7, 1.5)
+#: (iters, cap, rollout, c, z) of the plain name ``ismcts``: pimc's rollouts (24 determinizations
+#: x 4 candidates, paired) plus the tree; level with pimc head to head (docs/strategies.md)
+ISMCTS_DEFAULT = (24, 4, 0, 0.7, 2.0)
 #: ``ismcts`` (kernels/yuanzi/ismcts.py; docs/strategies.md)
 ISMCTS = IsmctsStrategy(
     ismcts,
     ISMCTS_DEFAULT,
     "moves considered per own decision (pimc's candidates: greedy's pick, PASS, cheapest)",
-    "search: single-observer information-set MCTS — a fresh determinization per iteration "
-    "(YZ-28), UCB with availability counts over its own decisions, greedy rollouts, pimc's "
+    "search: single-observer information-set MCTS — every candidate on every determinization "
+    "(YZ-28, paired), a tree with UCB over its own later decisions, greedy rollouts, pimc's "
     "objective; ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z",
 )
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
