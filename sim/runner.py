@@ -504,12 +504,11 @@ def _cluster_results(engine, config, todo, client) -> Iterator:
                 )  # fmt: skip
                 next_submit += 1
             future = pending.pop(i)
-            while True:  # poll, so Ctrl-C is answered while the cluster works
-                try:
-                    games, seats, seconds = future.result(timeout=0.2)
-                    break
-                except TimeoutError:
-                    continue
+            # poll done() (a local check), so Ctrl-C is answered while the cluster works;
+            # result(timeout=...) can end in distributed's own UnboundLocalError under load
+            while not future.done():
+                time.sleep(0.05)
+            games, seats, seconds = future.result()
             yield chunk, [(chunk["first"], chunk["count"], games, seats)], seconds
     finally:
         for f in pending.values():
