@@ -23,7 +23,7 @@ from tests.yuanzi.test_agreement import agree
 #: the driver with the search strategies in its dispatch (kernels/variants.py)
 SEARCH = search_variant(drv)
 
-SMALL = "ismcts:iters=12,cap=4"
+SMALL = "ismcts:iters=12,cap=4,z=0"  # z=0: the search, not the safeguard, picks (choices differ from greedy)
 
 
 def test_ismcts_names_and_parameters():
