@@ -1,6 +1,6 @@
 """ATLAS kernel throughput: rounds/s and turns/s, and the deal-only floor. Not a test.
 
-Usage: ``.venv/bin/python benchmarks/bench_atlas.py [--games N] [--repeats R]``
+Usage: ``.venv/bin/python benchmarks/bench_atlas.py [--games N] [--repeats R] [--rules K=V,...]``
 
 Prints one line per measurement (median of R repeats after a warm-up), for 2, 4 and 10 players
 with greedy and random seats on 1 thread and on all threads, the deal-only floor (seed the
@@ -44,9 +44,9 @@ def timed(fn, repeats):
     return statistics.median(out)
 
 
-def bench_play(n, sid, games, threads, repeats):
+def bench_play(n, sid, games, threads, repeats, rules=None):
     numba.set_num_threads(threads)
-    R = RL.DEFAULT_RULES.copy()
+    R = RL.DEFAULT_RULES.copy() if rules is None else rules.copy()
     sids = np.full(n, sid, np.int64)
     g = np.zeros(games, D.GAMES_DTYPE)
     s = np.zeros(games * n, D.SEATS_DTYPE)
@@ -59,7 +59,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20_000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument(
+        "--rules",
+        default="",
+        help="rule options KEY=VALUE,... (e.g. self_melds=any: the pre-AT-07-revision default, "
+        "to pair with an older commit on the same games)",
+    )
     args = ap.parse_args()
+    pairs = [kv.split("=", 1) for kv in args.rules.split(",") if kv]
+    rules = RL.OPTIONS.array(dict(pairs)) if pairs else None
     all_threads = numba.config.NUMBA_NUM_THREADS
     deal_only(np.uint64(1), 0, 10, 4)
     floor = {}
@@ -72,7 +80,7 @@ def main():
     for n in (2, 4, 10):
         for name, sid in (("greedy", 1), ("random", 0)):
             for threads in sorted({1, all_threads}):
-                rps, tps = bench_play(n, sid, args.games, threads, args.repeats)
+                rps, tps = bench_play(n, sid, args.games, threads, args.repeats, rules)
                 res[(n, name, threads)] = rps
                 print(
                     f"play {name:7s}   n={n:2d} threads={threads:<3d} {rps:12,.0f} rounds/s "

@@ -2,7 +2,7 @@
 1,000-deal duplicate comparison of the default ``pimc`` against ``greedy``.
 
     .venv/bin/python benchmarks/bench_pimc.py [--game yuanzi|atlas|both] [--positions N]
-        [--deals 1000] [--threads 2] [--no-compare]
+        [--deals 1000] [--threads 2] [--no-compare] [--atlas-rules K=V,...]
 
 Part 1 (per core): positions are collected from greedy self-play (原子: every decision with a
 choice; ATLAS, 4 players: every discard decision), then the default ``pimc`` decides each of
@@ -96,7 +96,7 @@ def yuanzi_positions(count):
     )
 
 
-def bench_yuanzi(positions, repeats):
+def bench_yuanzi(positions, repeats, rules=None):
     from cardsim.kernels.yuanzi import pimc
     from cardsim.kernels.yuanzi.state import ST_ACTOR, ST_COUNT
     from cardsim.kernels.yuanzi.strategies import goes_out
@@ -132,10 +132,11 @@ def bench_yuanzi(positions, repeats):
 # --- ATLAS -----------------------------------------------------------------------------------
 
 
-def atlas_positions(count, players=4):
-    """Up to ``count`` discard decisions (snapshots) from greedy self-play."""
+def atlas_positions(count, players=4, rules=None):
+    """Up to ``count`` discard decisions (snapshots) from greedy self-play (the snapshot's
+    public block carries the rule options, so pimc plays under ``rules`` too)."""
     from cardsim.kernels.atlas import driver as drv
-    from cardsim.kernels.atlas.rules import DEFAULT_RULES
+    from cardsim.kernels.atlas.rules import OPTIONS
     from cardsim.kernels.atlas.state import S_LEN
     from cardsim.kernels.atlas.strategies import DT_DISCARD, GREEDY
 
@@ -143,7 +144,7 @@ def atlas_positions(count, players=4):
     snaps = []
     g = 0
     while len(snaps) < count:
-        tr = drv.run_trace(99, g, players, sids, DEFAULT_RULES, level=1, snap_at=-2)
+        tr = drv.run_trace(99, g, players, sids, OPTIONS.array(rules), level=1, snap_at=-2)
         for row in tr.snapshot:
             if row[S_LEN] >= 0 and row[S_LEN + 1] == DT_DISCARD and row[S_LEN + 2] > 1:
                 snaps.append(row.copy())
@@ -151,12 +152,12 @@ def atlas_positions(count, players=4):
     return np.array(snaps[:count])
 
 
-def bench_atlas(positions, repeats):
+def bench_atlas(positions, repeats, rules=None):
     from cardsim.kernels.atlas import pimc
     from cardsim.kernels.atlas.state import S_LEN
     from cardsim.kernels.atlas.strategies import DT_DISCARD
 
-    snaps = atlas_positions(positions)
+    snaps = atlas_positions(positions, rules=rules)
     from cardsim.sim.games.atlas import PIMC_DEFAULT
 
     sid = pimc.encode(*PIMC_DEFAULT)
@@ -215,13 +216,22 @@ def main():
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--no-compare", action="store_true")
+    ap.add_argument(
+        "--atlas-rules",
+        default="",
+        help="ATLAS rule options KEY=VALUE,... for the positions (e.g. self_melds=any, the "
+        "pre-AT-07-revision default, to pair with an older commit on the same positions)",
+    )
     a = ap.parse_args()
+    atlas_rules = dict(kv.split("=", 1) for kv in a.atlas_rules.split(",") if kv)
     numba.set_num_threads(1)
     games = ("yuanzi", "atlas") if a.game == "both" else (a.game,)
     for game in games:
         mod = __import__(f"cardsim.sim.games.{game}", fromlist=["PIMC_DEFAULT"])
         fn = bench_yuanzi if game == "yuanzi" else bench_atlas
-        n, rollouts, wall, cpu = fn(a.positions, a.repeats)
+        n, rollouts, wall, cpu = fn(
+            a.positions, a.repeats, atlas_rules if game == "atlas" else None
+        )
         print(
             f"{game}: default pimc (samples, cap, rollout, z) = {mod.PIMC_DEFAULT}; {n} positions, "
             f"{rollouts:,} rollouts"
