@@ -7,7 +7,7 @@ Plays ``--matches`` greedy matches (first halves) with the kernel's own rules fu
 keeps a snapshot of every decision (hands, played cards, public state, the code played). Then
 it times, over all snapshots, on one thread: restoring a snapshot (the baseline, subtracted
 from the rest), the legal-move generator, greedy's choice on the generated list, the
-follow shortcut (``greedy_follow_code``, the driver's path for greedy when it applies) and
+follow shortcut (``greedy_fast_code``, the driver's path for greedy when it applies) and
 applying the move. Figures are nanoseconds per decision, medians of the repeats, split by
 leading and following decisions. The whole decision, as the driver plays it, is timed by
 ``bench_yuanzi.py``; these parts are measured out of the driver's loop.
@@ -43,7 +43,7 @@ from cardsim.kernels.yuanzi.state import (  # noqa: E402
 from cardsim.kernels.yuanzi.strategies import (  # noqa: E402
     NO_SHORTCUT,
     choose_greedy,
-    greedy_follow_code,
+    greedy_fast_code,
 )
 
 ROW = 2 * 4 * N_TYPES + N_ST + 1  # hands, played, st, code
@@ -71,7 +71,7 @@ def collect(root, matches, rules, snaps):
         for i in range(N_RULES):
             st[ST_RULES + i] = rules[i]
         while k < snaps.shape[0]:
-            code = greedy_follow_code(hands, st, rules)
+            code = greedy_fast_code(hands, st, rules)
             if code == NO_SHORTCUT:
                 n = legal_moves(hands, st, rules, buf)
                 code = buf[choose_greedy(hands[st[ST_ACTOR]], played, st, buf, n, rs)]
@@ -128,7 +128,7 @@ def run_part(part, snaps, rules, leading):
             if part == 2:
                 acc += choose_greedy(hands[st[ST_ACTOR]], played, st, buf, n, rs)
         elif part == 3:
-            c = greedy_follow_code(hands, st, rules)
+            c = greedy_fast_code(hands, st, rules)
             moves += c == NO_SHORTCUT
             acc += c
         elif part == 4:

@@ -38,7 +38,7 @@ from cardsim.kernels.atlas.encoding import (
     MAX_OPTIONS,
     NONE,
 )
-from cardsim.kernels.atlas.pimc import determinize, objective, ranked, rollout
+from cardsim.kernels.atlas.pimc import draw_sample, objective, ranked, restart, rollout
 from cardsim.kernels.atlas.state import P_N, P_VALUES, S_LEN, hot_kernel
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
 from cardsim.kernels.atlas.turn import apply_move, legal_moves
@@ -54,7 +54,6 @@ from cardsim.kernels.ismcts_common import (
     tree_pick,
 )
 from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS, add_paired, clear_scores, select
-from cardsim.kernels.rng import next_u64
 
 __all__ = ["ROLLOUTS"]
 
@@ -157,17 +156,11 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
         count += 1
     clear_scores(score, ssq, k)
     for _ in range(iters):
-        if not determinize(S, p, pool, D, rng):
+        if not draw_sample(S, p, pool, D, ev0, rng):
             return g  # the public counts do not add up (never seen): no search
-        for i in range(4):
-            ev0[i] = next_u64(rng)
-        ev0[0] |= np.uint64(1)  # never the all-zero xoshiro state
         v0 = 0
         for j in range(k):
-            for t in range(S_LEN):
-                W[t] = D[t]
-            for i in range(4):
-                ev[i] = ev0[i]
+            restart(W, D, ev, ev0)
             child = j + 1  # the root children: candidate j is node j + 1
             apply_move(opts[root[j]], W)
             node, count = _descend(

@@ -360,6 +360,28 @@ def determinize(S, me, pool, D, rng):
 
 
 @hot_kernel
+def draw_sample(S, me, pool, D, ev0, rng):
+    """One determinization ``D`` of what seat ``me`` may know (``determinize``) and the seed
+    ``ev0`` of its rule-events stream; False when the public counts do not add up."""
+    if not determinize(S, me, pool, D, rng):
+        return False
+    for i in range(4):
+        ev0[i] = next_u64(rng)
+    ev0[0] |= np.uint64(1)  # never the all-zero xoshiro state
+    return True
+
+
+@hot_kernel
+def restart(W, D, ev, ev0):
+    """The working state ``W`` and events stream ``ev`` back at the sample's start (every
+    candidate is played on the same sample and the same events: paired)."""
+    for j in range(S_LEN):
+        W[j] = D[j]
+    for i in range(4):
+        ev[i] = ev0[i]
+
+
+@hot_kernel
 def ranked(S, p, dtype, opts, n, g, cap, cand, rest, idx, rng):
     """Up to ``cap`` candidate indices into ``opts[:n]``: greedy's pick ``g``, then greedy's
     next choices once the earlier ones are taken away (its order of preference)."""
@@ -414,17 +436,11 @@ def choose_pimc(S, p, sid, dtype, opts, n, rng):
     k = ranked(S, p, dtype, opts, n, g, cap, cand, ropts, idx, rng)
     clear_scores(score, sq, k)
     for _ in range(samples):
-        if not determinize(S, p, pool, D, rng):
+        if not draw_sample(S, p, pool, D, ev0, rng):
             return g  # the public counts do not add up (never seen): no search
-        for i in range(4):
-            ev0[i] = next_u64(rng)
-        ev0[0] |= np.uint64(1)  # never the all-zero xoshiro state
         v0 = 0
         for c in range(k):
-            for j in range(S_LEN):
-                W[j] = D[j]
-            for i in range(4):
-                ev[i] = ev0[i]
+            restart(W, D, ev, ev0)
             apply_move(opts[cand[c]], W)  # the candidate, then the round to its end
             rollout(W, rsid, rng, ev, ropts, log)
             v = objective(W, p)

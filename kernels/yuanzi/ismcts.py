@@ -42,10 +42,17 @@ from cardsim.kernels.ismcts_common import (
     tree_init,
     tree_pick,
 )
-from cardsim.kernels.pimc_common import ROLLOUT_GREEDY, ROLLOUTS, add_paired, clear_scores, select
+from cardsim.kernels.pimc_common import ROLLOUTS, add_paired, clear_scores, select
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_TYPES
-from cardsim.kernels.yuanzi.pimc import _candidates, _deal_unseen, objective
+from cardsim.kernels.yuanzi.pimc import (
+    _candidates,
+    _deal_unseen,
+    objective,
+    policy_move,
+    restart,
+    rollout,
+)
 from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
 from cardsim.kernels.yuanzi.state import (
     N_ST,
@@ -57,11 +64,8 @@ from cardsim.kernels.yuanzi.state import (
     inline_kernel,
 )
 from cardsim.kernels.yuanzi.strategies import (
-    NO_SHORTCUT,
     choose_greedy,
-    choose_random,
     goes_out,
-    greedy_follow_code,
 )
 
 __all__ = ["ROLLOUTS"]
@@ -95,34 +99,15 @@ def decode(sid):
     )
 
 
-@inline_kernel
-def _policy_code(wh, wp, wst, rules, rbuf, rng, policy):
-    """The rollout policy's move for the seat to act."""
-    code = NO_SHORTCUT
-    if policy == ROLLOUT_GREEDY:
-        code = greedy_follow_code(wh, wst, rules)
-    if code == NO_SHORTCUT:
-        n = legal_moves(wh, wst, rules, rbuf)
-        idx = 0
-        if n > 1:
-            q = wst[ST_ACTOR]
-            if policy == ROLLOUT_GREEDY:
-                idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
-            else:
-                idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
-        code = rbuf[idx]
-    return code
-
-
 @hot_kernel
 def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rbuf, cand, cost,
              rng, policy):  # fmt: skip
     """From tree node ``node`` with the half after its move: the seat's own decisions by the
     tree (``tree_pick``; a move that goes out at once), one new node, then the rollout policy
     for every seat to the end of the half; returns (the last node of the path, the count)."""
-    in_tree = True
-    while True:
-        if in_tree and wst[ST_ACTOR] == seat:
+    while True:  # inside the tree: the seat's decisions by the tree, the others' by the policy
+        in_tree = True
+        if wst[ST_ACTOR] == seat:
             m = legal_moves(wh, wst, rules, rbuf)
             code = rbuf[0]
             out = False
@@ -147,8 +132,11 @@ def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rb
                     code = rbuf[cand[0]]
                     in_tree = False
         else:
-            code = _policy_code(wh, wp, wst, rules, rbuf, rng, policy)
+            code = policy_move(wh, wp, wst, rules, rbuf, rng, policy)
         if apply_move(code, wh, wp, wst, rules) == 1:
+            return node, count
+        if not in_tree:  # below the new node: the rollout policy for every seat
+            rollout(wh, wp, wst, rules, rbuf, rng, policy)
             return node, count
 
 
@@ -189,7 +177,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     team = seat % 2
     c = c10 / 10.0
     scale = 1000.0 * max(rules[R_MATCH_POINTS_WIN], rules[R_MATCH_POINTS_SHUANGJIA], 1)
-    count = tree_init(nodes)
+    count = np.int64(tree_init(nodes))  # int64 throughout: one specialization of _play_on
     for j in range(k):  # the root children: every candidate, on every determinization
         tree_add(nodes, value, sq, count, 0, legal[root[j]])
         count += 1
@@ -199,13 +187,8 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
             return root[0]  # the public counts do not add up (never seen): no search
         v0 = 0
         for j in range(k):
-            for s in range(4):
-                for t in range(N_TYPES):
-                    wh[s, t] = det[s, t]
-                    wp[s, t] = played[s, t]
-            for i in range(N_ST):
-                wst[i] = pub[i]
-            node = j + 1  # the root children: candidate j is node j + 1
+            restart(wh, wp, wst, det, played, pub)
+            node = np.int64(j + 1)  # the root children: candidate j is node j + 1
             if apply_move(legal[root[j]], wh, wp, wst, rules) == 0:
                 node, count = _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst,
                                        rules, rbuf, cand, cost, rng, policy)  # fmt: skip

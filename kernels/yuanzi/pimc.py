@@ -85,7 +85,7 @@ from cardsim.kernels.yuanzi.strategies import (
     choose_greedy,
     choose_random,
     goes_out,
-    greedy_follow_code,
+    greedy_fast_code,
     move_cost,
 )
 
@@ -122,25 +122,65 @@ def decode(sid):
     return p % 1024, (p // 1024) % 256, (p // 262144) % 2, p // 524288
 
 
+# The search helpers below are compiled once each (``hot_kernel``) and called, not IR-inlined:
+# inlined, the legal-move generator, greedy and apply_move were compiled again into every search
+# function (choose_pimc, choose_ismcts, ismcts._play_on), 4–5 minutes of the search variant's
+# first compile (docs/performance.md). The per-move policy stays inlined into ``rollout``, the
+# loop where a search spends its time (called, it cost pimc 7 % of its speed); ``policy_move``
+# is the called form, for ismcts's few moves inside its tree.
+
+
 @inline_kernel
+def policy_code(wh, wp, wst, rules, rbuf, rng, policy):
+    """The rollout policy's move for the seat to act (greedy: its shortcut where it answers)."""
+    code = NO_SHORTCUT
+    if policy == ROLLOUT_GREEDY:
+        code = greedy_fast_code(wh, wst, rules)
+    if code == NO_SHORTCUT:
+        n = legal_moves(wh, wst, rules, rbuf)
+        idx = 0
+        if n > 1:
+            q = wst[ST_ACTOR]
+            if policy == ROLLOUT_GREEDY:
+                idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
+            else:
+                idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
+        code = rbuf[idx]
+    return code
+
+
+@hot_kernel
+def policy_move(wh, wp, wst, rules, rbuf, rng, policy):
+    """:func:`policy_code`, compiled once and called (not inlined)."""
+    return policy_code(wh, wp, wst, rules, rbuf, rng, policy)
+
+
+@hot_kernel
 def rollout(wh, wp, wst, rules, rbuf, rng, policy):
     """Play the half on to its end from ``wst`` (in place), every seat by ``policy``."""
     while True:
-        code = NO_SHORTCUT
-        if policy == ROLLOUT_GREEDY:
-            code = greedy_follow_code(wh, wst, rules)
-        if code == NO_SHORTCUT:
-            n = legal_moves(wh, wst, rules, rbuf)
-            idx = 0
-            if n > 1:
-                q = wst[ST_ACTOR]
-                if policy == ROLLOUT_GREEDY:
-                    idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
-                else:
-                    idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
-            code = rbuf[idx]
+        code = policy_code(wh, wp, wst, rules, rbuf, rng, policy)
         if apply_move(code, wh, wp, wst, rules) == 1:
             return
+
+
+@hot_kernel
+def play_out(code, wh, wp, wst, rules, rbuf, rng, policy):
+    """The candidate ``code``, then the half to its end by ``policy`` (in place)."""
+    if apply_move(code, wh, wp, wst, rules) == 0:
+        rollout(wh, wp, wst, rules, rbuf, rng, policy)
+
+
+@hot_kernel
+def restart(wh, wp, wst, det, played, pub):
+    """The working state back at the determinization ``det`` (every candidate is played on the
+    same one: paired)."""
+    for s in range(4):
+        for t in range(N_TYPES):
+            wh[s, t] = det[s, t]
+            wp[s, t] = played[s, t]
+    for j in range(N_ST):
+        wst[j] = pub[j]
 
 
 @inline_kernel
@@ -188,7 +228,7 @@ def objective(st, team, rules):
     return stake + pts if winner == team else -stake + pts
 
 
-@inline_kernel
+@hot_kernel
 def _candidates(own, played, pub, legal, n, rng, cap, cand, cost):
     """Fill ``cand`` with up to ``cap`` indices: greedy's pick, PASS, then cheapest first."""
     g = choose_greedy(own, played, pub, legal, n, rng)
@@ -220,7 +260,7 @@ def _candidates(own, played, pub, legal, n, rng, cap, cand, cost):
     return k
 
 
-@inline_kernel
+@hot_kernel
 def _deal_unseen(own, played, pub, unseen, det, rng):
     """One determinization into ``det``: the unseen cards shuffled over the other seats."""
     seat = pub[ST_ACTOR]
@@ -281,14 +321,8 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
             return cand[0]  # the public counts do not add up (never seen): no search
         v0 = 0
         for c in range(k):
-            for s in range(4):
-                for t in range(N_TYPES):
-                    wh[s, t] = det[s, t]
-                    wp[s, t] = played[s, t]
-            for j in range(N_ST):
-                wst[j] = pub[j]
-            if apply_move(legal[cand[c]], wh, wp, wst, rules) == 0:
-                rollout(wh, wp, wst, rules, rbuf, rng, policy)
+            restart(wh, wp, wst, det, played, pub)
+            play_out(legal[cand[c]], wh, wp, wst, rules, rbuf, rng, policy)
             v = objective(wst, team, rules)
             if c == 0:
                 v0 = v

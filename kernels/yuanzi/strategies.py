@@ -362,10 +362,6 @@ def greedy_fast_code(hands, pub, rules):
     return best
 
 
-#: the old name, until the search rollouts take the new one
-greedy_follow_code = greedy_fast_code
-
-
 @inline_kernel
 def choose_points(own, played, pub, legal, n, rng):
     """points: take rich tricks, feed point cards to the partner, withhold them otherwise."""
