@@ -299,6 +299,34 @@ def test_out_holding_something_else_is_never_touched(tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+def test_a_linked_configs_folder_is_refused_and_kept(tmp_path, capsys):
+    """--force (or a resume) never deletes or writes through a linked OUT/configs: one line,
+    exit 2, the linked folder's files untouched (was a bare OS error)."""
+    kw = dict(options="cap=5|6", budget=1600, seed=3, progress=False, min_games=100)
+    first = tune("tunable", "first_excess", out=tmp_path / "t", **kw)
+    assert first.best is not None
+    kept = tmp_path / "elsewhere"
+    (tmp_path / "t" / "configs").rename(kept)
+    (tmp_path / "t" / "configs").symlink_to(kept, target_is_directory=True)
+    before = sorted(str(p.relative_to(kept)) for p in kept.rglob("*"))
+    for force in (False, True):
+        with pytest.raises(CardsimError, match="configs is a symbolic link"):
+            tune("tunable", "first_excess", out=tmp_path / "t", force=force, **kw)
+    from cardsim.cli import main
+
+    cli_out = tmp_path / "cli"  # a real game on the command line, its configs/ a link too
+    cli_out.mkdir()
+    (cli_out / "configs").symlink_to(kept, target_is_directory=True)
+    argv = ["tune", "yuanzi", "--objective", "first_excess", "--options", "pass_is_final",
+            "--budget", "1600", "--out", str(cli_out), "--force"]  # fmt: skip
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "configs is a symbolic link" in err and "Traceback" not in err
+    assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*")) == before
+
+
 def test_unplayable_configurations_are_left_out_and_said(tmp_path):
     """AT-D1: 20 cards × 10 players cannot be dealt from a deck without ATLAS cards (198); the
     race leaves that configuration out before playing, says so, and races the others."""

@@ -530,6 +530,12 @@ def _rungs(configurations: int, eta: int) -> int:
 
 def _check_out(out: Path, ident: dict, force: bool) -> None:
     path = out / MANIFEST
+    configs = out / "configs"
+    if configs.is_symlink():  # never delete or write through a link (as run and study refuse)
+        raise CardsimError(
+            f"--out {out}: {configs} is a symbolic link; tune never writes or deletes through a "
+            "link: remove the link or use another --out"
+        )
     if path.is_file():
         try:
             have = json.loads(path.read_text())
