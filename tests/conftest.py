@@ -38,7 +38,9 @@ def _warm_kernels() -> None:
         while len(running) >= width:
             _reap(running.pop(0))
         running.append(
-            subprocess.Popen([sys.executable, "-m", "cardsim.sim.warmup", game, *purposes], cwd=ROOT)
+            subprocess.Popen(
+                [sys.executable, "-m", "cardsim.sim.warmup", game, *purposes], cwd=ROOT
+            )
         )
     for proc in running:
         _reap(proc)
