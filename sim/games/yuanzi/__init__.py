@@ -252,7 +252,7 @@ WARMUP = Warmup(
     entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
                   "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
                   "search": ("cardsim.kernels.yuanzi.driver", "simulate")},
-    compile_seconds={"run": 60, "replay": 70, "search": 110},
+    compile_seconds={"run": 60, "replay": 70, "search": 160},
 )  # fmt: skip
 
 ENGINE = YuanziEngine()
