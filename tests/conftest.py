@@ -57,24 +57,3 @@ def pytest_sessionstart(session) -> None:
     if not getattr(session.config.option, "numprocesses", None):
         return  # one process (no -n): each game compiles when a test first plays it
     _warm_kernels()
-
-
-#: The suite's longest tests (durations of a clean `.ci/run`, 20–170 s each), started first: in
-#: collection order the 原子 ones (tests/yuanzi/, collected last) ran at the end while the
-#: other worker had nothing left. Prefixes of node ids; the sort is stable.
-LONGEST_FIRST = (
-    "tests/test_documented_commands.py",
-    "tests/atlas/test_pimc.py::test_pimc_beats_greedy_on_duplicate_deals",
-    "tests/yuanzi/test_pimc.py",
-    "tests/yuanzi/test_ismcts.py",
-    "tests/yuanzi/test_revised_rulings.py::test_yz28_kernel",
-    "tests/yuanzi/test_fast_path.py",
-    "tests/test_user_strategies.py",
-    "tests/test_user_labels.py",
-    "tests/test_reliability.py::test_7_a_hung_user_strategy",
-    "tests/test_cluster_workflows.py",
-)
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(LONGEST_FIRST))
