@@ -513,6 +513,18 @@ def clear_run(out: Path) -> None:
             raise os_error(e, d, "cannot delete the old run's parts in") from None
 
 
+def refuse_link(path: Path, writes: str, doing: str = "") -> None:
+    """Refuse ``path`` if it is a symbolic link, in one line: ``writes`` says what is written
+    and deleted only inside cardsim's own folders (``--force`` and resuming never follow a link)."""
+    if path.is_symlink():
+        target = os.readlink(path)
+        lead = f"{doing}: " if doing else ""
+        raise CardsimError(
+            f"{lead}{path} is a symbolic link (to {target}); {writes}, never through a link: "
+            f"remove the link (rm {path}; {target} is left as it is) or use another --out"
+        )
+
+
 def check_tables(out: Path, doing: str) -> None:
     """Refuse a run directory whose ``games/`` or ``seats/`` is a symbolic link or not a
     folder: cardsim writes and deletes parts only inside the run directory, never through a
@@ -520,13 +532,9 @@ def check_tables(out: Path, doing: str) -> None:
     for t in TABLES:
         d = Path(out) / t
         try:
-            if d.is_symlink():
-                target = os.readlink(d)
-                raise CardsimError(
-                    f"{doing}: {d} is a symbolic link (to {target}); cardsim writes and deletes "
-                    f"a run's parts only inside its directory, never through a link: remove the "
-                    f"link (rm {d}; {target} is left as it is) or use another --out"
-                )
+            refuse_link(
+                d, "cardsim writes and deletes a run's parts only inside its directory", doing
+            )
             if d.exists() and not d.is_dir():
                 raise CardsimError(f"{doing}: {d} is not a directory; move it away")
         except OSError as e:

@@ -10,7 +10,6 @@ named ``<design>-cNNN`` on one root seed.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import tomllib
@@ -956,13 +955,9 @@ def _plan_scenario(s: Scenario, cfg: RunConfig, run_dir: Path, force: bool):
 def _check_run_dir(s: Scenario, run_dir: Path) -> None:
     """A scenario's folder is not a link and, if it exists, a run directory (or vacant)."""
     from cardsim.sim import runner
+    from cardsim.sim.rundir import refuse_link
 
-    if run_dir.is_symlink():  # never through a link (as run refuses a linked games/)
-        raise CardsimError(
-            f"{run_dir} is a symbolic link (to {os.readlink(run_dir)}); a study writes and "
-            f"deletes runs only inside its folder, never through a link: remove the link "
-            f"(rm {run_dir}; its target is left as it is) or use another --out"
-        )
+    refuse_link(run_dir, "a study writes and deletes runs only inside its folder")
     if run_dir.is_dir() and not (run_dir / runner.MANIFEST).is_file():
         from cardsim.sim.rundir import is_vacant
 

@@ -531,11 +531,9 @@ def _rungs(configurations: int, eta: int) -> int:
 def _check_out(out: Path, ident: dict, force: bool) -> None:
     path = out / MANIFEST
     configs = out / "configs"
-    if configs.is_symlink():  # never delete or write through a link (as run and study refuse)
-        raise CardsimError(
-            f"--out {out}: {configs} is a symbolic link; tune never writes or deletes through a "
-            "link: remove the link or use another --out"
-        )
+    from cardsim.sim.rundir import refuse_link
+
+    refuse_link(configs, "tune writes and deletes its runs only inside --out", f"--out {out}")
     if path.is_file():
         try:
             have = json.loads(path.read_text())
@@ -552,10 +550,10 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
     elif out.exists() and (not out.is_dir() or any(p.name != LOCK for p in out.iterdir())):
         # --force replaces only a tune run: never delete or write into anything else
         raise CardsimError(f"--out {out} is not empty and not a tune run; use another --out")
-    if force and (out / "configs").is_dir():
+    if force and configs.is_dir():
         import shutil
 
-        shutil.rmtree(out / "configs")
+        shutil.rmtree(configs)
     out.mkdir(parents=True, exist_ok=True)
     from cardsim.sim.rundir import atomic_write_bytes
 
