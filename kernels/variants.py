@@ -12,8 +12,10 @@ Two kinds (issue 21, "compile only what a run plays"):
 - the **search** variant (prelude ``_WITH_SEARCH = True``): the driver with the search
   strategies (pimc, ismcts) in its dispatch. The built-in driver itself is lean: scripted strategies
   only, so a first run of the default study never compiles a search strategy.
-- the **user** variant (``sim/user_strategies.py``): user functions in the driver's user slots,
-  with or without search.
+- the **user** variant (prelude ``_USER_SLOTS = True``): the driver whose dispatch also calls
+  user strategies, through the game's table of function addresses
+  (``cardsim.kernels.user_slots``). One per driver, compiled once: a new user strategy compiles
+  only itself. Its search variant plays user strategies and search strategies at one table.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from types import ModuleType
 _LOADED: dict[str, ModuleType] = {}
 
 SEARCH_PRELUDE = "_WITH_SEARCH = True  # the search strategies are in this driver's dispatch\n"
+USER_PRELUDE = "_USER_SLOTS = True  # user strategies are called through the game's user table\n"
 
 
 def write_once(path: Path, text: str) -> None:
@@ -69,3 +72,21 @@ def search_variant(driver: ModuleType) -> ModuleType:
     if name not in _LOADED:
         _LOADED[name] = load_variant(driver, "search", name, SEARCH_PRELUDE)
     return _LOADED[name]
+
+
+def user_variant(driver: ModuleType) -> ModuleType:
+    """``driver`` whose dispatch also calls user strategies (the driver itself if it is one)."""
+    if getattr(driver, "_USER", False):
+        return driver
+    name = f"cardsim_user_{driver.__name__.replace('.', '_')}"
+    if name not in _LOADED:
+        _LOADED[name] = load_variant(driver, "user", name, USER_PRELUDE)
+    return _LOADED[name]
+
+
+def is_cached(dispatcher) -> bool:
+    """Whether Numba's disk cache has an index for ``dispatcher`` (private API, best effort)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return False

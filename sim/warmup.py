@@ -7,9 +7,10 @@ game in a process of its own (``python -m cardsim.sim.warmup GAME``), and :meth:
 for a game's process before that game is first played. Before compiling it prints one notice
 naming what is compiled and roughly how long it takes.
 
-A user strategy (``path/file.py:function``) is compiled into its own copy of the driver, cached
-on disk too (once per version of the file, ``sim/user_strategies.py``); that module gives the
-notice of that compile itself, only when it happens, so nothing here announces user drivers.
+A user strategy (``path/file.py:function``) compiles alone, in seconds, and plays in the
+driver's user variant, compiled once for every user strategy and cached on disk too
+(``sim/user_strategies.py``); that module gives the notice of that compile itself, only when it
+happens, so nothing here announces user drivers.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
     """The notice to give before ``config``'s kernels compile, or None if they are cached.
 
     None for a configuration with user strategies: ``py:`` seats play on the reference engine,
-    and a Numba one plays in its own driver, cached once per version of the file, whose
+    and a Numba one plays in the driver's user variant, cached once for every user strategy, whose
     compile ``cardsim.sim.user_strategies.driver_for`` announces when (and only when) it happens.
     """
     if user_strategy_files(config):

@@ -305,10 +305,10 @@ def test_strategy_check_says_one_compile_time(capsys, monkeypatch, numba_example
     """Issue 19 #15: when the driver compiles, stderr announces it without a second, wrong
     compile time of the function alone ("compiled alone in 0.0 s": strategy check had compiled
     it already; stdout gives the real time)."""
-    from cardsim.sim import user_strategies as us
+    from cardsim.kernels import variants
 
-    monkeypatch.setattr(us, "_DRIVERS", {})  # a fresh driver module, as in a new process
-    monkeypatch.setattr(us, "_numba_cached", lambda dispatcher: False)  # announce its compile
+    monkeypatch.setattr(variants, "_LOADED", {})  # a fresh user variant, as in a new process
+    monkeypatch.setattr(variants, "is_cached", lambda dispatcher: False)  # announce its compile
     code, out, err = cardsim(
         capsys, "strategy", "check", "yuanzi", numba_example, "--games", "20", "--threads", "1"
     )

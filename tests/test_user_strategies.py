@@ -64,16 +64,22 @@ def test_labels_are_stem_and_function_and_refuse_clashes():
         us.labels(["/a/v1/mybot.py:choose", "greedy", "/a/v2/mybot.py:choose"])
 
 
-def test_cache_key_follows_the_file_contents(tmp_path):
+def test_a_changed_file_is_a_new_function_in_the_table(tmp_path):
+    """The table entry follows the file's contents: the same file gives the same entry, an edited
+    one a new entry that plays the edited code (nothing of the old version runs)."""
     from cardsim.kernels.yuanzi import driver
 
     f = tmp_path / "mine.py"
-    f.write_text((ROOT / "examples" / "yuanzi_strategy.py").read_text())
-    key = us.cache_key("yuanzi", driver, [us.parse(f"{f}:choose")])
-    assert key == us.cache_key("yuanzi", driver, [us.parse(f"{f}:choose")])
-    f.write_text(f.read_text() + "\n# edited\n")
-    assert us.cache_key("yuanzi", driver, [us.parse(f"{f}:choose")]) != key
-    assert us.cache_key("atlas", driver, [us.parse(f"{f}:choose")]) != key
+    f.write_text("def choose(own, played, pub, legal, n_legal, rng):\n    return 0\n")
+    seats = [f"{f}:choose", "greedy", "greedy", "greedy"]
+    spec = seats[0]
+    first = us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES)
+    assert us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES) == first
+    before, _ = get_engine("yuanzi").play_chunk(config("yuanzi", seats), 0, 6)
+    f.write_text("def choose(own, played, pub, legal, n_legal, rng):\n    return n_legal - 1\n")
+    assert us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES) != first
+    after, _ = get_engine("yuanzi").play_chunk(config("yuanzi", seats), 0, 6)
+    assert not before.equals(after)
 
 
 # --- loading and compiling: one line, in seconds ----------------------------------------------
@@ -154,14 +160,18 @@ def test_an_out_of_range_answer_is_named(game):
 
 
 # --- the compile cache --------------------------------------------------------------------------
-def test_a_second_process_loads_the_user_driver_from_the_cache():
+def test_a_second_process_loads_the_user_driver_from_the_cache(tmp_path):
+    """The user variant compiles once, for every user strategy: a second process with another
+    user strategy (a new file) compiles only that function and loads the driver, silently."""
+    other = tmp_path / "another_vandal.py"
+    other.write_text(Path(YZ_VANDAL.rsplit(":", 1)[0]).read_text() + "\n# another file\n")
     script = (
         "import sys\n"
         "from cardsim.sim.game import RunConfig\n"
         "from cardsim.sim.games import get_engine\n"
         "from sim import user_strategies as us\n"
         "from cardsim.kernels.yuanzi import driver as drv\n"
-        f"seats = ({YZ_VANDAL!r}, 'greedy', 'random', 'greedy')\n"
+        "seats = (sys.argv[1], 'greedy', 'random', 'greedy')\n"
         "e = get_engine('yuanzi')\n"
         "e.play_chunk(RunConfig(game='yuanzi', players=4, seats=seats, seed=3), 0, 5)\n"
         "mod = e._driver((seats[0],), 'simulate')\n"
@@ -170,9 +180,9 @@ def test_a_second_process_loads_the_user_driver_from_the_cache():
     )
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
     runs = [
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
-                       env=env, timeout=900)
-        for _ in range(2)
+        subprocess.run([sys.executable, "-c", script, spec], capture_output=True, text=True,
+                       cwd=ROOT, env=env, timeout=900)
+        for spec in (YZ_VANDAL, f"{other}:choose")
     ]  # fmt: skip
     for r in runs:
         assert r.returncode == 0, r.stderr

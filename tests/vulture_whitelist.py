@@ -36,7 +36,6 @@ _.strategy_files  # rundir.Manifest field: validated on every read of manifest.j
 _.comparison  # study._StudyFile field: the [[comparison]] tables' shape
 
 # strings and other libraries
-_.slot_functions  # called by the generated driver's prelude (sim/user_strategies.py _PRELUDE)
 _.start_t  # tqdm's clock, re-based by sim/progress.py (tqdm reads it)
 _.initial  # tqdm's count at its start (tqdm reads it)
 _.last_print_n  # tqdm's last printed count (tqdm reads it)

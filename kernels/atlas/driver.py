@@ -2,9 +2,9 @@
 
 The round itself is the turn engine's (``kernels/atlas/turn.py``): ``play_on`` is its loop of
 decide → trace → advance. Everything that takes a decision lives here, so that user strategies
-run in a variant of this
-module: a generated copy of this file whose prelude sets ``_USER_STRATEGIES``
-(``sim/user_strategies.py``, cached under its own file name). The built-in driver dispatches
+run in the user variant
+of this module: a copy of this file whose prelude sets ``_USER_SLOTS`` (user functions are
+called through ``cardsim.kernels.user_slots``'s table; ``sim/user_strategies.py``). The built-in driver dispatches
 strategies by integer id (``cardsim.kernels.atlas.strategies``).
 
 Trace arrays (``tc`` counters, int64):
@@ -75,6 +75,7 @@ from cardsim.kernels.atlas.strategies import (
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.user_slots import table as user_table
 from numba import prange
 from numba.core import types as nt
 
@@ -137,14 +138,17 @@ USER_ARGTYPES = (
     nt.int64,
     nt.Array(nt.uint64, 1, "C"),
 )
+#: this game's user-function table (``cardsim.kernels.user_slots``)
+USER_TABLE = user_table("atlas")
 # The built-in driver (this file as it is): ``_jit`` is the turn loop (NRT off, see
-# ``cardsim.kernels.jit.JIT_HOT``) and the user slots are placeholders, never called. The generated
-# variant presets ``_USER_STRATEGIES``: ``_user`` runs the user's functions on private copies of
-# their inputs, which needs NRT in the turn loop; it is cached like this file.
-_USER = globals().get("_USER_STRATEGIES")
+# ``cardsim.kernels.jit.JIT_HOT``) and the user entry is a placeholder, never called. Its user
+# variant (``cardsim.kernels.variants.user_variant``, prelude ``_USER_SLOTS``): ``_user`` calls
+# user functions through the table on private copies of their inputs, which needs NRT in the
+# turn loop; it is compiled once and cached like this file.
+_USER = globals().get("_USER_SLOTS", False)
 _njit = kernel
 _pjit = parallel_kernel
-if _USER is None:
+if not _USER:
     _jit = hot_kernel
 
     @_jit
@@ -153,30 +157,20 @@ if _USER is None:
 
 else:
     _jit = kernel
-    _U0, _U1, _U2, _U3 = tuple(_USER) + (user_placeholder,) * (MAX_USER - len(_USER))
-
-    @kernel
-    def _user_slot(k, dtype, hand, pub, opts, n, rng):
-        if k == 0:
-            return np.int64(_U0(dtype, hand, pub, opts, n, rng))
-        if k == 1:
-            return np.int64(_U1(dtype, hand, pub, opts, n, rng))
-        if k == 2:
-            return np.int64(_U2(dtype, hand, pub, opts, n, rng))
-        return np.int64(_U3(dtype, hand, pub, opts, n, rng))
+    _call_user = USER_TABLE.caller(USER_ARGTYPES)
 
     @kernel
     def _user(slot, dtype, hand, pub, opts, n, rng):
-        """User slot ``slot`` on private copies of its hand, public block and options (the
+        """User entry ``slot`` on private copies of its hand, public block and options (the
         state never depends on what it does); ``rng`` is its strategy stream. An exception it
         raises becomes answer -1 (an error the engine explains by replaying the game with
         ``slot + MAX_USER``, raise mode, on one thread)."""
         h, p, o = hand.copy(), pub.copy(), opts.copy()
         d, k = np.int64(dtype), np.int64(n)
         if slot >= MAX_USER:
-            return _user_slot(slot - MAX_USER, d, h, p, o, k, rng)
+            return _call_user(slot - MAX_USER, d, h, p, o, k, rng)
         try:
-            return _user_slot(slot, d, h, p, o, k, rng)
+            return _call_user(slot, d, h, p, o, k, rng)
         except Exception:
             return -1
 

@@ -48,6 +48,7 @@ from cardsim.kernels.atlas.state import (
 )
 from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
+from cardsim.kernels.user_slots import TABLE_SIZE
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
 #: (name, id, one-line description) of the built-in strategies.
@@ -67,9 +68,10 @@ BUILTINS = (
         "cards an opponent is likely to claim and values only melds that can still be completed",
     ),
 )
-#: Strategy ids from this value up are user strategies (slot = id - USER_BASE).
+#: Strategy ids from this value up are user strategies (table entry = id - USER_BASE; from
+#: ``USER_BASE + MAX_USER`` raise mode, ``cardsim.kernels.user_slots``).
 USER_BASE = 100
-MAX_USER = 4
+MAX_USER = TABLE_SIZE
 #: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.
 LEVEL_BASE = 1 << 60
 #: soft's score units (one step of greedy's preference): a keep point (discard, give, take),

@@ -7,8 +7,8 @@ Game ``first + i`` is seeded from (root, game index) alone: stream 0 deals both 
 any play (protocol §1), stream 2 feeds the strategies, so rows never depend on chunking or
 threads. ``simulate_trace`` also records every decision (protocol §8).
 
-User strategies (``sim/user_strategies.py``) run in a variant of this file: a generated copy
-whose prelude sets ``_USER_STRATEGIES``; see "user strategies" below.
+User strategies (``sim/user_strategies.py``) run in the user variant of this file: a copy
+whose prelude sets ``_USER_SLOTS``; see "user strategies" below.
 """
 
 import sys
@@ -16,6 +16,8 @@ import sys
 import numpy as np
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.user_slots import TABLE_SIZE
+from cardsim.kernels.user_slots import table as user_table
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
 from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
 from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
@@ -67,7 +69,6 @@ from cardsim.kernels.yuanzi.strategies import (
     NO_SHORTCUT,
     choose_builtin,
     choose_level,
-    choose_random,
     greedy_fast_code,
 )
 from numba import prange
@@ -83,33 +84,25 @@ USER_ARGTYPES = (
     nt.int64,
     nt.Array(nt.uint64, 1, "C"),
 )
-#: user slots; a strategy id ``N_BUILTIN + MAX_USER + k`` runs slot k in raise mode
-MAX_USER = 4
+#: entries of the user table; a strategy id ``N_BUILTIN + MAX_USER + k`` runs entry k in raise mode
+MAX_USER = TABLE_SIZE
+#: this game's user-function table (``cardsim.kernels.user_slots``)
+USER_TABLE = user_table("yuanzi")
 # The built-in driver (this file as it is) dispatches built-ins only, zero-copy, in a hot (NRT
-# off) play loop. The generated variant (``sim/user_strategies.py``) presets
-# ``_USER_STRATEGIES``: its dispatch also runs the user slots, on private copies of their inputs
-# (which need NRT in the play loop); it is cached like this file, under its own file name.
-_USER = globals().get("_USER_STRATEGIES")
-if _USER is None:
+# off) play loop. Its user variant (``cardsim.kernels.variants.user_variant``, prelude
+# ``_USER_SLOTS``) also calls user functions through the table, on private copies of their
+# inputs (which need NRT in the play loop); it is compiled once and cached like this file.
+_USER = globals().get("_USER_SLOTS", False)
+if not _USER:
     _choose = choose_builtin
     _hot = hot_kernel
 else:
     _hot = kernel
-    _U0, _U1, _U2, _U3 = tuple(_USER) + (choose_random,) * (MAX_USER - len(_USER))
-
-    @kernel
-    def _user_slot(k, own, played, pub, legal, n, rng):
-        if k == 0:
-            return np.int64(_U0(own, played, pub, legal, n, rng))
-        if k == 1:
-            return np.int64(_U1(own, played, pub, legal, n, rng))
-        if k == 2:
-            return np.int64(_U2(own, played, pub, legal, n, rng))
-        return np.int64(_U3(own, played, pub, legal, n, rng))
+    _call_user = USER_TABLE.caller(USER_ARGTYPES)
 
     @kernel
     def _choose(sid, own, played, pub, legal, n, rng):
-        """Built-ins as in the built-in driver; a user slot gets private copies of own hand,
+        """Built-ins as in the built-in driver; a user entry gets private copies of own hand,
         played cards, public state and legal list (the deal never depends on what it does);
         ``rng`` is the match's strategy stream. An exception it raises becomes answer -1 (a
         bad answer, which the engine explains by replaying the game in raise mode)."""
@@ -118,9 +111,9 @@ else:
         k = sid - N_BUILTIN
         o, p, s, c = own.copy(), played.copy(), pub.copy(), legal[:n].copy()
         if k >= MAX_USER:  # raise mode: let the exception through (one thread, no prange)
-            return _user_slot(k - MAX_USER, o, p, s, c, np.int64(n), rng)
+            return _call_user(k - MAX_USER, o, p, s, c, np.int64(n), rng)
         try:
-            return _user_slot(k, o, p, s, c, np.int64(n), rng)
+            return _call_user(k, o, p, s, c, np.int64(n), rng)
         except Exception:
             return -1
 

@@ -10,7 +10,6 @@ from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import rules as KR
 from cardsim.kernels.yuanzi import state as KS
 from cardsim.kernels.yuanzi.encoding import BIG_JOKER, N_TYPES, SMALL_JOKER
-from cardsim.kernels.yuanzi.strategies import N_BUILTIN
 from cardsim.sim.rules import yuanzi as ref
 from cardsim.sim.rules.yuanzi_moves import ATOM, BOMB, PAIR, SINGLE, TRIPLE, cards_text
 
@@ -119,18 +118,21 @@ YZ28_FILE = Path(__file__).resolve().parent.parent / "user_strategy_files" / "yz
 
 @pytest.fixture(scope="module")
 def user_driver():
-    """The user-strategy driver (sim/user_strategies.py) with slot 0 behind_aware, 1 checker."""
+    """The user variant of the driver (sim/user_strategies.py) and the strategy ids of
+    behind_aware and checker."""
     from cardsim.sim.games.yuanzi import ENGINE
 
     specs = (f"{YZ28_FILE}:behind_aware", f"{YZ28_FILE}:checker")
-    return ENGINE._driver(specs, "simulate_trace")
+    ids, _users = ENGINE.strategy_ids(specs * 2)
+    return ENGINE._driver(specs, "simulate_trace"), int(ids[0]), int(ids[1])
 
 
 def test_yz28_kernel_strategy_reads_the_first_half_score(user_driver):
+    driver, behind_aware, checker = user_driver
     rules = KS.rules_array({"pass_is_final": True})
-    sids = np.array([N_BUILTIN, N_BUILTIN + 1, N_BUILTIN, N_BUILTIN + 1], np.int64)
+    sids = np.array([behind_aware, checker, behind_aware, checker], np.int64)
     count = 24
-    games, _s, tr, _h, _l = drv.run_trace(9, 0, count, sids, rules, driver=user_driver)
+    games, _s, tr, _h, _l = drv.run_trace(9, 0, count, sids, rules, driver=driver)
     assert (games[:, drv.G_BAD] == 0).all()  # the checker found the match block right
     starts = np.searchsorted(tr[:, drv.T_GAME], np.arange(count + 1))
     high_moves = second_halves = 0
@@ -153,10 +155,11 @@ def test_yz28_kernel_strategy_reads_the_first_half_score(user_driver):
 
 
 def test_yz28_kernel_rules_block_follows_the_options(user_driver):
-    sids = np.array([N_BUILTIN + 1] * 4, np.int64)
-    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({"pass_is_final": True}), user_driver)
+    driver, _behind_aware, checker = user_driver
+    sids = np.array([checker] * 4, np.int64)
+    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({"pass_is_final": True}), driver)
     assert (games[:, drv.G_BAD] == 0).all()
-    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({}), user_driver)
+    games, _ = drv.run_games(4, 0, 8, sids, KS.rules_array({}), driver)
     assert (games[:, drv.G_BAD] > 0).all()  # pass_is_final is 0 in the block: the checker sees it
 
 

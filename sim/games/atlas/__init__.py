@@ -58,6 +58,8 @@ def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
     return OPTIONS.array(rules, players)
 
 
+#: the one compile of the driver's user variant (every user strategy then compiles only itself)
+USER_DRIVER_COMPILE = "about 30 s"
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 PIMC_DEFAULT = (48, 4, 0, 2.0)
@@ -188,7 +190,8 @@ class AtlasEngine:
             elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
-                ids.append(USER_BASE + users.index(name))
+                table, argtypes = _driver.USER_TABLE, _driver.USER_ARGTYPES
+                ids.append(USER_BASE + user_strategies.entry(name, table, argtypes))
             else:
                 raise CardsimError(
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
@@ -197,9 +200,7 @@ class AtlasEngine:
         sids = np.array(ids, np.int64)
         if not users:
             return sids, _driver.for_seats(sids)  # the lean driver, or its search variant
-        mod = user_strategies.driver_for(
-            "atlas", _driver, users, _driver.USER_ARGTYPES, entry, "ATLAS", "about 1-2 minutes"
-        )
+        mod = user_strategies.driver_for(_driver, users, entry, "ATLAS", USER_DRIVER_COMPILE)
         return sids, _driver.for_seats(sids, mod)
 
     # -- play --------------------------------------------------------------------------------
@@ -236,14 +237,14 @@ class AtlasEngine:
             except Exception:
                 break
 
+        labels = user_strategies.labels(config.seats)
+        mine = dict(zip(labels, ids, strict=True))  # a user strategy's label -> its id
+        users = list(dict.fromkeys(x for x, u in zip(labels, user, strict=True) if u))
+
         def rerun(slot):
-            only = raising if slot is None else np.where(ids == USER_BASE + slot, raising, ids)
+            only = raising if slot is None else np.where(ids == mine[users[slot]], raising, ids)
             return bool(play(game, only))
 
-        labels = user_strategies.labels(config.seats)
-        users = list(
-            dict.fromkeys(x for x, sid in zip(labels, ids, strict=True) if sid >= USER_BASE)
-        )
         return user_strategies.failure(users, rerun, f"game {game}, seed {config.seed}")
 
     def play_chunk(self, config: RunConfig, first: int, count: int):

@@ -40,6 +40,8 @@ from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStr
 
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
+#: the one compile of the driver's user variant (every user strategy then compiles only itself)
+USER_DRIVER_COMPILE = "about 40 s"
 PIMC_DEFAULT = (24, 4, 0, 2.0)
 #: ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
 PIMC = PimcStrategy(
@@ -140,7 +142,8 @@ class YuanziEngine:
         return OPTIONS.array(rules)
 
     def strategy_ids(self, seats) -> tuple[np.ndarray, tuple[str, ...]]:
-        """Kernel ids per seat and the user strategy specs (ids N_BUILTIN + k)."""
+        """Kernel ids per seat and the user strategy specs (a user seat's id is ``N_BUILTIN +``
+        its entry in the user table, ``cardsim.sim.user_strategies.entry``: compiled here)."""
         if len(seats) != 4:
             raise CardsimError(f"yuanzi needs 4 seats, got {len(seats)}")
         names = {s.name: s.id for s in self.strategies}
@@ -158,7 +161,9 @@ class YuanziEngine:
             elif user_strategies.is_user_strategy(seat):
                 if seat not in users:
                     users.append(seat)
-                ids.append(N_BUILTIN + users.index(seat))
+                ids.append(
+                    N_BUILTIN + user_strategies.entry(seat, drv.USER_TABLE, drv.USER_ARGTYPES)
+                )
             else:
                 raise CardsimError(
                     f"unknown yuanzi strategy {seat!r} "
@@ -167,12 +172,10 @@ class YuanziEngine:
         return np.array(ids, np.int64), tuple(users)
 
     def _driver(self, users: tuple[str, ...], entry: str):
-        """The driver module to run: the built-in one, or the user-strategy variant."""
+        """The driver module to run: the built-in one (None), or its user variant."""
         if not users:
             return None
-        return user_strategies.driver_for(
-            "yuanzi", drv, users, drv.USER_ARGTYPES, entry, "原子", "about 1-2 minutes"
-        )
+        return user_strategies.driver_for(drv, users, entry, "原子", USER_DRIVER_COMPILE)
 
     def _run(self, config: RunConfig, first: int, count: int):
         sids, users = self.strategy_ids(config.seats)
@@ -186,7 +189,8 @@ class YuanziEngine:
             def rerun(slot):
                 raising = sids + drv.MAX_USER * ((sids >= N_BUILTIN) & (sids < pimc.PIMC_BASE))
                 if slot is not None:
-                    raising = np.where(sids == N_BUILTIN + slot, raising, sids)
+                    mine = sids[list(config.seats).index(users[slot])]
+                    raising = np.where(sids == mine, raising, sids)
                 again = self._driver(users, "simulate_trace")
                 tg = drv.run_trace(config.seed, game, 1, raising, rules, False, again)[0]
                 return bool(tg[0, drv.G_BAD])
