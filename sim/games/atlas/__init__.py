@@ -59,7 +59,7 @@ def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
 
 
 #: the one compile of the driver's user variant (every user strategy then compiles only itself)
-USER_DRIVER_COMPILE = "about 30 s"
+USER_DRIVER_COMPILE = "about 15 s"
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 PIMC_DEFAULT = (48, 4, 0, 2.0)

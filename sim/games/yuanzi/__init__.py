@@ -41,7 +41,7 @@ from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStr
 #: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
 #: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 #: the one compile of the driver's user variant (every user strategy then compiles only itself)
-USER_DRIVER_COMPILE = "about 40 s"
+USER_DRIVER_COMPILE = "about 20 s"
 PIMC_DEFAULT = (24, 4, 0, 2.0)
 #: ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
 PIMC = PimcStrategy(
