@@ -4,8 +4,9 @@ Numba compiles each game's kernels on first use (about a minute of one core per 
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
 process compiles them first, one process per game (its run, replay and search kernels in turn:
-``python -m cardsim.sim.warmup GAME run replay search``), and
-every test process then loads them from the on-disk cache (``kernels/jit.py``). Without
+``python -m cardsim.sim.warmup GAME run replay search``), then, on the core the first finished
+game frees, each game's user variant (``tests/warm_user_variants.py``), and every test process
+loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,24 +28,24 @@ def _warm_kernels() -> None:
     # one process per game, its purposes in turn: a game's replay and search kernels reuse the
     # callees its run kernels compiled in that process (run, replay, search as separate
     # processes compiled them twice or three times: 9 min of the suite's start, now ~4)
-    jobs = {
-        game: [p for p in ("run", "replay", "search") if not warmup.is_cached(game, p)]
+    jobs = [
+        [sys.executable, "-m", "cardsim.sim.warmup", game, *purposes]
         for game in GAMES
-    }
+        if (purposes := [p for p in ("run", "replay", "search") if not warmup.is_cached(game, p)])
+    ]
+    # then, on the first core a game leaves free, the user variants every user strategy plays in
+    # (tests/warm_user_variants.py; 原子's search takes minutes longer than ATLAS's whole warm-up)
+    if jobs:
+        jobs.append([sys.executable, "-m", "tests.warm_user_variants"])
     width = max(1, os.cpu_count() or 1)
     running: list[subprocess.Popen] = []
-    for game, purposes in jobs.items():
-        if not purposes:
-            continue
-        while len(running) >= width:
-            _reap(running.pop(0))
-        running.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "cardsim.sim.warmup", game, *purposes], cwd=ROOT
-            )
-        )
-    for proc in running:
-        _reap(proc)
+    while jobs or running:
+        while jobs and len(running) < width:
+            running.append(subprocess.Popen(jobs.pop(0), cwd=ROOT))
+        time.sleep(0.5)
+        for proc in [p for p in running if p.poll() is not None]:
+            running.remove(proc)
+            _reap(proc)
 
 
 def _reap(proc: subprocess.Popen) -> None:

@@ -1,0 +1,34 @@
+"""Compile each game's user variant (its run and replay entry points) into the kernel cache.
+
+``tests/conftest.py`` runs this (``python -m tests.warm_user_variants``) on the core that the
+first finished game's warm-up leaves free, so that no test waits for that compile and the two
+test processes never compile it both at once. Every user strategy plays in the one user variant
+of its game's driver (``cardsim.kernels.user_slots``): the examples warm it for all of them.
+ATLAS first: its built-in kernels are compiled by then, so this process only loads them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardsim.sim.game import RunConfig
+from cardsim.sim.games import get_engine
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = {
+    "atlas": "examples/atlas_strategy.py:choose",
+    "yuanzi": "examples/yuanzi_strategy.py:choose",
+}
+
+
+def main() -> None:
+    for game, spec in EXAMPLES.items():
+        engine = get_engine(game)
+        seats = (str(ROOT / spec), "greedy", "greedy", "greedy")
+        config = RunConfig(game=game, players=4, seats=seats, seed=1)
+        engine.play_chunk(config, 0, 1)
+        engine.replay(config, 0)
+
+
+if __name__ == "__main__":
+    main()
