@@ -83,7 +83,7 @@ def report_once(run: Path) -> tuple[float, float, float]:
     code = (
         "import resource, subprocess, sys, time;"
         "t = time.perf_counter();"
-        f"subprocess.run([sys.executable, '-m', 'sim', 'report', {str(run)!r}, "
+        f"subprocess.run([sys.executable, '-m', 'cardsim', 'report', {str(run)!r}, "
         f"'--out', {str(run) + '.html'!r}], check=True, capture_output=True);"
         "w = time.perf_counter() - t;"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN);"
