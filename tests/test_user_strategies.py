@@ -159,6 +159,46 @@ def test_an_out_of_range_answer_is_named(game):
         engine.play_chunk(config(game, ["greedy", vandal, "greedy", "greedy"]), 0, 20)
 
 
+@pytest.mark.parametrize("game", ["yuanzi", "atlas"])
+def test_a_strategy_returning_a_narrow_integer_plays_like_int64(game, tmp_path):
+    """The table calls int64 functions: another integer return type is widened by a wrapper,
+    and the games are those of the same strategy returning int64."""
+    args = (
+        "own, played, pub, legal, n_legal, rng" if game == "yuanzi" else "d, h, p, o, n_legal, rng"
+    )
+    narrow, wide = tmp_path / "narrow.py", tmp_path / "wide.py"
+    narrow.write_text(
+        f"import numpy as np\ndef choose({args}):\n    return np.int32(n_legal - 1)\n"
+    )
+    wide.write_text(f"import numpy as np\ndef choose({args}):\n    return np.int64(n_legal - 1)\n")
+    engine = get_engine(game)
+    runs = [
+        engine.play_chunk(config(game, [f"{f}:choose", "greedy", "random", "greedy"]), 0, 8)
+        for f in (narrow, wide)
+    ]
+    for i in (0, 1):  # games, seats: everything but the strategy labels (Enums of other names)
+        a, b = (r[i].select(pl.exclude("^strategy.*$")) for r in runs)
+        assert_frame_equal(a, b)
+
+
+def test_a_full_table_is_one_line(monkeypatch):
+    """Entries are never reused: the table refuses one function more than it holds."""
+    import numpy as np
+    from cardsim.kernels import user_slots
+    from numba import njit, types
+
+    table = user_slots.Table("test_full")
+    argtypes = (types.int64,)
+    first, second = njit(lambda x: np.int64(x)), njit(lambda x: np.int64(x + 1))
+    for fn in (first, second):
+        fn.compile(argtypes)
+    monkeypatch.setattr(user_slots, "TABLE_SIZE", 1)
+    assert table.entry(first, argtypes) == 0
+    assert table.entry(first, argtypes) == 0  # the same function: its entry again
+    with pytest.raises(CardsimError, match="more than 1 different user strategies in one process"):
+        table.entry(second, argtypes)
+
+
 # --- the compile cache --------------------------------------------------------------------------
 def test_a_second_process_loads_the_user_driver_from_the_cache(tmp_path):
     """The user variant compiles once, for every user strategy: a second process with another
