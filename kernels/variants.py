@@ -64,24 +64,24 @@ def load_variant(driver: ModuleType, folder: str, name: str, prelude: str) -> Mo
     return module
 
 
+def _variant(driver: ModuleType, kind: str, flag: str, prelude: str) -> ModuleType:
+    """``driver``'s ``kind`` variant, loaded once per process (the driver if its ``flag`` is set)."""
+    if getattr(driver, flag, False):
+        return driver
+    name = f"cardsim_{kind}_{driver.__name__.replace('.', '_')}"
+    if name not in _LOADED:
+        _LOADED[name] = load_variant(driver, kind, name, prelude)
+    return _LOADED[name]
+
+
 def search_variant(driver: ModuleType) -> ModuleType:
     """``driver`` with the search strategies in its dispatch (the driver itself if it is one)."""
-    if getattr(driver, "_SEARCH", False):
-        return driver
-    name = f"cardsim_search_{driver.__name__.replace('.', '_')}"
-    if name not in _LOADED:
-        _LOADED[name] = load_variant(driver, "search", name, SEARCH_PRELUDE)
-    return _LOADED[name]
+    return _variant(driver, "search", "_SEARCH", SEARCH_PRELUDE)
 
 
 def user_variant(driver: ModuleType) -> ModuleType:
     """``driver`` whose dispatch also calls user strategies (the driver itself if it is one)."""
-    if getattr(driver, "_USER", False):
-        return driver
-    name = f"cardsim_user_{driver.__name__.replace('.', '_')}"
-    if name not in _LOADED:
-        _LOADED[name] = load_variant(driver, "user", name, USER_PRELUDE)
-    return _LOADED[name]
+    return _variant(driver, "user", "_USER", USER_PRELUDE)
 
 
 def is_cached(dispatcher) -> bool:
