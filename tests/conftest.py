@@ -3,10 +3,10 @@
 Numba compiles each game's kernels on first use (about a minute of one core per game). Left to
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
-process compiles them first, one process per game (its run, replay and search kernels in turn:
-``python -m cardsim.sim.warmup GAME run replay search``), then, on the core the first finished
-game frees, each game's user variant (``tests/warm_user_variants.py``), and every test process
-loads them from the on-disk cache (``kernels/jit.py``). Without
+process compiles them first, one process per game (its run and search kernels in turn:
+``python -m cardsim.sim.warmup GAME run search``), then, on the cores the first finished games
+free, each game's replay kernels and user variant (``tests/warm_user_variants.py``), and every
+test process loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
 
@@ -25,16 +25,17 @@ def _warm_kernels() -> None:
     from cardsim.sim import warmup
     from cardsim.sim.games import GAMES
 
-    # one process per game, its purposes in turn: a game's replay and search kernels reuse the
-    # callees its run kernels compiled in that process (run, replay, search as separate
-    # processes compiled them twice or three times: 9 min of the suite's start, now ~4)
-    jobs = [
-        [sys.executable, "-m", "cardsim.sim.warmup", game, *purposes]
-        for game in GAMES
-        if (purposes := [p for p in ("run", "replay", "search") if not warmup.is_cached(game, p)])
-    ]
-    # then, on the first core a game leaves free, the user variants every user strategy plays in
-    # (tests/warm_user_variants.py; 原子's search takes minutes longer than ATLAS's whole warm-up)
+    # one process per game for its run and search kernels in turn (the search reuses the
+    # callees the run compiled in that process), then, on the cores the first finished games
+    # free, each game's replay kernels (loading those callees from the cache) and the user
+    # variants every user strategy plays in (tests/warm_user_variants.py): 原子's search takes
+    # minutes longer than ATLAS's whole warm-up, so the long process is run + search alone
+    def missing(game: str, purposes: tuple[str, ...]) -> list[str]:
+        return [p for p in purposes if not warmup.is_cached(game, p)]
+
+    warm = [sys.executable, "-m", "cardsim.sim.warmup"]
+    jobs = [[*warm, g, *todo] for g in GAMES if (todo := missing(g, ("run", "search")))]
+    jobs += [[*warm, g, *todo] for g in GAMES if (todo := missing(g, ("replay",)))]
     if jobs:
         jobs.append([sys.executable, "-m", "tests.warm_user_variants"])
     width = max(1, os.cpu_count() or 1)
