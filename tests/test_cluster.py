@@ -51,6 +51,35 @@ def test_dask_runs_duplicate_deal_comparisons(tmp_path):
         assert_frame_equal(a, b)
 
 
+@pytest.mark.parametrize("game", ["yuanzi", "atlas"])
+def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
+    """User strategies are entered in each process's own table (kernels/user_slots.py): this
+    process's entries differ from the workers' (another function entered first), and the
+    tables are still those of a local run."""
+    import importlib
+    from pathlib import Path
+
+    from cardsim.sim import user_strategies as us
+    from cardsim.sim.game import RunConfig
+
+    root = Path(__file__).resolve().parents[1]
+    args = (
+        "own, played, pub, legal, n_legal, rng" if game == "yuanzi" else "d, h, p, o, n_legal, rng"
+    )
+    first = tmp_path / "first.py"
+    first.write_text(f"def choose({args}):\n    return n_legal - 1\n")
+    engine = get_engine(game)
+    drv = importlib.import_module(engine.warmup.entry_points["run"][0])
+    us.entry(f"{first}:choose", drv.USER_TABLE, drv.USER_ARGTYPES)  # only in this process
+    example = str(root / "examples" / f"{game}_strategy.py") + ":choose"
+    seats = (example, "greedy", f"{first}:choose", "random")
+    cfg = RunConfig(game=game, players=4, seats=seats, seed=5, games=400)
+    runner.run(cfg, tmp_path / "local", chunk_size=400, progress=False)
+    runner.run(cfg, tmp_path / "dask", chunk_size=100, progress=False, scheduler="local:2")
+    for a, b in zip(tables(tmp_path / "local"), tables(tmp_path / "dask"), strict=True):
+        assert_frame_equal(a, b)
+
+
 def test_bad_scheduler_is_a_clear_error(tmp_path):
     from cardsim.sim.errors import CardsimError
 
