@@ -101,6 +101,7 @@ class Table:
 
 
 _TABLES: dict[str, Table] = {}
+_TABLES_LOCK = threading.Lock()
 
 
 def table(game: str) -> Table:
@@ -109,6 +110,3 @@ def table(game: str) -> Table:
         if game not in _TABLES:
             _TABLES[game] = Table(game)
         return _TABLES[game]
-
-
-_TABLES_LOCK = threading.Lock()

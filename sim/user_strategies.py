@@ -273,7 +273,21 @@ def check_compiles(strategy: UserStrategy, fn, argtypes: tuple, label: str) -> N
         )
 
 
-_COMPILED: dict[tuple, tuple] = {}  # (path, sha256, function, argtypes) -> (function, int64 one)
+_COMPILED: dict[tuple, object] = {}  # (path, sha256, function, argtypes) -> dispatcher
+_ENTERED: dict[tuple, object] = {}  # the same key -> the int64 function the table calls
+
+
+def compiled(spec: str, argtypes: tuple):
+    """User strategy ``spec`` loaded and compiled alone for ``argtypes`` (a driver's exact
+    argument types), once per version of its file and process: a broken one fails here with
+    one line (:func:`check_compiles`)."""
+    strategy = parse(spec)
+    key = (strategy.path, strategy.sha256, strategy.function, tuple(argtypes))
+    if key not in _COMPILED:
+        fn = load(strategy)
+        check_compiles(strategy, fn, tuple(argtypes), label(spec))
+        _COMPILED[key] = fn
+    return _COMPILED[key]
 
 
 def _widened(fn, argtypes: tuple):
@@ -294,18 +308,16 @@ def _widened(fn, argtypes: tuple):
     return wide
 
 
-def entry(spec: str, table, argtypes: tuple) -> int:
-    """The entry of user strategy ``spec`` in a game's table of user functions
-    (``cardsim.kernels.user_slots``): the function is loaded, compiled alone for the driver's
-    exact argument types (a broken one fails here with one line) and entered once per process."""
-    strategy = parse(spec)
-    argtypes = tuple(argtypes)
-    key = (strategy.path, strategy.sha256, strategy.function, argtypes)
-    if key not in _COMPILED:
-        fn = load(strategy)
-        check_compiles(strategy, fn, argtypes, label(spec))
-        _COMPILED[key] = (fn, _widened(fn, argtypes))
-    return table.entry(_COMPILED[key][1], argtypes)
+def entry(spec: str, driver: ModuleType) -> int:
+    """The entry of user strategy ``spec`` in the table of user functions of ``driver``'s game
+    (``USER_TABLE``, called with ``USER_ARGTYPES``; ``cardsim.kernels.user_slots``): the
+    function compiled alone (:func:`compiled`), entered once per process."""
+    argtypes = tuple(driver.USER_ARGTYPES)
+    fn = compiled(spec, argtypes)
+    key = (fn, argtypes)
+    if key not in _ENTERED:
+        _ENTERED[key] = _widened(fn, argtypes)
+    return driver.USER_TABLE.entry(_ENTERED[key], argtypes)
 
 
 def driver_for(
@@ -322,12 +334,12 @@ def driver_for(
 
     if len(specs) > MAX_USER:
         raise CardsimError(f"at most {MAX_USER} different user strategies in one run")
-    labels(list(specs))  # refuses two files with one label
+    names = labels(list(specs))  # refuses two files with one label
     module = user_variant(driver)
     dispatcher = getattr(module, entry_point)
     if not is_cached(dispatcher) and not dispatcher.signatures:
         print(
-            f"cardsim: user strategy {', '.join(labels(list(specs)))}: now compiling the {title} "
+            f"cardsim: user strategy {', '.join(names)}: now compiling the {title} "
             f"driver for user strategies ({entry_point}, {estimate}; once, for every user "
             "strategy: later ones compile only themselves)",
             file=sys.stderr,

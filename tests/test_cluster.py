@@ -70,7 +70,7 @@ def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
     first.write_text(f"def choose({args}):\n    return n_legal - 1\n")
     engine = get_engine(game)
     drv = importlib.import_module(engine.warmup.entry_points["run"][0])
-    us.entry(f"{first}:choose", drv.USER_TABLE, drv.USER_ARGTYPES)  # only in this process
+    us.entry(f"{first}:choose", drv)  # only in this process
     example = str(root / "examples" / f"{game}_strategy.py") + ":choose"
     seats = (example, "greedy", f"{first}:choose", "random")
     cfg = RunConfig(game=game, players=4, seats=seats, seed=5, games=400)

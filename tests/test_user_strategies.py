@@ -73,11 +73,11 @@ def test_a_changed_file_is_a_new_function_in_the_table(tmp_path):
     f.write_text("def choose(own, played, pub, legal, n_legal, rng):\n    return 0\n")
     seats = [f"{f}:choose", "greedy", "greedy", "greedy"]
     spec = seats[0]
-    first = us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES)
-    assert us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES) == first
+    first = us.entry(spec, driver)
+    assert us.entry(spec, driver) == first
     before, _ = get_engine("yuanzi").play_chunk(config("yuanzi", seats), 0, 6)
     f.write_text("def choose(own, played, pub, legal, n_legal, rng):\n    return n_legal - 1\n")
-    assert us.entry(spec, driver.USER_TABLE, driver.USER_ARGTYPES) != first
+    assert us.entry(spec, driver) != first
     after, _ = get_engine("yuanzi").play_chunk(config("yuanzi", seats), 0, 6)
     assert not before.equals(after)
 

@@ -190,8 +190,7 @@ class AtlasEngine:
             elif user_strategies.is_user_strategy(name):
                 if name not in users:
                     users.append(name)
-                table, argtypes = _driver.USER_TABLE, _driver.USER_ARGTYPES
-                ids.append(USER_BASE + user_strategies.entry(name, table, argtypes))
+                ids.append(USER_BASE + user_strategies.entry(name, _driver))
             else:
                 raise CardsimError(
                     f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "

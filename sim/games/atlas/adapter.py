@@ -27,7 +27,6 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
 
     builtin = {x.name: x.id for x in ENGINE.strategies}
     out: list[_Seat] = []
-    compiled: dict[str, object] = {}
     loaded: dict[str, PythonStrategy] = {}
     for name in config.seats:
         label = us.label(name)
@@ -36,12 +35,8 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
                 loaded[name] = load(name, ("view", "dtype", "options"))
             out.append(_Seat("python", label, sid=USER_BASE, fn=loaded[name]))
         elif us.is_user_strategy(name):
-            if name not in compiled:
-                strategy = us.parse(name)
-                fn = us.load(strategy)
-                us.check_compiles(strategy, fn, drv.USER_ARGTYPES, label)
-                compiled[name] = fn
-            out.append(_Seat("numba", label, sid=USER_BASE, fn=compiled[name]))
+            fn = us.compiled(name, drv.USER_ARGTYPES)
+            out.append(_Seat("numba", label, sid=USER_BASE, fn=fn))
         elif name in builtin and builtin[name] < PIMC_BASE:
             out.append(_Seat("builtin", label, sid=builtin[name]))
         else:

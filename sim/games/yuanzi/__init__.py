@@ -38,10 +38,10 @@ from cardsim.sim.games.yuanzi import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
 from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
 
-#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
-#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 #: the one compile of the driver's user variant (every user strategy then compiles only itself)
 USER_DRIVER_COMPILE = "about 20 s"
+#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
+#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
 PIMC_DEFAULT = (24, 4, 0, 2.0)
 #: ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
 PIMC = PimcStrategy(
@@ -161,9 +161,7 @@ class YuanziEngine:
             elif user_strategies.is_user_strategy(seat):
                 if seat not in users:
                     users.append(seat)
-                ids.append(
-                    N_BUILTIN + user_strategies.entry(seat, drv.USER_TABLE, drv.USER_ARGTYPES)
-                )
+                ids.append(N_BUILTIN + user_strategies.entry(seat, drv))
             else:
                 raise CardsimError(
                     f"unknown yuanzi strategy {seat!r} "

@@ -46,7 +46,6 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
     from cardsim.sim.games.yuanzi import ENGINE
 
     out: list[_Seat] = []
-    compiled: dict[str, object] = {}
     loaded: dict[str, PythonStrategy] = {}
     for name in seats:
         label = us.label(name)
@@ -55,14 +54,9 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
                 loaded[name] = load(name)
             out.append(_Seat("python", label, fn=loaded[name]))
         elif us.is_user_strategy(name):
-            if name not in compiled:
-                from cardsim.kernels.yuanzi import driver as drv
+            from cardsim.kernels.yuanzi import driver as drv
 
-                strategy = us.parse(name)
-                fn = us.load(strategy)
-                us.check_compiles(strategy, fn, drv.USER_ARGTYPES, label)
-                compiled[name] = fn
-            out.append(_Seat("numba", label, fn=compiled[name]))
+            out.append(_Seat("numba", label, fn=us.compiled(name, drv.USER_ARGTYPES)))
         else:
             sid = int(ENGINE.strategy_ids([name] * 4)[0][0])
             kind = (
