@@ -411,6 +411,9 @@ def connect(scheduler: str):
             cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                 silence_logs=logging.CRITICAL,  # no worker log lines when a stop closes the cluster
+                # the scheduler's HTTP server on a free port: on 8787 (distributed's default) a
+                # busy port printed a "Port 8787 is already in use" warning into cardsim's stderr
+                scheduler_kwargs={"dashboard_address": ":0"},
             )  # fmt: skip
         except Exception as e:
             raise CardsimError(f"--scheduler {scheduler}: cannot start the cluster ({e})") from None

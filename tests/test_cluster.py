@@ -80,6 +80,25 @@ def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
         assert_frame_equal(a, b)
 
 
+def test_a_busy_port_8787_gives_no_warning(tmp_path, recwarn):
+    """distributed's default HTTP port taken by something else (another cluster, a dashboard):
+    a local cluster run says nothing about it (it printed a UserWarning into cardsim's stderr)."""
+    import socket
+
+    busy = socket.socket()
+    try:
+        busy.bind(("0.0.0.0", 8787))
+        busy.listen()
+    except OSError:
+        pass  # already taken: the case itself
+    try:
+        cfg = build_config(get_engine("yuanzi"), games=200, seed=2, strategy="random")
+        runner.run(cfg, tmp_path / "dask", chunk_size=100, progress=False, scheduler="local:1")
+    finally:
+        busy.close()
+    assert not [w for w in recwarn if "already in use" in str(w.message)]
+
+
 def test_bad_scheduler_is_a_clear_error(tmp_path):
     from cardsim.sim.errors import CardsimError
 
