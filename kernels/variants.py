@@ -1,21 +1,17 @@
-"""Driver variants: a driver's source compiled again with a few module globals preset.
+"""The user variant of a driver: its source compiled again with ``_USER_SLOTS`` preset.
 
 Numba binds the functions a kernel calls when it compiles, so the only way to run one driver
-with other strategies in its dispatch is another module with the same source. A variant is a
-real ``.py`` file — a short prelude that sets the globals, then the driver's source — written
-once under the kernel cache (``CACHE_DIR``, whose folder name is a fingerprint of every kernel
-source, so a changed kernel gets new variant files) and imported under its own module name, so
+with a different dispatch is another module with the same source. A variant is a real ``.py``
+file — a short prelude that sets the global, then the driver's source — written once under the
+kernel cache (``CACHE_DIR``, whose folder name is a fingerprint of every kernel source, so a
+changed kernel gets new variant files) and imported under its own module name, so
 ``cache=True`` caches it like any kernel module.
 
-Two kinds (issue 21, "compile only what a run plays"):
-
-- the **search** variant (prelude ``_WITH_SEARCH = True``): the driver with the search
-  strategies (pimc, ismcts) in its dispatch. The built-in driver itself is lean: scripted strategies
-  only, so a first run of the default study never compiles a search strategy.
-- the **user** variant (prelude ``_USER_SLOTS = True``): the driver whose dispatch also calls
-  user strategies, through the game's table of function addresses
-  (``cardsim.kernels.user_slots``). One per driver, compiled once: a new user strategy compiles
-  only itself. Its search variant plays user strategies and search strategies at one table.
+The **user** variant (prelude ``_USER_SLOTS = True``) is the driver whose dispatch also calls
+user strategies through the game's user table of function addresses
+(``cardsim.kernels.call_tables``), on private copies of their inputs (which needs NRT in the
+play loop). One per driver, compiled once: a new user strategy compiles only itself. Search
+strategies need no variant: every driver calls them through the game's search table.
 """
 
 from __future__ import annotations
@@ -28,7 +24,6 @@ from types import ModuleType
 
 _LOADED: dict[str, ModuleType] = {}
 
-SEARCH_PRELUDE = "_WITH_SEARCH = True  # the search strategies are in this driver's dispatch\n"
 USER_PRELUDE = "_USER_SLOTS = True  # user strategies are called through the game's user table\n"
 
 
@@ -64,24 +59,15 @@ def load_variant(driver: ModuleType, folder: str, name: str, prelude: str) -> Mo
     return module
 
 
-def _variant(driver: ModuleType, kind: str, flag: str, prelude: str) -> ModuleType:
-    """``driver``'s ``kind`` variant, loaded once per process (the driver if its ``flag`` is set)."""
-    if getattr(driver, flag, False):
-        return driver
-    name = f"cardsim_{kind}_{driver.__name__.replace('.', '_')}"
-    if name not in _LOADED:
-        _LOADED[name] = load_variant(driver, kind, name, prelude)
-    return _LOADED[name]
-
-
-def search_variant(driver: ModuleType) -> ModuleType:
-    """``driver`` with the search strategies in its dispatch (the driver itself if it is one)."""
-    return _variant(driver, "search", "_SEARCH", SEARCH_PRELUDE)
-
-
 def user_variant(driver: ModuleType) -> ModuleType:
-    """``driver`` whose dispatch also calls user strategies (the driver itself if it is one)."""
-    return _variant(driver, "user", "_USER", USER_PRELUDE)
+    """``driver`` whose dispatch also calls user strategies (the driver itself if it is one);
+    loaded once per process."""
+    if getattr(driver, "_USER", False):
+        return driver
+    name = f"cardsim_user_{driver.__name__.replace('.', '_')}"
+    if name not in _LOADED:
+        _LOADED[name] = load_variant(driver, "user", name, USER_PRELUDE)
+    return _LOADED[name]
 
 
 def is_cached(dispatcher) -> bool:

@@ -117,8 +117,9 @@ class Warmup:
     """What ``sim/warmup.py`` needs to compile a game's kernels ahead of play."""
 
     name: str  # what the notice calls the game: "ATLAS"
-    #: the kernel entry points by purpose ("run", "replay"): (module, function); their on-disk
-    #: cache index exists once the whole call tree below them is compiled and saved
+    #: the kernel entry points by purpose ("run", "replay", "search"): (module, function); their
+    #: on-disk cache index exists once the whole call tree below them is compiled and saved.
+    #: The "run" module's ``load_search()`` compiles the search strategies ("search") alone.
     entry_points: dict[str, tuple[str, str]]
     #: seconds to compile each purpose on the 2-core reference machine (what the notice quotes)
     compile_seconds: dict[str, float]

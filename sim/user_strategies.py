@@ -12,7 +12,7 @@ A seat may name a Numba-compilable function in a Python file instead of a built-
 - :func:`entry` compiles the user function alone, with the exact argument types the driver
   passes (``USER_ARGTYPES`` next to each driver), so that a broken strategy fails in seconds
   with Numba's real reason and the place in the user's file, and puts it in the game's table
-  of user functions (``cardsim.kernels.user_slots``): the strategy id of its seats names that
+  of user functions (``cardsim.kernels.call_tables``): the strategy id of its seats names that
   entry. Nothing else is compiled for a new strategy or a changed file.
 - :func:`driver_for` returns the game's user variant, the driver whose dispatch calls the table
   (``cardsim.kernels.variants.user_variant``): compiled once per kernel version and cached,
@@ -310,7 +310,7 @@ def _widened(fn, argtypes: tuple):
 
 def entry(spec: str, driver: ModuleType) -> int:
     """The entry of user strategy ``spec`` in the table of user functions of ``driver``'s game
-    (``USER_TABLE``, called with ``USER_ARGTYPES``; ``cardsim.kernels.user_slots``): the
+    (``USER_TABLE``, called with ``USER_ARGTYPES``; ``cardsim.kernels.call_tables``): the
     function compiled alone (:func:`compiled`), entered once per process."""
     argtypes = tuple(driver.USER_ARGTYPES)
     fn = compiled(spec, argtypes)

@@ -59,29 +59,25 @@ def display_name(game: str) -> str:
     return w.name if w is not None else game
 
 
-#: Strategy names (before any ``:params``) played by a driver's search variant
-#: (``cardsim.kernels.variants``): a game's "search" entry point is its run driver's.
+#: Strategy names (before any ``:params``) called through a driver's search table
+#: (``cardsim.kernels.call_tables``): a game's "search" entry point is its pimc function.
 SEARCH_STRATEGIES = ("pimc", "ismcts")
 
 
 def _dispatcher(game: str, purpose: str):
     module, name = entry_point(game, purpose)
-    driver = importlib.import_module(module)
-    if purpose == "search":
-        from cardsim.kernels.variants import search_variant
-
-        driver = search_variant(driver)
-    return getattr(driver, name)
+    return getattr(importlib.import_module(module), name)
 
 
 def searches(config: RunConfig) -> bool:
-    """Whether a seat of ``config`` plays a search strategy (its run compiles the search variant)."""
+    """Whether a seat of ``config`` plays a search strategy (its run needs the search table)."""
     return any(str(s).split(":", 1)[0] in SEARCH_STRATEGIES for s in config.seats)
 
 
-def purpose_of(config: RunConfig, purpose: str = "run") -> str:
-    """The kernels ``config`` runs for ``purpose``: "search" for a run with a search seat."""
-    return "search" if purpose == "run" and searches(config) else purpose
+def purposes_of(config: RunConfig, purpose: str = "run") -> tuple[str, ...]:
+    """The kernels ``config`` runs for ``purpose``: a run with a search seat also needs the
+    search strategies ("search"), which compile apart from the driver."""
+    return (purpose, "search") if purpose == "run" and searches(config) else (purpose,)
 
 
 def is_cached(game: str, purpose: str = "run") -> bool:
@@ -137,7 +133,7 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
     """
     kinds = {p for _, p in jobs}
     names = " and ".join(dict.fromkeys(display_name(g) for g, _ in jobs))
-    what = {"replay": "replay kernels", "search": "search kernels (pimc, ismcts)"}.get(
+    what = {"replay": "replay kernels", "search": "search strategies (pimc, ismcts)"}.get(
         next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
     )
     first = "first replay" if kinds == {"replay"} else "first run"
@@ -157,10 +153,8 @@ def notice_for(config: RunConfig, purpose: str = "run") -> str | None:
     """
     if user_strategy_files(config):
         return None
-    purpose = purpose_of(config, purpose)
-    if is_cached(config.game, purpose):
-        return None
-    return notice([(config.game, purpose)])
+    jobs = [(config.game, p) for p in purposes_of(config, purpose) if not is_cached(config.game, p)]
+    return notice(jobs) if jobs else None
 
 
 def compile_here(game: str, purpose: str = "run") -> float:
@@ -169,9 +163,12 @@ def compile_here(game: str, purpose: str = "run") -> float:
     from cardsim.sim.games import get_engine
 
     t = time.perf_counter()
+    if purpose == "search":  # the search strategies alone, for the run driver's search table
+        importlib.import_module(entry_point(game, "run")[0]).load_search()
+        return time.perf_counter() - t
     engine = get_engine(game)
-    config = build_config(engine, games=1, seed=0, strategy="pimc" if purpose == "search" else None)
-    if purpose in ("run", "search"):
+    config = build_config(engine, games=1, seed=0)
+    if purpose == "run":
         engine.play_chunk(config, 0, 1)
     else:
         engine.replay(config, 0)
@@ -194,7 +191,7 @@ class Compiling:
 
     def wait(self, game: str, purpose: str = "run") -> None:
         """Return once ``game``'s ``purpose`` kernels are compiled (compiling them here if due);
-        "run" also waits for the game's search variant, if a configuration needs it."""
+        "run" also waits for the game's search strategies, if a configuration needs them."""
         for p in (purpose, "search") if purpose == "run" else (purpose,):
             self._wait(game, p)
 
@@ -247,17 +244,17 @@ def start(
 ) -> Compiling:
     """Start compiling the uncached built-in kernels ``configs`` need, in the order given.
 
-    The game of the first configuration compiles here when :meth:`Compiling.wait` asks for
-    it; every other game at once, in a process of its own. ``say`` gets the one notice, before
-    anything compiles. Configurations with user strategies use uncached drivers and are left
-    to the runner.
+    The first job of the game of the first configuration compiles here when
+    :meth:`Compiling.wait` asks for it; every other job (another game, or the search strategies)
+    at once, in a process of its own. ``say`` gets the one notice, before anything compiles.
+    Configurations with user strategies use uncached drivers and are left to the runner.
     """
     configs_list = list(configs)
     jobs: list[tuple[str, str]] = []
     for config in configs_list:
-        key = (config.game, purpose_of(config, purpose))
-        if key not in jobs and not user_strategy_files(config) and not is_cached(*key):
-            jobs.append(key)
+        for key in ((config.game, p) for p in purposes_of(config, purpose)):
+            if key not in jobs and not user_strategy_files(config) and not is_cached(*key):
+                jobs.append(key)
     compiling = Compiling(command=command)
     if not jobs:
         return compiling
@@ -267,7 +264,7 @@ def start(
     if len(jobs) > 1 or jobs[0][0] != first:
         atexit.register(compiling.close)  # never leave a compiling process behind
     for game, what in jobs:
-        if game == first:
+        if game == first and not compiling.here:
             compiling.here.append((game, what))
             continue
         # stderr to a file, not a pipe (a chatty compiler must never block); closed by wait/close

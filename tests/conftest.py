@@ -3,10 +3,10 @@
 Numba compiles each game's kernels on first use (about a minute of one core per game). Left to
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
-process compiles them first, one process per game (its run and search kernels in turn:
-``python -m cardsim.sim.warmup GAME run search``), then, on the cores the first finished games
-free, each game's replay kernels and user variant (``tests/warm_user_variants.py``), and every
-test process loads them from the on-disk cache (``kernels/jit.py``). Without
+process compiles them first, one process per job (``python -m cardsim.sim.warmup GAME
+PURPOSE``, longest first, as many at once as cores: each game's run kernels, search strategies
+and replay kernels, and the user variants, ``tests/warm_user_variants.py``), and every test
+process loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
 
@@ -25,19 +25,21 @@ def _warm_kernels() -> None:
     from cardsim.sim import warmup
     from cardsim.sim.games import GAMES
 
-    # one process per game for its run and search kernels in turn (the search reuses the
-    # callees the run compiled in that process), then, on the cores the first finished games
-    # free, each game's replay kernels (loading those callees from the cache) and the user
-    # variants every user strategy plays in (tests/warm_user_variants.py): 原子's search takes
-    # minutes longer than ATLAS's whole warm-up, so the long process is run + search alone
-    def missing(game: str, purposes: tuple[str, ...]) -> list[str]:
-        return [p for p in purposes if not warmup.is_cached(game, p)]
+    # one process per job, longest first, as many at once as cores: 原子's search strategies
+    # (compiled apart from any driver, kernels/call_tables.py) and run kernels, ATLAS's run
+    # kernels; then, on the cores those free, the user variants every user strategy plays in
+    # (tests/warm_user_variants.py), ATLAS's search strategies and both games' replay kernels
+    # (these reuse the callees the run kernels cached)
+    def missing(game: str, purpose: str) -> list[str]:
+        return [] if warmup.is_cached(game, purpose) else [purpose]
 
     warm = [sys.executable, "-m", "cardsim.sim.warmup"]
-    jobs = [[*warm, g, *todo] for g in GAMES if (todo := missing(g, ("run", "search")))]
-    jobs += [[*warm, g, *todo] for g in GAMES if (todo := missing(g, ("replay",)))]
-    if jobs:
-        jobs.append([sys.executable, "-m", "tests.warm_user_variants"])
+    order = [("yuanzi", "search"), ("yuanzi", "run"), ("atlas", "run"), ("atlas", "search"),
+             ("yuanzi", "replay"), ("atlas", "replay")]  # fmt: skip
+    order += [(g, p) for g in GAMES for p in ("run", "search", "replay") if (g, p) not in order]
+    jobs = [[*warm, g, *todo] for g, p in order if g in GAMES and (todo := missing(g, p))]
+    if jobs:  # after the run kernels, whose callees the user variants reuse
+        jobs.insert(min(3, len(jobs)), [sys.executable, "-m", "tests.warm_user_variants"])
     width = max(1, os.cpu_count() or 1)
     running: list[subprocess.Popen] = []
     while jobs or running:

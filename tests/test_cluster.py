@@ -53,7 +53,7 @@ def test_dask_runs_duplicate_deal_comparisons(tmp_path):
 
 @pytest.mark.parametrize("game", ["yuanzi", "atlas"])
 def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
-    """User strategies are entered in each process's own table (kernels/user_slots.py): this
+    """User strategies are entered in each process's own table (kernels/call_tables.py): this
     process's entries differ from the workers' (another function entered first), and the
     tables are still those of a local run."""
     import importlib

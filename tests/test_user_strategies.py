@@ -184,15 +184,15 @@ def test_a_strategy_returning_a_narrow_integer_plays_like_int64(game, tmp_path):
 def test_a_full_table_is_one_line(monkeypatch):
     """Entries are never reused: the table refuses one function more than it holds."""
     import numpy as np
-    from cardsim.kernels import user_slots
+    from cardsim.kernels import call_tables
     from numba import njit, types
 
-    table = user_slots.Table("test_full")
+    table = call_tables.Table("test_full")
     argtypes = (types.int64,)
     first, second = njit(lambda x: np.int64(x)), njit(lambda x: np.int64(x + 1))
     for fn in (first, second):
         fn.compile(argtypes)
-    monkeypatch.setattr(user_slots, "TABLE_SIZE", 1)
+    monkeypatch.setattr(call_tables, "TABLE_SIZE", 1)
     assert table.entry(first, argtypes) == 0
     assert table.entry(first, argtypes) == 0  # the same function: its entry again
     with pytest.raises(CardsimError, match="more than 1 different user strategies in one process"):

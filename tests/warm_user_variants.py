@@ -3,7 +3,7 @@
 ``tests/conftest.py`` runs this (``python -m tests.warm_user_variants``) on the core that the
 first finished game's warm-up leaves free, so that no test waits for that compile and the two
 test processes never compile it both at once. Every user strategy plays in the one user variant
-of its game's driver (``cardsim.kernels.user_slots``): the examples warm it for all of them.
+of its game's driver (``cardsim.kernels.call_tables``): the examples warm it for all of them.
 ATLAS first: its built-in kernels are compiled by then, so this process only loads them.
 """
 

@@ -4,7 +4,7 @@ The round itself is the turn engine's (``kernels/atlas/turn.py``): ``play_on`` i
 decide → trace → advance. Everything that takes a decision lives here, so that user strategies
 run in the user variant
 of this module: a copy of this file whose prelude sets ``_USER_SLOTS`` (user functions are
-called through ``cardsim.kernels.user_slots``'s table; ``sim/user_strategies.py``). The built-in driver dispatches
+called through ``cardsim.kernels.call_tables``'s table; ``sim/user_strategies.py``). The built-in driver dispatches
 strategies by integer id (``cardsim.kernels.atlas.strategies``).
 
 Trace arrays (``tc`` counters, int64):
@@ -73,9 +73,9 @@ from cardsim.kernels.atlas.strategies import (
     user_placeholder,
 )
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
+from cardsim.kernels.call_tables import search_table, user_table
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
-from cardsim.kernels.user_slots import table as user_table
 from numba import prange
 from numba.core import types as nt
 
@@ -138,7 +138,7 @@ USER_ARGTYPES = (
     nt.int64,
     nt.Array(nt.uint64, 1, "C"),
 )
-#: this game's user-function table (``cardsim.kernels.user_slots``)
+#: this game's user-function table (``cardsim.kernels.call_tables``)
 USER_TABLE = user_table("atlas")
 # The built-in driver (this file as it is): ``_jit`` is the turn loop (NRT off, see
 # ``cardsim.kernels.jit.JIT_HOT``) and the user entry is a placeholder, never called. Its user
@@ -175,39 +175,54 @@ else:
             return -1
 
 
-# The search strategies (pimc, ismcts) are compiled only into the search variant of this file
-# (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
-# scripted strategies never compiles a search (issue 21). ``for_seats`` picks the module.
-_SEARCH = globals().get("_WITH_SEARCH", False)
-if _SEARCH:
-    from cardsim.kernels.atlas.ismcts import choose_ismcts
-    from cardsim.kernels.atlas.pimc import choose_pimc
+# The search strategies (pimc, ismcts) are called through this game's search table
+# (``cardsim.kernels.call_tables``), entry 0 pimc and 1 ismcts: no driver contains them, so a
+# run of scripted strategies never compiles a search, and a first search compiles only the
+# search functions (issue 21). ``for_seats`` fills the table when a seat searches.
+#: The exact argument types of a search strategy: S, p, sid, dtype, options, n, rng.
+SEARCH_ARGTYPES = (
+    nt.Array(nt.int32, 1, "C"),
+    nt.int64,
+    nt.int64,
+    nt.int64,
+    nt.Array(nt.int32, 1, "C"),
+    nt.int64,
+    nt.Array(nt.uint64, 1, "C"),
+)
+SEARCH_TABLE = search_table("atlas", 2)
+_call_search = SEARCH_TABLE.caller(SEARCH_ARGTYPES)
 
-    @_jit
-    def _choose_search(S, p, sid, dtype, opts, n, rng):
-        if sid >= ISMCTS_BASE:  # SO-ISMCTS (kernels/atlas/ismcts.py), above pimc's range
-            return choose_ismcts(S, p, sid, dtype, opts, n, rng)
-        return choose_pimc(S, p, sid, dtype, opts, n, rng)
-else:
 
-    @_jit
-    def _choose_search(S, p, sid, dtype, opts, n, rng):
-        return -1  # never asked: a search seat runs on the search variant (for_seats)
+@_jit
+def _choose_search(S, p, sid, dtype, opts, n, rng):
+    """pimc (entry 0) or SO-ISMCTS (entry 1, ids above pimc's range) through the table."""
+    k = 1 if sid >= ISMCTS_BASE else 0
+    return _call_search(k, S, np.int64(p), sid, np.int64(dtype), opts, np.int64(n), rng)
 
 
 def uses_search(sids) -> bool:
-    """Whether any seat's strategy id is a search strategy's (pimc, ismcts), played by the variant."""
+    """Whether any seat's strategy id is a search strategy's (pimc, ismcts)."""
     ids = np.asarray(sids)
     return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
 
 
-def for_seats(sids, driver=None):
-    """The driver module to run ``sids``: ``driver`` (a user variant) or this one, as its
-    search variant when a seat searches."""
-    from cardsim.kernels import variants
+def load_search() -> None:
+    """Compile (or load from the disk cache) the search strategies and fill the search table."""
+    from cardsim.kernels.atlas.ismcts import choose_ismcts
+    from cardsim.kernels.atlas.pimc import choose_pimc
 
-    mod = driver if driver is not None else sys.modules[__name__]
-    return variants.search_variant(mod) if uses_search(sids) else mod
+    for k, fn in ((1, choose_ismcts), (0, choose_pimc)):  # ismcts compiles pimc's helpers
+        if not SEARCH_TABLE.filled(k):
+            fn.compile(SEARCH_ARGTYPES)
+            SEARCH_TABLE.put(k, fn, SEARCH_ARGTYPES)
+
+
+def for_seats(sids, driver=None):
+    """The driver module to run ``sids``: ``driver`` (a user variant) or this one; the search
+    table filled first when a seat searches."""
+    if uses_search(sids):
+        load_search()
+    return driver if driver is not None else sys.modules[__name__]
 
 
 @_jit
@@ -233,7 +248,7 @@ def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
         idx = 0
     elif sid >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(S, p, sid, dtype, opts, n, rng)
-    elif sid >= PIMC_BASE:  # pimc, ismcts (the search variant) read S as AT-26 allows
+    elif sid >= PIMC_BASE:  # pimc, ismcts (the search table) read S as AT-26 allows
         idx = _choose_search(S, p, sid, dtype, opts, n, rng)
     elif sid < USER_BASE:
         idx = choose_in_state(S, p, sid, dtype, opts, n, rng)

@@ -46,9 +46,9 @@ from cardsim.kernels.atlas.state import (
     SUMMARY,
     hot_kernel,
 )
+from cardsim.kernels.call_tables import TABLE_SIZE
 from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
-from cardsim.kernels.user_slots import TABLE_SIZE
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
 #: (name, id, one-line description) of the built-in strategies.
@@ -69,7 +69,7 @@ BUILTINS = (
     ),
 )
 #: Strategy ids from this value up are user strategies (table entry = id - USER_BASE; from
-#: ``USER_BASE + MAX_USER`` raise mode, ``cardsim.kernels.user_slots``).
+#: ``USER_BASE + MAX_USER`` raise mode, ``cardsim.kernels.call_tables``).
 USER_BASE = 100
 MAX_USER = TABLE_SIZE
 #: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.

@@ -14,10 +14,9 @@ whose prelude sets ``_USER_SLOTS``; see "user strategies" below.
 import sys
 
 import numpy as np
+from cardsim.kernels.call_tables import TABLE_SIZE, search_table, user_table
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from cardsim.kernels.user_slots import TABLE_SIZE
-from cardsim.kernels.user_slots import table as user_table
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
 from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
 from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
@@ -86,7 +85,7 @@ USER_ARGTYPES = (
 )
 #: entries of the user table; a strategy id ``N_BUILTIN + MAX_USER + k`` runs entry k in raise mode
 MAX_USER = TABLE_SIZE
-#: this game's user-function table (``cardsim.kernels.user_slots``)
+#: this game's user-function table (``cardsim.kernels.call_tables``)
 USER_TABLE = user_table("yuanzi")
 # The built-in driver (this file as it is) dispatches built-ins only, zero-copy, in a hot (NRT
 # off) play loop. Its user variant (``cardsim.kernels.variants.user_variant``, prelude
@@ -118,40 +117,55 @@ else:
             return -1
 
 
-# The search strategies (pimc, ismcts) are compiled only into the search variant of this file
-# (``cardsim.kernels.variants``, prelude ``_WITH_SEARCH``): the built-in driver is lean, so a run of
-# scripted strategies never compiles a search (issue 21). ``run_games`` / ``run_trace`` pick the
-# variant from the seats' ids (for_seats).
-_SEARCH = globals().get("_WITH_SEARCH", False)
-if _SEARCH:
-    from cardsim.kernels.yuanzi.ismcts import choose_ismcts
-    from cardsim.kernels.yuanzi.pimc import choose_pimc
+# The search strategies (pimc, ismcts) are called through this game's search table
+# (``cardsim.kernels.call_tables``), entry 0 pimc and 1 ismcts: no driver contains them, so a
+# run of scripted strategies never compiles a search, and a first search compiles only the
+# search functions (issue 21). ``for_seats`` fills the table when a seat searches.
+#: The exact argument types of a search strategy: sid, own, played, st, rules, legal, n, rng.
+SEARCH_ARGTYPES = (
+    nt.int64,
+    nt.Array(nt.uint8, 1, "C"),
+    nt.Array(nt.uint8, 2, "C"),
+    nt.Array(nt.int64, 1, "C"),
+    nt.Array(nt.int64, 1, "C"),
+    nt.Array(nt.int32, 1, "C"),
+    nt.int64,
+    nt.Array(nt.uint64, 1, "C"),
+)
+SEARCH_TABLE = search_table("yuanzi", 2)
+_call_search = SEARCH_TABLE.caller(SEARCH_ARGTYPES)
 
-    @hot_kernel
-    def _choose_search(sid, own, played, st, rules, buf, n, rng):
-        if sid >= ISMCTS_BASE:  # SO-ISMCTS (kernels/yuanzi/ismcts.py), above pimc's range
-            return choose_ismcts(sid, own, played, st, rules, buf, n, rng)
-        return choose_pimc(sid, own, played, st, rules, buf, n, rng)
-else:
 
-    @hot_kernel
-    def _choose_search(sid, own, played, st, rules, buf, n, rng):
-        return -1  # never asked: a search seat runs on the search variant (run_games)
+@hot_kernel
+def _choose_search(sid, own, played, st, rules, buf, n, rng):
+    """pimc (entry 0) or SO-ISMCTS (entry 1, ids above pimc's range) through the table."""
+    k = 1 if sid >= ISMCTS_BASE else 0
+    return _call_search(k, sid, own, played, st, rules, buf, np.int64(n), rng)
 
 
 def uses_search(sids) -> bool:
-    """Whether any seat's strategy id is a search strategy's (pimc, ismcts), played by the variant."""
+    """Whether any seat's strategy id is a search strategy's (pimc, ismcts)."""
     ids = np.asarray(sids)
     return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
 
 
-def for_seats(sids, driver=None):
-    """The driver module to run ``sids``: ``driver`` (a user variant) or this one, as its
-    search variant when a seat searches."""
-    from cardsim.kernels import variants
+def load_search() -> None:
+    """Compile (or load from the disk cache) the search strategies and fill the search table."""
+    from cardsim.kernels.yuanzi.ismcts import choose_ismcts
+    from cardsim.kernels.yuanzi.pimc import choose_pimc
 
-    mod = driver if driver is not None else sys.modules[__name__]
-    return variants.search_variant(mod) if uses_search(sids) else mod
+    for k, fn in ((1, choose_ismcts), (0, choose_pimc)):  # ismcts compiles pimc's helpers
+        if not SEARCH_TABLE.filled(k):
+            fn.compile(SEARCH_ARGTYPES)
+            SEARCH_TABLE.put(k, fn, SEARCH_ARGTYPES)
+
+
+def for_seats(sids, driver=None):
+    """The driver module to run ``sids``: ``driver`` (a user variant) or this one; the search
+    table filled first when a seat searches."""
+    if uses_search(sids):
+        load_search()
+    return driver if driver is not None else sys.modules[__name__]
 
 
 # --- games matrix: one row per match -------------------------------------------------------
@@ -266,7 +280,7 @@ def decide(hands, played, st, rules, sids, buf, rng):
     seat = st[ST_ACTOR]
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
-    elif sids[seat] >= PIMC_BASE:  # pimc, ismcts: the search variant's (they need the rules)
+    elif sids[seat] >= PIMC_BASE:  # pimc, ismcts: through the search table (they need the rules)
         idx = _choose_search(sids[seat], hands[seat], played, st, rules, buf, n, rng)
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
@@ -500,7 +514,7 @@ def run_games(root, first, count, sids, rules, driver=None):
     """Python entry: allocate the outputs, run once per chunk, return (games, seats) matrices.
 
     ``driver`` is the user-strategy variant of this module (None: this one, built-ins only);
-    a search seat plays on the driver's search variant (:func:`for_seats`).
+    a search seat needs the search table filled (:func:`for_seats`).
     """
     out_games = np.empty((count, NG), np.int32)
     out_seats = np.empty((4 * count, NS), np.int32)

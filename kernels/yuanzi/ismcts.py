@@ -46,10 +46,11 @@ from cardsim.kernels.pimc_common import ROLLOUTS, add_paired, clear_scores, sele
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_TYPES
 from cardsim.kernels.yuanzi.pimc import (
+    ONE_MOVE,
+    TO_THE_END,
     _candidates,
     _deal_unseen,
     objective,
-    policy_move,
     restart,
     rollout,
 )
@@ -131,12 +132,14 @@ def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rb
                 else:  # no room for a node: leave the tree with greedy's pick
                     code = rbuf[cand[0]]
                     in_tree = False
-        else:
-            code = policy_move(wh, wp, wst, rules, rbuf, rng, policy)
+        else:  # another seat: one move by the rollout policy
+            if rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(ONE_MOVE)) == 1:
+                return node, count
+            continue
         if apply_move(code, wh, wp, wst, rules) == 1:
             return node, count
         if not in_tree:  # below the new node: the rollout policy for every seat
-            rollout(wh, wp, wst, rules, rbuf, rng, policy)
+            rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
             return node, count
 
 

@@ -124,10 +124,15 @@ def decode(sid):
 
 # The search helpers below are compiled once each (``hot_kernel``) and called, not IR-inlined:
 # inlined, the legal-move generator, greedy and apply_move were compiled again into every search
-# function (choose_pimc, choose_ismcts, ismcts._play_on), 4–5 minutes of the search variant's
-# first compile (docs/performance.md). The per-move policy stays inlined into ``rollout``, the
-# loop where a search spends its time (called, it cost pimc 7 % of its speed); ``policy_move``
-# is the called form, for ismcts's few moves inside its tree.
+# function (choose_pimc, choose_ismcts, ismcts._play_on), 4–5 minutes of the first search compile
+# (docs/performance.md). The per-move policy is inlined into ``rollout`` only, the loop where a
+# search spends its time (called, it cost pimc 7 % of its speed); ismcts's single policy moves
+# inside its tree are ``rollout`` with ``moves=1`` (a second compiled copy of the policy cost a
+# minute of compile).
+#: ``rollout``'s move limits: the half to its end (a half has far fewer moves), one move
+#: (passed as np.int64: two literal arguments would compile two ``rollout``s)
+TO_THE_END = 1 << 30
+ONE_MOVE = 1
 
 
 @inline_kernel
@@ -150,25 +155,21 @@ def policy_code(wh, wp, wst, rules, rbuf, rng, policy):
 
 
 @hot_kernel
-def policy_move(wh, wp, wst, rules, rbuf, rng, policy):
-    """:func:`policy_code`, compiled once and called (not inlined)."""
-    return policy_code(wh, wp, wst, rules, rbuf, rng, policy)
-
-
-@hot_kernel
-def rollout(wh, wp, wst, rules, rbuf, rng, policy):
-    """Play the half on to its end from ``wst`` (in place), every seat by ``policy``."""
-    while True:
+def rollout(wh, wp, wst, rules, rbuf, rng, policy, moves):
+    """Play on from ``wst`` (in place), every seat by ``policy``, for ``moves`` moves or to the
+    half's end (``TO_THE_END``); 1 if the half ended."""
+    for _ in range(moves):
         code = policy_code(wh, wp, wst, rules, rbuf, rng, policy)
         if apply_move(code, wh, wp, wst, rules) == 1:
-            return
+            return 1
+    return 0
 
 
 @hot_kernel
 def play_out(code, wh, wp, wst, rules, rbuf, rng, policy):
     """The candidate ``code``, then the half to its end by ``policy`` (in place)."""
     if apply_move(code, wh, wp, wst, rules) == 0:
-        rollout(wh, wp, wst, rules, rbuf, rng, policy)
+        rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
 
 
 @hot_kernel

@@ -6,7 +6,6 @@ import numpy as np
 import polars as pl
 import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from cardsim.kernels.variants import search_variant
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import ismcts
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
@@ -20,8 +19,14 @@ from cardsim.sim.strategy_params import split_strategies
 
 from tests.yuanzi.test_agreement import agree
 
-#: the driver with the search strategies in its dispatch (kernels/variants.py)
-SEARCH = search_variant(drv)
+#: the driver: it calls the search strategies through its search table (kernels/call_tables.py)
+SEARCH = drv
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _search_table():
+    drv.load_search()  # pimc and ismcts compiled (or loaded) and entered in the table
+
 
 SMALL = "ismcts:iters=12,cap=4,z=0"  # z=0: the search, not the safeguard, picks (choices differ from greedy)
 

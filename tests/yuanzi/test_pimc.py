@@ -7,7 +7,6 @@ Runs are small (a few samples per decision) so the file stays quick once compile
 import numpy as np
 import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
-from cardsim.kernels.variants import search_variant
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi import state as S
@@ -23,8 +22,14 @@ from cardsim.sim.strategy_params import split_strategies
 
 from tests.yuanzi.test_agreement import agree
 
-#: the driver with pimc in its dispatch (the built-in driver is lean: kernels/variants.py)
-SEARCH = search_variant(drv)
+#: the driver: it calls the search strategies through its search table (kernels/call_tables.py)
+SEARCH = drv
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _search_table():
+    drv.load_search()  # pimc and ismcts compiled (or loaded) and entered in the table
+
 
 SMALL = "pimc:samples=3,cap=4"
 
@@ -188,7 +193,7 @@ def test_rollout_replays_the_driver():
         final = (list(st[ST_OUT : ST_OUT + 4]), list(st[ST_POINTS : ST_POINTS + 4]))
         for h, pl_, s in states[:: max(1, len(states) // 25)]:
             rbuf = np.zeros(MAX_MOVES, np.int32)
-            pimc.rollout(h, pl_, s, rules, rbuf, rng, pimc.ROLLOUT_GREEDY)
+            pimc.rollout(h, pl_, s, rules, rbuf, rng, pimc.ROLLOUT_GREEDY, pimc.TO_THE_END)
             assert (list(s[ST_OUT : ST_OUT + 4]), list(s[ST_POINTS : ST_POINTS + 4])) == final
 
 

@@ -198,7 +198,7 @@ class AtlasEngine:
                 )
         sids = np.array(ids, np.int64)
         if not users:
-            return sids, _driver.for_seats(sids)  # the lean driver, or its search variant
+            return sids, _driver.for_seats(sids)  # the built-in driver (search table filled)
         mod = user_strategies.driver_for(_driver, users, entry, "ATLAS", USER_DRIVER_COMPILE)
         return sids, _driver.for_seats(sids, mod)
 
@@ -287,13 +287,14 @@ class AtlasEngine:
 
 
 #: ``sim/warmup.py``: the entry points compiled ahead of play, and how long they take (measured
-#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run",
-#: pimc in the driver's search variant, docs/performance.md; replays estimated)
+#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run";
+#: "search" is pimc and ismcts, compiled alone for the search table (``load_search``), pimc
+#: last; docs/performance.md; replays estimated)
 WARMUP = Warmup(
     "ATLAS",
     entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate"),
                   "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
-                  "search": ("cardsim.kernels.atlas.driver", "simulate")},
+                  "search": ("cardsim.kernels.atlas.pimc", "choose_pimc")},
     compile_seconds={"run": 35, "replay": 40, "search": 45},
 )  # fmt: skip
 

@@ -247,13 +247,14 @@ class YuanziEngine:
 
 
 #: ``sim/warmup.py``: the entry points compiled ahead of play, and how long they take (measured
-#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run",
-#: pimc in the driver's search variant, docs/performance.md; replays estimated)
+#: on the 2-core reference machine with one core each; the lean driver of issue 21 in "run";
+#: "search" is pimc and ismcts, compiled alone for the search table (``load_search``), pimc
+#: last; docs/performance.md; replays estimated)
 WARMUP = Warmup(
     "原子",
     entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
                   "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
-                  "search": ("cardsim.kernels.yuanzi.driver", "simulate")},
+                  "search": ("cardsim.kernels.yuanzi.pimc", "choose_pimc")},
     compile_seconds={"run": 60, "replay": 70, "search": 160},
 )  # fmt: skip
 
