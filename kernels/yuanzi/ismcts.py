@@ -50,11 +50,13 @@ from cardsim.kernels.yuanzi.pimc import (
     TO_THE_END,
     _candidates,
     _deal_unseen,
+    apply_call,
+    greedy_call,
+    legal_call,
     objective,
     restart,
     rollout,
 )
-from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
 from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,
@@ -64,10 +66,7 @@ from cardsim.kernels.yuanzi.state import (
     hot_kernel,
     inline_kernel,
 )
-from cardsim.kernels.yuanzi.strategies import (
-    choose_greedy,
-    goes_out,
-)
+from cardsim.kernels.yuanzi.strategies import goes_out
 
 __all__ = ["ROLLOUTS"]
 
@@ -109,7 +108,7 @@ def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rb
     while True:  # inside the tree: the seat's decisions by the tree, the others' by the policy
         in_tree = True
         if wst[ST_ACTOR] == seat:
-            m = legal_moves(wh, wst, rules, rbuf)
+            m = legal_call(wh, wst, rules, rbuf)
             code = rbuf[0]
             out = False
             for i in range(m):
@@ -136,7 +135,7 @@ def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rb
             if rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(ONE_MOVE)) == 1:
                 return node, count
             continue
-        if apply_move(code, wh, wp, wst, rules) == 1:
+        if apply_call(code, wh, wp, wst, rules) == 1:
             return node, count
         if not in_tree:  # below the new node: the rollout policy for every seat
             rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
@@ -156,7 +155,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
         if goes_out(pub[ST_COUNT + seat], legal[i]):
             return i  # going out ends the search, as pimc's
     if legal.shape[0] < BUF_SIZE:
-        return choose_greedy(own, played, pub, legal, n, rng)
+        return greedy_call(own, played, pub, legal, n, rng)
     sc = legal[MAX_MOVES:]
     root = sc[pimc._SC_CAND : pimc._SC_CAND + MAX_CAP]
     score = sc[pimc._SC_SCORE : pimc._SC_SCORE + 2 * MAX_CAP].view(np.int64)
@@ -192,7 +191,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
         for j in range(k):
             restart(wh, wp, wst, det, played, pub)
             node = np.int64(j + 1)  # the root children: candidate j is node j + 1
-            if apply_move(legal[root[j]], wh, wp, wst, rules) == 0:
+            if apply_call(legal[root[j]], wh, wp, wst, rules) == 0:
                 node, count = _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst,
                                        rules, rbuf, cand, cost, rng, policy)  # fmt: skip
             v = objective(wst, team, rules)

@@ -122,36 +122,43 @@ def decode(sid):
     return p % 1024, (p // 1024) % 256, (p // 262144) % 2, p // 524288
 
 
-# The search helpers below are compiled once each (``hot_kernel``) and called, not IR-inlined:
-# inlined, the legal-move generator, greedy and apply_move were compiled again into every search
-# function (choose_pimc, choose_ismcts, ismcts._play_on), 4–5 minutes of the first search compile
-# (docs/performance.md). The per-move policy is inlined into ``rollout`` only, the loop where a
-# search spends its time (called, it cost pimc 7 % of its speed); ismcts's single policy moves
-# inside its tree are ``rollout`` with ``moves=1`` (a second compiled copy of the policy cost a
-# minute of compile).
+# Compile time (docs/performance.md): Numba's IR inlining grows faster than the function it
+# inlines into, so the big pieces of the turn engine and of greedy are compiled once here, as
+# called functions (``legal_call``, ``apply_call``, ``greedy_call``, ``random_call``), for every
+# search function (choose_pimc, choose_ismcts, ismcts._play_on) — inlined into each, they made
+# the search's first compile 4–6 minutes. Only ``rollout``, the loop where a search spends its
+# time, inlines the pieces on its common path: greedy's shortcut and ``apply_move`` (with the
+# whole policy inlined it compiled in 49 s against about 25 s now, and played 2 % (greedy) / 5 %
+# (random rollouts) faster). ismcts's single policy moves inside its tree are ``rollout`` with
+# ``moves=1``, not a second compiled copy of the policy.
 #: ``rollout``'s move limits: the half to its end (a half has far fewer moves), one move
 #: (passed as np.int64: two literal arguments would compile two ``rollout``s)
 TO_THE_END = 1 << 30
 ONE_MOVE = 1
 
 
-@inline_kernel
-def policy_code(wh, wp, wst, rules, rbuf, rng, policy):
-    """The rollout policy's move for the seat to act (greedy: its shortcut where it answers)."""
-    code = NO_SHORTCUT
-    if policy == ROLLOUT_GREEDY:
-        code = greedy_fast_code(wh, wst, rules)
-    if code == NO_SHORTCUT:
-        n = legal_moves(wh, wst, rules, rbuf)
-        idx = 0
-        if n > 1:
-            q = wst[ST_ACTOR]
-            if policy == ROLLOUT_GREEDY:
-                idx = choose_greedy(wh[q], wp, wst, rbuf, n, rng)
-            else:
-                idx = choose_random(wh[q], wp, wst, rbuf, n, rng)
-        code = rbuf[idx]
-    return code
+@hot_kernel
+def legal_call(hands, st, rules, buf):
+    """:func:`legal_moves`, compiled once and called."""
+    return legal_moves(hands, st, rules, buf)
+
+
+@hot_kernel
+def apply_call(code, hands, played, st, rules):
+    """:func:`apply_move`, compiled once and called."""
+    return apply_move(code, hands, played, st, rules)
+
+
+@hot_kernel
+def greedy_call(own, played, pub, legal, n, rng):
+    """greedy's choice (``choose_greedy``), compiled once and called."""
+    return choose_greedy(own, played, pub, legal, n, rng)
+
+
+@hot_kernel
+def random_call(own, played, pub, legal, n, rng):
+    """random's choice (``choose_random``), compiled once and called."""
+    return choose_random(own, played, pub, legal, n, rng)
 
 
 @hot_kernel
@@ -159,7 +166,19 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy, moves):
     """Play on from ``wst`` (in place), every seat by ``policy``, for ``moves`` moves or to the
     half's end (``TO_THE_END``); 1 if the half ended."""
     for _ in range(moves):
-        code = policy_code(wh, wp, wst, rules, rbuf, rng, policy)
+        code = NO_SHORTCUT
+        if policy == ROLLOUT_GREEDY:
+            code = greedy_fast_code(wh, wst, rules)  # greedy's pick without the legal set
+        if code == NO_SHORTCUT:
+            n = legal_call(wh, wst, rules, rbuf)
+            idx = 0
+            if n > 1:
+                q = wst[ST_ACTOR]
+                if policy == ROLLOUT_GREEDY:
+                    idx = greedy_call(wh[q], wp, wst, rbuf, n, rng)
+                else:
+                    idx = random_call(wh[q], wp, wst, rbuf, n, rng)
+            code = rbuf[idx]
         if apply_move(code, wh, wp, wst, rules) == 1:
             return 1
     return 0
@@ -168,7 +187,7 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy, moves):
 @hot_kernel
 def play_out(code, wh, wp, wst, rules, rbuf, rng, policy):
     """The candidate ``code``, then the half to its end by ``policy`` (in place)."""
-    if apply_move(code, wh, wp, wst, rules) == 0:
+    if apply_call(code, wh, wp, wst, rules) == 0:
         rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
 
 
@@ -232,7 +251,7 @@ def objective(st, team, rules):
 @hot_kernel
 def _candidates(own, played, pub, legal, n, rng, cap, cand, cost):
     """Fill ``cand`` with up to ``cap`` indices: greedy's pick, PASS, then cheapest first."""
-    g = choose_greedy(own, played, pub, legal, n, rng)
+    g = greedy_call(own, played, pub, legal, n, rng)
     dao = pub[ST_DAO]
     k = 0
     cand[k] = g
@@ -300,7 +319,7 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
         if goes_out(total, legal[i]):
             return i  # going out ends the search: 上游 (or the team's finish) at once
     if legal.shape[0] < BUF_SIZE:
-        return choose_greedy(own, played, pub, legal, n, rng)
+        return greedy_call(own, played, pub, legal, n, rng)
     sc = legal[MAX_MOVES:]
     cand = sc[_SC_CAND : _SC_CAND + MAX_CAP]
     score = sc[_SC_SCORE : _SC_SCORE + 2 * MAX_CAP].view(np.int64)
