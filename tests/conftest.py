@@ -4,8 +4,8 @@ Numba compiles each game's kernels on first use (about a minute of one core per 
 the tests, the first test of each game compiles them in its own process, one after the other —
 and with ``pytest -n 2`` (pytest-xdist) both workers would compile the same kernels. So the main
 process compiles them first, one process per job (``python -m cardsim.sim.warmup GAME
-PURPOSE``, longest first, as many at once as cores: each game's run kernels, search strategies
-and replay kernels, and the user variants, ``tests/warm_user_variants.py``), and every test
+PURPOSE`` for each game's run kernels, search strategies and replay kernels, ``python -m
+tests.warm_user_variants GAME`` for its user variant), as many at once as cores, and every test
 process loads them from the on-disk cache (``kernels/jit.py``). Without
 ``-n`` nothing is done here: a single test file compiles only what it plays.
 """
@@ -25,29 +25,43 @@ def _warm_kernels() -> None:
     from cardsim.sim import warmup
     from cardsim.sim.games import GAMES
 
-    # one process per job, longest first, as many at once as cores: 原子's search strategies
-    # (compiled apart from any driver, kernels/call_tables.py) and run kernels, ATLAS's run
-    # kernels; then, on the cores those free, the user variants every user strategy plays in
-    # (tests/warm_user_variants.py), ATLAS's search strategies and both games' replay kernels
-    # (these reuse the callees the run kernels cached)
+    # one process per job, as many at once as cores, longest first where the order allows:
+    # a game's user variant (tests/warm_user_variants.py) and replay kernels after its run
+    # kernels, whose callees they load from the cache; the search strategies compile apart
+    # from any driver (kernels/call_tables.py)
     def missing(game: str, purpose: str) -> list[str]:
         return [] if warmup.is_cached(game, purpose) else [purpose]
 
     warm = [sys.executable, "-m", "cardsim.sim.warmup"]
-    order = [("yuanzi", "search"), ("yuanzi", "run"), ("atlas", "run"), ("atlas", "search"),
-             ("yuanzi", "replay"), ("atlas", "replay")]  # fmt: skip
-    order += [(g, p) for g in GAMES for p in ("run", "search", "replay") if (g, p) not in order]
-    jobs = [[*warm, g, *todo] for g, p in order if g in GAMES and (todo := missing(g, p))]
-    if jobs:  # after the run kernels, whose callees the user variants reuse
-        jobs.insert(min(3, len(jobs)), [sys.executable, "-m", "tests.warm_user_variants"])
+    user = [sys.executable, "-m", "tests.warm_user_variants"]
+    order = [("yuanzi", "run"), ("yuanzi", "search"), ("atlas", "run"), ("atlas", "search"),
+             ("yuanzi", "user"), ("atlas", "user"), ("yuanzi", "replay"), ("atlas", "replay")]  # fmt: skip
+    order += [
+        (g, p) for g in GAMES for p in ("run", "search", "user", "replay") if (g, p) not in order
+    ]
+    jobs = [  # (game, purpose, command): a user or replay job waits for its game's run job
+        (g, p, [*user, g] if p == "user" else [*warm, g, *todo])
+        for g, p in order
+        if g in GAMES and (todo := missing(g, "run" if p == "user" else p))
+    ]
     width = max(1, os.cpu_count() or 1)
-    running: list[subprocess.Popen] = []
+    running: dict[subprocess.Popen, tuple[str, str]] = {}
+
+    def ready(game: str, purpose: str) -> bool:
+        if purpose in ("run", "search"):
+            return True
+        return (
+            all((g, p) != (game, "run") for g, p, _ in jobs)
+            and (game, "run") not in running.values()
+        )
+
     while jobs or running:
-        while jobs and len(running) < width:
-            running.append(subprocess.Popen(jobs.pop(0), cwd=ROOT))
+        while len(running) < width and (job := next((j for j in jobs if ready(*j[:2])), None)):
+            jobs.remove(job)
+            running[subprocess.Popen(job[2], cwd=ROOT)] = job[:2]
         time.sleep(0.5)
         for proc in [p for p in running if p.poll() is not None]:
-            running.remove(proc)
+            del running[proc]
             _reap(proc)
 
 

@@ -295,7 +295,7 @@ WARMUP = Warmup(
     entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate"),
                   "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
                   "search": ("cardsim.kernels.atlas.pimc", "choose_pimc")},
-    compile_seconds={"run": 35, "replay": 40, "search": 45},
+    compile_seconds={"run": 35, "replay": 40, "search": 40},
 )  # fmt: skip
 
 ENGINE = AtlasEngine()

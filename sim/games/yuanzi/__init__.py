@@ -255,7 +255,7 @@ WARMUP = Warmup(
     entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
                   "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
                   "search": ("cardsim.kernels.yuanzi.pimc", "choose_pimc")},
-    compile_seconds={"run": 60, "replay": 70, "search": 160},
+    compile_seconds={"run": 60, "replay": 70, "search": 35},
 )  # fmt: skip
 
 ENGINE = YuanziEngine()
