@@ -7,9 +7,10 @@ import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stream
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES
-from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call, legal_call
+from cardsim.kernels.yuanzi.rules import begin_half, draw_half_deck
 from cardsim.kernels.yuanzi.state import N_INFO, N_RULES, N_ST, ST_ACTOR, ST_RULES, ST_TOP
-from cardsim.kernels.yuanzi.strategies import NO_SHORTCUT, choose_greedy, greedy_fast_code
+from cardsim.kernels.yuanzi.strategies import NO_SHORTCUT, greedy_fast_code
 from cardsim.sim.config import build_config
 from cardsim.sim.games.yuanzi import ENGINE
 from numba import njit
@@ -36,6 +37,8 @@ def test_untraced_outcomes_equal_traced_outcomes(strategies, rules):
     assert np.array_equal(fast_seats, traced_seats)
 
 
+# legal moves, greedy and apply_move through pimc's called forms (compiled once, cached by the
+# search warm-up): inlined here they made this test-local kernel a 30 s compile
 @njit(cache=True)
 def _shortcut_vs_greedy(root, matches, rules, random_seats):
     """Plays matches' first halves (greedy seats, and random at ``random_seats``) and asks, at
@@ -59,8 +62,8 @@ def _shortcut_vs_greedy(root, matches, rules, random_seats):
             st[ST_RULES + i] = rules[i]
         while True:
             q = st[ST_ACTOR]
-            n = legal_moves(hands, st, rules, buf)
-            want = buf[choose_greedy(hands[q], played, st, buf, n, rs)]
+            n = legal_call(hands, st, rules, buf)
+            want = buf[greedy_call(hands[q], played, st, buf, n, rs)]
             fast = greedy_fast_code(hands, st, rules)
             lead = st[ST_TOP] == 0
             out[1 if lead else 3] += 1
@@ -69,7 +72,7 @@ def _shortcut_vs_greedy(root, matches, rules, random_seats):
                 if fast != want:
                     out[0] += 1
             code = buf[bounded(rs, n)] if random_seats[q] else want
-            if apply_move(code, hands, played, st, rules) == 1:
+            if apply_call(code, hands, played, st, rules) == 1:
                 break
     return out
 
