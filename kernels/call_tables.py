@@ -27,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
+import numpy as np
 from cardsim.kernels.errors import CardsimError
 from llvmlite import binding as llvm
 from llvmlite import ir
@@ -84,6 +85,14 @@ class Table:
             self._keep.append(dispatcher)
             self._addresses[k] = address
 
+    def fill(self, entries: tuple, argtypes: tuple) -> None:
+        """Compile (or load from the disk cache) each ``(k, dispatcher)`` of ``entries`` for
+        ``argtypes``, in the order given, and put it at entry ``k`` unless that is filled."""
+        for k, dispatcher in entries:
+            if not self.filled(k):
+                dispatcher.compile(argtypes)
+                self.put(k, dispatcher, argtypes)
+
     def filled(self, k: int) -> bool:
         return self._addresses[k] != 0
 
@@ -131,6 +140,29 @@ def _caller(symbol: str, size: int, expected: tuple):
         f"def call_table(typingctx, k, {names}):\n    return typer(typingctx, k, {names})\n", scope
     )  # noqa: S102
     return intrinsic(scope["call_table"])
+
+
+class SearchSeats:
+    """A driver's search strategies: the seats' ids in ``[lo, hi)`` are called through
+    ``table``, whose ``(entry, dispatcher)`` pairs ``entries()`` gives (imported on first use)."""
+
+    def __init__(self, table: Table, argtypes: tuple, lo: int, hi: int, entries) -> None:
+        self.table, self.argtypes, self.lo, self.hi, self.entries = table, argtypes, lo, hi, entries
+
+    def uses(self, sids) -> bool:
+        """Whether any seat's strategy id is a search strategy's."""
+        ids = np.asarray(sids)
+        return bool(((ids >= self.lo) & (ids < self.hi)).any())
+
+    def load(self) -> None:
+        """Compile (or load from the disk cache) the search strategies and fill the table."""
+        self.table.fill(self.entries(), self.argtypes)
+
+    def for_seats(self, sids, driver):
+        """``driver``, with the table filled first when a seat of ``sids`` searches."""
+        if self.uses(sids):
+            self.load()
+        return driver
 
 
 _TABLES: dict[str, Table] = {}

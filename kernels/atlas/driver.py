@@ -73,7 +73,7 @@ from cardsim.kernels.atlas.strategies import (
     user_placeholder,
 )
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
-from cardsim.kernels.call_tables import search_table, user_table
+from cardsim.kernels.call_tables import SearchSeats, search_table, user_table
 from cardsim.kernels.jit import kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
 from numba import prange
@@ -200,29 +200,22 @@ def _choose_search(S, p, sid, dtype, opts, n, rng):
     return _call_search(k, S, np.int64(p), sid, np.int64(dtype), opts, np.int64(n), rng)
 
 
-def uses_search(sids) -> bool:
-    """Whether any seat's strategy id is a search strategy's (pimc, ismcts)."""
-    ids = np.asarray(sids)
-    return bool(((ids >= PIMC_BASE) & (ids < LEVEL_BASE)).any())
-
-
-def load_search() -> None:
-    """Compile (or load from the disk cache) the search strategies and fill the search table."""
+def _search_entries():
     from cardsim.kernels.atlas.ismcts import choose_ismcts
     from cardsim.kernels.atlas.pimc import choose_pimc
 
-    for k, fn in ((1, choose_ismcts), (0, choose_pimc)):  # ismcts compiles pimc's helpers
-        if not SEARCH_TABLE.filled(k):
-            fn.compile(SEARCH_ARGTYPES)
-            SEARCH_TABLE.put(k, fn, SEARCH_ARGTYPES)
+    return ((1, choose_ismcts), (0, choose_pimc))  # ismcts first: it compiles pimc's helpers
+
+
+#: pimc and ismcts ids lie in [PIMC_BASE, LEVEL_BASE); ``load_search`` fills the table
+SEARCH = SearchSeats(SEARCH_TABLE, SEARCH_ARGTYPES, PIMC_BASE, LEVEL_BASE, _search_entries)
+load_search = SEARCH.load
 
 
 def for_seats(sids, driver=None):
     """The driver module to run ``sids``: ``driver`` (a user variant) or this one; the search
     table filled first when a seat searches."""
-    if uses_search(sids):
-        load_search()
-    return driver if driver is not None else sys.modules[__name__]
+    return SEARCH.for_seats(sids, driver if driver is not None else sys.modules[__name__])
 
 
 @_jit
