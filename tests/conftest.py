@@ -76,3 +76,22 @@ def pytest_sessionstart(session) -> None:
     if not getattr(session.config.option, "numprocesses", None):
         return  # one process (no -n): each game compiles when a test first plays it
     _warm_kernels()
+
+
+#: Tests that take 15 s or more on a warm cache (``pytest --durations``): started first, so that
+#: with ``-n`` none of them is left running alone at the end while the other worker idles.
+LONG_FIRST = (
+    "tests/atlas/test_pimc.py::test_pimc_beats_greedy_on_duplicate_deals",
+    "tests/test_user_labels.py::test_a_user_strategy_goes_through_every_command",
+    "tests/test_documented_commands.py::test_documented_commands_run_in_order",
+    "tests/test_cluster_workflows.py::test_study_on_a_dask_scheduler_equals_a_local_study",
+    "tests/test_reliability.py::test_3_kill_9_at_the_moment_of_creation",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    def rank(item) -> int:
+        base = item.nodeid.split("[", 1)[0]
+        return LONG_FIRST.index(base) if base in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: every other test keeps its order
