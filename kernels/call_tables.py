@@ -82,8 +82,9 @@ class Table:
         strategy's; the same function every time, so a second put changes nothing)."""
         address = _address(dispatcher, argtypes)
         with self._lock:
-            self._keep.append(dispatcher)
-            self._addresses[k] = address
+            if self._addresses[k] != address:
+                self._keep.append(dispatcher)
+                self._addresses[k] = address
 
     def fill(self, entries: tuple, argtypes: tuple) -> None:
         """Compile (or load from the disk cache) each ``(k, dispatcher)`` of ``entries`` for
@@ -113,10 +114,9 @@ def _caller(symbol: str, size: int, expected: tuple):
             module = builder.module
             try:
                 table = module.get_global(symbol)
-            except KeyError:  # a declaration: no initializer, so the linker takes the address
-                table = ir.GlobalVariable(
-                    module, ir.ArrayType(i64, size), symbol
-                )  # add_symbol gave
+            except KeyError:
+                # a declaration: no initializer, so the linker takes the address add_symbol gave
+                table = ir.GlobalVariable(module, ir.ArrayType(i64, size), symbol)
             at = builder.gep(table, [ir.Constant(ir.IntType(32), 0), k_val])
             address = builder.load(at)
             result = cgutils.alloca_once_value(builder, ir.Constant(i64, -1))
@@ -136,9 +136,8 @@ def _caller(symbol: str, size: int, expected: tuple):
     # Numba's @intrinsic takes named parameters only: give the typer one per argument.
     names = ", ".join(f"a{i}" for i in range(len(expected)))
     scope = {"typer": typer}
-    exec(
-        f"def call_table(typingctx, k, {names}):\n    return typer(typingctx, k, {names})\n", scope
-    )  # noqa: S102
+    source = f"def call_table(typingctx, k, {names}):\n    return typer(typingctx, k, {names})\n"
+    exec(source, scope)  # noqa: S102
     return intrinsic(scope["call_table"])
 
 

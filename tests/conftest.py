@@ -29,9 +29,6 @@ def _warm_kernels() -> None:
     # a game's user variant (tests/warm_user_variants.py) and replay kernels after its run
     # kernels, whose callees they load from the cache; the search strategies compile apart
     # from any driver (kernels/call_tables.py)
-    def missing(game: str, purpose: str) -> list[str]:
-        return [] if warmup.is_cached(game, purpose) else [purpose]
-
     warm = [sys.executable, "-m", "cardsim.sim.warmup"]
     user = [sys.executable, "-m", "tests.warm_user_variants"]
     order = [("yuanzi", "run"), ("yuanzi", "search"), ("atlas", "run"), ("atlas", "search"),
@@ -40,9 +37,9 @@ def _warm_kernels() -> None:
         (g, p) for g in GAMES for p in ("run", "search", "user", "replay") if (g, p) not in order
     ]
     jobs = [  # (game, purpose, command): a user or replay job waits for its game's run job
-        (g, p, [*user, g] if p == "user" else [*warm, g, *todo])
+        (g, p, [*user, g] if p == "user" else [*warm, g, p])
         for g, p in order
-        if g in GAMES and (todo := missing(g, "run" if p == "user" else p))
+        if g in GAMES and not warmup.is_cached(g, "run" if p == "user" else p)
     ]
     width = max(1, os.cpu_count() or 1)
     running: dict[subprocess.Popen, tuple[str, str]] = {}
