@@ -481,7 +481,7 @@ def _trend_row(group: str, key: str, d: pl.DataFrame, tr, unpaired, ratio: float
         "min_value": float(d["estimate"].min()), "max_value": float(d["estimate"].max()),
         "min_level": _level_at(d, "min"), "max_level": _level_at(d, "max"),
         "dispersion": tr.dispersion, "p_slope": tr.p_slope, "p_q": tr.p_q, "p": tr.p,
-        "n_per_level": int(d["n"].min()),
+        "n_per_level": int(d["n"].min()), "n_per_level_max": int(d["n"].max()),
         "paired": tr is not unpaired,
         "change_se": tr.change_se, "change_se_unpaired": unpaired.change_se,
         "change_unpaired_lo": unpaired.change - z * unpaired.change_se,
@@ -528,7 +528,8 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
         .replace(" points [", " [")
         .replace(" points, ", ", ")
     )
-    per = f"{r['n_per_level']:,} {plural(r['unit'])} per level"
+    n_lo, n_hi = r["n_per_level"], r.get("n_per_level_max", r["n_per_level"])
+    per = f"{n_lo:,}{f'–{n_hi:,}' if n_hi != n_lo else ''} {plural(r['unit'])} per level"
     if r["levels"] > 2:
         lo = _level_value(kind, r["key"], r["min_value"])
         hi = _level_value(kind, r["key"], r["max_value"])

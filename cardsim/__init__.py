@@ -203,15 +203,17 @@ def study(study_file: Path | str | None, out: Path | str, *, threads: int | None
 def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | None = None,
            deals: int | None = None, seed: int = 0, players: int | Sequence[int] | None = None,
            rules: Mapping[str, object] | None = None, threads: int | None = None,
-           force: bool = False, progress: bool = False):  # fmt: skip
+           force: bool = False, progress: bool = False,
+           scripted_games: int | None = None):  # fmt: skip
     """The skill ladder (like ``cardsim ladder``, docs/ladder.md) into ``out``: returns
-    ``cardsim.workflows.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its JSON)."""
+    ``cardsim.workflows.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its
+    JSON). ``scripted_games``: as ``--scripted-games``."""
     from cardsim.workflows.ladder import build_ladder, run_ladder
 
     lad = build_ladder(
         game, None if levels is None else list(levels), games=games, deals=deals, seed=seed,
         players=list(players) if isinstance(players, list | tuple) else players,
-        rules={k: _text(v) for k, v in (rules or {}).items()},
+        rules={k: _text(v) for k, v in (rules or {}).items()}, scripted_games=scripted_games,
     )  # fmt: skip
     return run_ladder(lad, _out(out), threads=threads, progress=progress, force=force)
 

@@ -594,6 +594,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
               "random,greedy:eps=0.2,soft,greedy,pimc).")  # fmt: skip
 @click.option("--games", type=INT, required=True, help="Self-play games per level.")
 @click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
+@click.option("--scripted-games", type=INT, default=None, help="Self-play games of each scripted "
+              "level (built-ins that do not search; default: --games).")  # fmt: skip
 @click.option("--out", type=OUT, required=True, help="Ladder directory.")
 @click.option(
     "--players",
@@ -620,8 +622,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
               "the looks.")  # fmt: skip
 @click.option("--decide", default=None, metavar="KEY,…", help="--until-decided: stop once "
               "these measures have a verdict (keys: first_excess, turns, …; default all).")  # fmt: skip
-def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, threads,
-               chunk_size, force, quiet, scheduler, until_decided, max_games, max_minutes,
+def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, rules, margins,
+               threads, chunk_size, force, quiet, scheduler, until_decided, max_games, max_minutes,
                spending, decide) -> None:  # fmt: skip
     """Does each balance finding hold under stronger play? Rate the levels on duplicate deals,
     replay the headline measures in self-play at every level, judge the trend (docs/ladder.md).
@@ -634,7 +636,8 @@ def ladder_cmd(game, levels, games, deals, out, players, seed, rules, margins, t
 
     m = parse_margins(margins)
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,
-                          rules=rules, chunk_size=chunk_size)  # fmt: skip
+                          rules=rules, chunk_size=chunk_size,
+                          scripted_games=scripted_games)  # fmt: skip
     given = [n for n, v in (("--max-games", max_games), ("--max-minutes", max_minutes),
                             ("--decide", decide)) if v is not None]  # fmt: skip
     if given and not until_decided:

@@ -200,3 +200,72 @@ def test_bad_sequential_options_are_one_line(capsys, tmp_path, extra, message):
 def test_budget_options_need_until_decided(capsys, tmp_path):
     code, _, err = cardsim(capsys, *LADDER, "--max-games", 80, "--out", tmp_path / "x")
     assert code == 2 and "--max-games need --until-decided" in err, err
+
+
+def test_is_scripted_names_the_built_ins_that_do_not_search():
+    from cardsim.sim.games import get_engine
+
+    from cardsim.workflows.ladder import is_scripted
+
+    for game in ("yuanzi", "atlas"):
+        engine = get_engine(game)
+        for level in ("random", "greedy", "greedy:eps=0.2", "soft", "soft:temp=2"):
+            assert is_scripted(engine, level), level
+        for level in ("pimc", "pimc:samples=2", "ismcts:iters=8", "examples/x.py:choose",
+                      "py:examples/x.py:choose"):  # fmt: skip
+            assert not is_scripted(engine, level), level
+
+
+def test_scripted_games_give_the_scripted_levels_more_games_and_stay_reproducible(capsys, tmp_path):
+    """--scripted-games: the built-in levels that do not search play that many self-play games
+    per look, the others (here a user strategy) --games; after k looks every sub-run is the
+    plain ladder's of k batches, and the Answers line and trends table say so."""
+    user = str(Path(__file__).resolve().parents[1] / "examples" / "yuanzi_strategy.py") + ":choose"
+    seq = ["ladder", "yuanzi", "--levels", f"random,greedy,{user}", "--games", 20,
+           "--scripted-games", 60, "--deals", 20, "--quiet", "--until-decided",
+           "--max-games", 40]  # fmt: skip
+    code, _, err = cardsim(capsys, *seq, "--out", tmp_path / "a")
+    assert code == 0, err
+    stopped, looks = looks_of(tmp_path / "a")
+    k = len(looks)
+    assert [x["scripted_games"] for x in looks] == [60 * (i + 1) for i in range(k)]
+    assert [x["games_per_level"] for x in looks] == [20 * (i + 1) for i in range(k)]
+    games = {
+        p.parent.name: int(runner.read_manifest(p.parent)["games"])
+        for p in (tmp_path / "a").glob(f"*/{runner.MANIFEST}")
+    }
+    assert games == {"rating": 20 * k, "L0-random": 60 * k, "L1-greedy": 60 * k,
+                     "L2-yuanzi_strategy-choose": 20 * k}  # fmt: skip
+    assert f"({60 * k} per scripted level)" in answers(tmp_path / "a")[0]
+    trends = _trends(tmp_path / "a")
+    first = trends.filter(pl.col("measure").str.contains("excess")).row(0, named=True)
+    assert (first["n_per_level"], first["n_per_level_max"]) == (20 * k, 60 * k)
+    plain = ["ladder", "yuanzi", "--levels", f"random,greedy,{user}", "--games", 20 * k,
+             "--scripted-games", 60 * k, "--deals", 20 * k, "--chunk-size", 20, "--quiet"]  # fmt: skip
+    assert cardsim(capsys, *plain, "--out", tmp_path / "plain")[0] == 0
+    same_runs(tmp_path / "a", tmp_path / "plain")
+    # another --scripted-games is another plan: refused
+    other = [*seq[:7], 80, *seq[8:]]
+    code, _, err = cardsim(capsys, *other, "--out", tmp_path / "a")
+    assert code == 2 and "different sequential ladder (scripted_games differ)" in err, err
+    code, _, err = cardsim(capsys, *seq[:7], 0, *seq[8:], "--out", tmp_path / "z")
+    assert code == 2 and "--scripted-games must be a positive integer" in err, err
+
+
+def _trends(d: Path) -> pl.DataFrame:
+    doc = json.loads((d / "ladder.json").read_text())
+    t = doc["sections"]["ladder"]["tables"]["trends"]
+    return pl.DataFrame(t["rows"])
+
+
+def test_a_study_ladder_table_takes_scripted_games():
+    from cardsim.workflows.ladder import parse_ladder_table
+
+    table = {"name": "l", "game": "atlas", "levels": ["random", "pimc"], "games": 10,
+             "scripted_games": 500, "players": [3]}  # fmt: skip
+    lad = parse_ladder_table(table, 0, "s.toml", set())
+    assert {s.name: s.games for s in lad.scenarios} == {
+        "l-p3-rating": 10, "l-p3-L0-random": 500, "l-p3-L1-pimc": 10,
+    }  # fmt: skip
+    with pytest.raises(CardsimError, match="scripted_games must be an integer"):
+        parse_ladder_table({**table, "scripted_games": "many"}, 0, "s.toml", set())

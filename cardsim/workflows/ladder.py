@@ -52,6 +52,7 @@ class _LadderTable(BaseModel):
     players: Any = None
     rules: dict[str, Any] = {}
     chunk_size: StrictInt | None = None
+    scripted_games: StrictInt | None = None
 
 
 LADDER_KEYS = set(_LadderTable.model_fields)
@@ -60,7 +61,7 @@ LADDER_KEYS = set(_LadderTable.model_fields)
 _LADDER_WRONG = {
     "levels": 'levels must list strategies, e.g. ["random", "greedy"]',
     "rules": "rules must be a table like { key = value }",
-    "games": None, "deals": None, "seed": None, "chunk_size": None,
+    "games": None, "deals": None, "seed": None, "chunk_size": None, "scripted_games": None,
 }  # fmt: skip
 REPORT = "ladder.html"
 
@@ -78,9 +79,28 @@ class Ladder:
     rules: dict[str, str] = field(default_factory=dict)
     chunk_size: int | None = None
     name: str = ""  # in a study: the prefix of its scenario names
+    #: self-play games of a scripted level (:func:`is_scripted`); None: ``games``
+    scripted_games: int | None = None
     scenarios: list[Scenario] = field(default_factory=list)
     #: group ("" or "4 players") -> (rating scenario, {level: self-play scenario})
     groups: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+
+
+def is_scripted(engine, level: str) -> bool:
+    """Whether ``level`` is a built-in that does not search (random, greedy, greedy:eps, soft,
+    …): thousands of games a second, so a ladder may give it more self-play games
+    (``--scripted-games``) at almost no cost. Search strategies and user strategies are not."""
+    from cardsim.sim.warmup import SEARCH_STRATEGIES
+
+    base = level.split(":", 1)[0]
+    return base in {s.name for s in engine.strategies} and base not in SEARCH_STRATEGIES
+
+
+def games_of(ladder: Ladder, engine, level: str) -> int:
+    """The self-play games of ``level``: ``scripted_games`` for a scripted level, if set."""
+    if ladder.scripted_games is not None and is_scripted(engine, level):
+        return ladder.scripted_games
+    return ladder.games
 
 
 def _slug(level: str) -> str:
@@ -153,15 +173,20 @@ def build_ladder(
     rules=(),
     chunk_size: int | None = None,
     name: str = "",
+    scripted_games: int | None = None,
 ) -> Ladder:
-    """A validated :class:`Ladder` and its scenarios; :class:`CardsimError` for bad input."""
+    """A validated :class:`Ladder` and its scenarios; :class:`CardsimError` for bad input.
+    ``scripted_games``: self-play games of each scripted level (:func:`is_scripted`) in place
+    of ``games`` — where the search levels are slow, cheap precision for the trend."""
     from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
     lv = parse_levels(engine, levels)
     counts = parse_players(engine, players)
-    deals, rule_items = _check_numbers(games, deals, rules, chunk_size)
-    ladder = Ladder(game, lv, games, deals, seed, counts, rule_items, chunk_size, name)
+    deals, rule_items = _check_numbers(games, deals, rules, chunk_size, scripted_games)
+    ladder = Ladder(
+        game, lv, games, deals, seed, counts, rule_items, chunk_size, name, scripted_games
+    )
     several = len(engine.player_counts) > 1
     pre = f"{name}-" if name else ""
     for n in counts:
@@ -169,9 +194,10 @@ def build_ladder(
     return ladder
 
 
-def _check_numbers(games, deals, rules, chunk_size) -> tuple[int, dict[str, str]]:
-    """--games, --deals, --chunk-size positive integers; --rule once per key (as text)."""
-    for what, v in (("--games", games), ("--deals", deals)):
+def _check_numbers(games, deals, rules, chunk_size, scripted=None) -> tuple[int, dict[str, str]]:
+    """--games, --deals, --scripted-games, --chunk-size positive integers; --rule once per key
+    (as text)."""
+    for what, v in (("--games", games), ("--deals", deals), ("--scripted-games", scripted)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v <= 0):
             raise CardsimError(f"{what} must be a positive integer, got {v!r}")
     deals = games if deals is None else deals
@@ -197,13 +223,7 @@ def _add_group(ladder: Ladder, engine, n: int, several: bool, pre: str) -> None:
     from cardsim.sim.compare import build_compare_config
     from cardsim.sim.config import build_config
 
-    game, lv, games, deals, seed = (
-        ladder.game,
-        ladder.levels,
-        ladder.games,
-        ladder.deals,
-        ladder.seed,
-    )
+    game, lv, deals, seed = ladder.game, ladder.levels, ladder.deals, ladder.seed
     rule_items, chunk_size = ladder.rules, ladder.chunk_size
     tag = f"p{n}-" if several else ""
     group = f"{n} players" if several else ""
@@ -211,8 +231,9 @@ def _add_group(ladder: Ladder, engine, n: int, several: bool, pre: str) -> None:
         build_compare_config(engine, lv, games=deals, seed=seed, players=n, rules=rule_items)
         for level in lv:
             build_config(
-                engine, games=games, seed=seed, players=n, strategy=level, rules=rule_items
-            )
+                engine, games=games_of(ladder, engine, level), seed=seed, players=n,
+                strategy=level, rules=rule_items,
+            )  # fmt: skip
     except CardsimError as e:
         msg = str(e).replace("--strategies", "--levels")
         raise CardsimError(f"{'--players ' + str(n) + ': ' if several else ''}{msg}") from None
@@ -237,7 +258,7 @@ def _add_group(ladder: Ladder, engine, n: int, several: bool, pre: str) -> None:
             Scenario(
                 name=sname,
                 game=game,
-                games=games,
+                games=games_of(ladder, engine, level),
                 seed=seed,
                 strategy=level,
                 rules=rule_items,
@@ -270,7 +291,7 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
         return build_ladder(
             d["game"], table.levels, games=table.games, deals=table.deals, seed=table.seed,
             players=table.players, rules=table.rules, chunk_size=table.chunk_size,
-            name=d["name"],
+            name=d["name"], scripted_games=table.scripted_games,
         )  # fmt: skip
     except CardsimError as e:
         raise CardsimError(f"{label}: {str(e).replace('--', '')}") from None
@@ -391,6 +412,7 @@ class Look:
     verdicts: dict[str, str]  # "group: measure key" -> the ladder's verdict word
     decided: bool
     seconds: float
+    scripted_games: int | None = None  # --scripted-games: a scripted level's self-play games
 
 
 def _look_chunk(ladder: Ladder) -> int:
@@ -400,20 +422,23 @@ def _look_chunk(ladder: Ladder) -> int:
 
     from cardsim.sim.runner import DEFAULT_CHUNK_SIZE
 
+    scripted = ladder.scripted_games or ladder.games
+    sizes = f"--games {ladder.games}, --deals {ladder.deals}" + (
+        f", --scripted-games {scripted}" if ladder.scripted_games else ""
+    )
     if ladder.chunk_size is not None:
-        if ladder.games % ladder.chunk_size or ladder.deals % ladder.chunk_size:
+        if any(v % ladder.chunk_size for v in (ladder.games, ladder.deals, scripted)):
             raise CardsimError(
-                f"--until-decided: --games {ladder.games} and --deals {ladder.deals} must be "
-                f"multiples of --chunk-size {ladder.chunk_size} (each look adds whole chunks)"
+                f"--until-decided: {sizes} must be multiples of --chunk-size "
+                f"{ladder.chunk_size} (each look adds whole chunks)"
             )
         return ladder.chunk_size
-    g = math.gcd(ladder.games, ladder.deals)
+    g = math.gcd(ladder.games, ladder.deals, scripted)
     c = next(d for d in range(min(g, DEFAULT_CHUNK_SIZE), 0, -1) if g % d == 0)
     if c < min(MIN_LOOK_CHUNK, g):
         raise CardsimError(
-            f"--until-decided: --games {ladder.games} and --deals {ladder.deals} share no chunk "
-            f"size of {MIN_LOOK_CHUNK} games or more (each look adds whole chunks); use round "
-            "numbers, e.g. --games 2000 --deals 500"
+            f"--until-decided: {sizes} share no chunk size of {MIN_LOOK_CHUNK} games or more "
+            "(each look adds whole chunks); use round numbers, e.g. --games 2000 --deals 500"
         )
     return c
 
@@ -449,6 +474,7 @@ def _identity(ladder: Ladder, seq: Sequential, looks: int, margins) -> dict:
     return {
         "game": ladder.game, "levels": ladder.levels, "games": ladder.games,
         "deals": ladder.deals, "seed": ladder.seed, "players": ladder.players,
+        **({"scripted_games": ladder.scripted_games} if ladder.scripted_games else {}),
         "rules": ladder.rules, "chunk_size": _look_chunk(ladder), "looks": looks,
         "alpha": seq.alpha, "spending": seq.spending, "decide": sorted(seq.decide),
         "margins": dict(sorted((margins or {}).items())),
@@ -488,10 +514,11 @@ def _write_looks(out: Path, ident: dict, looks: list[Look], stopped_by: str | No
 
 def _scaled(ladder: Ladder, look: int, chunk: int) -> Ladder:
     """The ladder of ``look`` batches: the same sub-runs, ``look`` × the games and deals."""
+    scripted = look * ladder.scripted_games if ladder.scripted_games else None
     return build_ladder(
         ladder.game, ladder.levels, games=look * ladder.games, deals=look * ladder.deals,
         seed=ladder.seed, players=ladder.players, rules=ladder.rules, chunk_size=chunk,
-        name=ladder.name,
+        name=ladder.name, scripted_games=scripted,
     )  # fmt: skip
 
 
@@ -514,6 +541,10 @@ def _verdicts(sec, game: str, decide: list[str]) -> tuple[dict[str, str], bool]:
     return out, bool(chosen) and all(v != WORDS[stats.NOT_ENOUGH] for v in chosen)
 
 
+def _scripted_text(scripted: int | None) -> str:
+    return f" ({scripted:,} per scripted level)" if scripted else ""
+
+
 def answer_text(looks: list[Look], planned: int, seq: Sequential, stopped_by: str) -> str:
     """The Answers line of a sequential ladder: looks, games per level, the budget."""
     last = looks[-1]
@@ -531,7 +562,8 @@ def answer_text(looks: list[Look], planned: int, seq: Sequential, stopped_by: st
         f"Played until decided: {len(looks)} look{'s' if len(looks) != 1 else ''} of "
         f"{looks[0].games_per_level:,} games per level (of {planned} planned, "
         f"{planned * looks[0].games_per_level:,} games per level at most); "
-        f"{last.games_per_level:,} self-play games per level and {last.deals:,} rating deals in "
+        f"{last.games_per_level:,} self-play games per level"
+        f"{_scripted_text(last.scripted_games)} and {last.deals:,} rating deals in "
         f"all; {how}. Verdicts at this look's level {last.level:.3g} ({seq.spending}-type alpha "
         f"spending of {seq.alpha:g} over the looks, union bound: valid under repeated looks; "
         f"{last.spent:.3g} spent)."
@@ -590,7 +622,8 @@ def run_ladder_until_decided(
             _extend_runs(now, out, k)
             if progress:
                 print(f"cardsim: ladder look {k} of at most {planned}: {now.games:,} games per "
-                      f"level, {now.deals:,} rating deals", file=sys.stderr, flush=True)  # fmt: skip
+                      f"level{_scripted_text(now.scripted_games)}, {now.deals:,} rating deals",
+                      file=sys.stderr, flush=True)  # fmt: skip
             study = Study(f"ladder {ladder.game}", list(now.scenarios), [], "<ladder>")
             result = run_study(
                 study, out, threads=threads, progress=progress, force=force and k == 1,
@@ -602,7 +635,7 @@ def run_ladder_until_decided(
             elapsed += seconds
             looks.append(Look(k, now.games, now.deals, levels[k - 1],
                               alpha_spent(k / planned, seq.alpha, seq.spending), verdicts,
-                              decided, round(seconds, 3)))  # fmt: skip
+                              decided, round(seconds, 3), now.scripted_games))  # fmt: skip
             _write_looks(out, ident, looks, None)
             if progress:
                 shown = "; ".join(f"{m}: {v}" for m, v in verdicts.items())
