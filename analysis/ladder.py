@@ -833,6 +833,7 @@ def answer_line(
     stable, trend, unsure = [], [], []
     need = 0.0
     unit = "games"
+    unequal = False
     for r, f in zip(trends.iter_rows(named=True), found, strict=True):
         if r["verdict"] == WORDS[stats.CLEAR]:
             lo = _level_value(r["kind"], r["key"], r["min_value"])
@@ -847,6 +848,7 @@ def answer_line(
             unsure.append(r["measure"])
             if f.needed is not None and math.isfinite(f.needed) and f.needed > need:
                 need, unit = f.needed, plural(r["unit"])
+                unequal = r.get("n_per_level_max", r["n_per_level"]) > r["n_per_level"]
     by = ", by rating" if rated else ", as given (no ratings)"
     text = f"{pre}Does it hold under stronger play ({' → '.join(levels)}{by})?"
     if disorder:
@@ -858,7 +860,12 @@ def answer_line(
     if unsure:
         text += f" Not enough games for {'; '.join(unsure)}"
         if need:
-            text += f" (about {need:,.0f} {unit} per level would settle them)"
+            where = (
+                "at the levels with the fewest (the others in proportion)"
+                if unequal
+                else "per level"
+            )
+            text += f" (about {need:,.0f} {unit} {where} would settle them)"
         text += "."
     return Finding(text, kind=FACT, answer=True)
 

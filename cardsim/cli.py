@@ -658,7 +658,9 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
     if result.looks:
         last = result.looks[-1]
         click.echo(
-            f"{len(result.looks)} looks, {last.games_per_level:,} games per level: "
+            f"{len(result.looks)} looks, {last.games_per_level:,} games per level"
+            + (f" ({last.scripted_games:,} per scripted level)" if last.scripted_games else "")
+            + f": "
             f"{result.stopped_by}; " + "; ".join(f"{k}: {v}" for k, v in last.verdicts.items())
         )
     click.echo(f"report: {result.report}")
