@@ -247,3 +247,21 @@ def test_a_foreign_ladder_html_is_never_replaced(capsys, tmp_path):
     assert (out / "ladder.html").read_text() == "my notes" and sorted(out.iterdir()) == [
         out / "ladder.html"
     ]
+
+
+def test_unequal_games_per_level_are_named_in_the_table_and_the_answers():
+    """--scripted-games: the levels' unit counts differ; the trends table gives the fewest and
+    the most, and the 'would settle' estimate says it counts the least-played levels."""
+    from cardsim.analysis.ladder import answer_line
+
+    rng = np.random.default_rng(1)
+    noisy = synthetic(rng, RATINGS, [0.03] * 4, 0.05, n=100, key="noisy")
+    noisy = noisy.with_columns(pl.Series("n", [4000, 4000, 4000, 100]))
+    table, found = judge_trends(noisy)
+    row = table.row(0, named=True)
+    assert (row["n_per_level"], row["n_per_level_max"], row["verdict"]) == (100, 4000, UNSURE)
+    assert "100–4,000 matches per level" in found[0].text
+    text = answer_line("", table, found, [f"L{i}" for i in range(4)]).text
+    assert "matches at the levels with the fewest (the others in proportion) would settle" in text
+    even, found = judge_trends(synthetic(rng, RATINGS, [0.03] * 4, 0.05, n=100, key="noisy"))
+    assert "matches per level would settle" in answer_line("", even, found, ["a"] * 4).text
