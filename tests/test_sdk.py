@@ -222,10 +222,17 @@ AT_PORTS = [
     (("random", "greedy", "careful"), {}, 21),
     (("careful", "random"), {"trade_pick": "seen", "self_melds_shown": True}, 22),
     (("random", "greedy", "random", "careful"), {"forced_claims": False, "claim_turn": "jump"}, 23),
+    # the searches and the levels read the kernel mirror's state (sim/games/atlas/adapter.py)
+    (("pimc:samples=3", "greedy:eps=0.2", "ismcts:iters=4"), {}, 24),
+    (("soft", "pimc:samples=2,rollout=random"), {"forced_claims": False, "trade_pick": "seen"}, 25),
 ]
 
 
-@pytest.mark.parametrize(("others", "rules", "seed"), AT_PORTS, ids=["4p", "3p-seen", "5p-jump"])
+@pytest.mark.parametrize(
+    ("others", "rules", "seed"),
+    AT_PORTS,
+    ids=["4p", "3p-seen", "5p-jump", "4p-search", "3p-search"],
+)
 def test_the_atlas_python_port_gives_identical_tables(others, rules, seed):
     """ATLAS: the worked example in both forms (the Numba one through the pinned test's cached
     driver), random draws and TRADE included, several player counts and rule variants."""
@@ -264,10 +271,6 @@ def test_python_strategy_errors_are_one_line():
         ps.load(f"py:{PY_FILE}:wrong_signature")
     with pytest.raises(CardsimError, match="is a Numba function: drop the 'py:' prefix"):
         ps.load(f"py:{ROOT / 'examples' / 'yuanzi_strategy.py'}:choose")
-    with pytest.raises(CardsimError, match="can play ATLAS with a py: seat"):
-        get_engine("atlas").play_chunk(
-            RunConfig(game="atlas", players=2, seats=(AT_PY, "pimc")), 0, 1
-        )
 
 
 def test_python_strategies_run_through_run_and_replay(capsys, tmp_path):
@@ -388,3 +391,13 @@ def test_strategy_check_bad_input_is_one_line_and_exit_2(capsys, spec, message):
     code, out, err = cardsim(capsys, "strategy", "check", "yuanzi", spec, "--games", "5")
     assert code == 2
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_atlas_mirror_names_a_disagreement(monkeypatch):
+    """The kernel mirror of an ATLAS game with a py: seat is checked at every decision: a
+    mirror that does not play the moves disagrees at once, an internal error in one line."""
+    monkeypatch.setattr(atlas_adapter._Mirror, "play", lambda self, code: None)
+    cfg = RunConfig(game="atlas", players=3, seats=(AT_PY, "pimc:samples=2", "greedy"), seed=4)
+    with pytest.raises(CardsimError, match="kernel mirror and reference disagree") as err:
+        get_engine("atlas").play_chunk(cfg, 0, 1)
+    assert "\n" not in str(err.value)

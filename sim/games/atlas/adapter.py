@@ -1,9 +1,14 @@
 """ATLAS ``py:`` strategies (:func:`play_atlas`): a ``py:`` strategy is ``choose(view, dtype,
 options[, rng]) -> code`` with :class:`cardsim.sim.rules.atlas.View`, the options in the kernel's
-order; the other seats get the kernel's public block, rebuilt from what the View shows (AT-26)
-plus the round's turn counter, and the kernel's own strategy functions. ``pimc`` cannot sit at
-an ATLAS table with a ``py:`` seat (it reads the kernel's whole state as AT-26 allows). Shared
-loading and records: ``cardsim.sim.python_strategies``.
+order; the scripted built-ins get the kernel's public block, rebuilt from what the View shows (AT-26)
+plus the round's turn counter, and the kernel's own strategy functions. Every move is also
+played, as it is made, on a **kernel mirror** of the match (:class:`_Mirror`: the kernel's
+state array moved on by the turn engine's own ``legal_moves`` / ``apply_move`` with the
+kernel's deal and event streams): the search strategies (``pimc``, ``ismcts``) and the
+``greedy:eps`` / ``soft`` levels read that state exactly as the driver hands it to them. The
+mirror's decision (seat, kind, options) is checked against the reference's at every decision
+and its winner at the end of every round (a disagreement is an internal error). Shared loading
+and records: ``cardsim.sim.python_strategies``.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ _Seat = Seat
 
 
 def _atlas_seats(config: RunConfig) -> list[_Seat]:
+    from dataclasses import replace
+
     from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.ismcts import ISMCTS_BASE
     from cardsim.kernels.atlas.pimc import PIMC_BASE
-    from cardsim.kernels.atlas.strategies import USER_BASE
+    from cardsim.kernels.atlas.strategies import LEVEL_BASE, USER_BASE
     from cardsim.sim.games.atlas import ENGINE
 
     builtin = {x.name: x.id for x in ENGINE.strategies}
@@ -37,14 +45,108 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
         elif us.is_user_strategy(name):
             fn = us.compiled(name, drv.USER_ARGTYPES)
             out.append(_Seat("numba", label, sid=USER_BASE, fn=fn))
-        elif name in builtin and builtin[name] < PIMC_BASE:
-            out.append(_Seat("builtin", label, sid=builtin[name]))
-        else:
-            raise CardsimError(
-                f"{name}: only the built-ins random, greedy and careful and user strategies can "
-                "play ATLAS with a py: seat"
-            )
+        else:  # a built-in, a level or a search: its kernel id, checked as the driver's
+            sid = builtin.get(name)
+            if sid is None:
+                alone = replace(config, seats=(name,) * config.players)
+                sid = int(ENGINE.seat_ids(alone)[0][0])
+            kind = (
+                "level" if sid >= LEVEL_BASE
+                else "ismcts" if sid >= ISMCTS_BASE
+                else "pimc" if sid >= PIMC_BASE
+                else "builtin"
+            )  # fmt: skip
+            out.append(_Seat(kind, label, sid=sid))
     return out
+
+
+class _Mirror:
+    """The kernel's state of one match, moved on with the turn engine's own functions
+    (``new_round``, ``legal_moves``, ``apply_move``) and the kernel's deal and event streams
+    (streams 0 and 1 of (root seed, game index)), in step with the reference."""
+
+    def __init__(self, config: RunConfig, game: int, rules_arr: np.ndarray, where: str) -> None:
+        from cardsim.kernels.atlas.ismcts import BUF_SIZE  # options, then the search's scratch
+        from cardsim.kernels.atlas.state import S_LEN
+
+        self.S = np.zeros(S_LEN, np.int32)
+        self.opts = np.zeros(BUF_SIZE, np.int32)
+        root, gi = np.uint64(config.seed), np.uint64(game)
+        self.deal = krng.new_stream(root, gi, krng.STREAM_DEAL)
+        self.events = krng.new_stream(root, gi, krng.STREAM_EVENTS)
+        self.n, self.rules, self.where = config.players, rules_arr, where
+        self.round, self.first, self.decisions = -1, 0, 0
+        self.winners: list[int] = []  # per round played
+
+    def _disagree(self, what: str) -> CardsimError:
+        return CardsimError(
+            f"internal error: kernel mirror and reference disagree at decision {self.decisions} "
+            f"({self.where}): {what}"
+        )
+
+    def _finish_round(self) -> None:
+        """Play the round's automatic steps to its end, as the driver's ``play_on`` does (the
+        event stream stays in step), and note its winner."""
+        from cardsim.kernels.atlas.state import ST_WINNER
+        from cardsim.kernels.atlas.turn import legal_moves
+
+        p, _kind, n = legal_moves(self.S, self.opts, self.events)
+        if n != 0:
+            raise self._disagree(f"the kernel asks seat {int(p)} after the round's end")
+        w = int(self.S[ST_WINNER])
+        self.winners.append(w)
+        self.first = w if w >= 0 else (self.first + 1) % self.n  # as driver.play_match
+
+    def to_round(self, r: int) -> None:
+        """Finish the rounds before round ``r`` and deal round ``r``, as ``play_match``."""
+        from cardsim.kernels.atlas.turn import new_round
+
+        while self.round < r:
+            if self.round >= 0:
+                self._finish_round()
+            self.round += 1
+            new_round(self.S, self.n, self.round, self.first, self.rules, self.deal)
+
+    def check(self, result, rounds: int) -> None:
+        """At the match's end: every round finished, the winners the reference's."""
+        self.to_round(rounds - 1)
+        self._finish_round()
+        ref = [-1 if out["winner"] is None else int(out["winner"]) for out in result.rounds]
+        if self.winners != ref:
+            raise self._disagree(f"round winners {self.winners} vs {ref}")
+
+    def decision(self, view, dtype: int, options: list[int]) -> tuple[int, int]:
+        """Move the mirror to the reference's decision (dealing a new round first, when one
+        starts): the deciding seat and the option count, checked against the reference's."""
+        from cardsim.kernels.atlas.turn import legal_moves
+
+        self.to_round(int(view.round))
+        p, kind, n = (int(v) for v in legal_moves(self.S, self.opts, self.events))
+        mine = sorted(int(c) for c in self.opts[:n])
+        if (p, kind, mine) != (view.seat, dtype, sorted(options)):
+            raise self._disagree(
+                f"seat {p} decision {kind} options {mine} vs seat {view.seat} decision {dtype} "
+                f"options {sorted(options)}"
+            )
+        return p, n
+
+    def answer(self, seat: _Seat, p: int, dtype: int, n: int, rng: np.ndarray) -> int:
+        """The code a level or search seat picks on the mirror, as ``driver.decide`` asks it."""
+        from cardsim.kernels.atlas.ismcts import choose_ismcts
+        from cardsim.kernels.atlas.pimc import choose_pimc
+        from cardsim.kernels.atlas.state import P_SEAT, ST_DEC
+        from cardsim.kernels.atlas.strategies import choose_level
+
+        self.S[P_SEAT], self.S[ST_DEC] = p, self.decisions
+        pick = {"level": choose_level, "pimc": choose_pimc, "ismcts": choose_ismcts}[seat.kind]
+        idx = int(pick(self.S, np.int64(p), seat.sid, np.int64(dtype), self.opts, np.int64(n), rng))
+        return int(self.opts[idx])
+
+    def play(self, code: int) -> None:
+        from cardsim.kernels.atlas.turn import apply_move
+
+        apply_move(np.int64(code), self.S)
+        self.decisions += 1
 
 
 def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) -> np.ndarray:
@@ -147,7 +249,7 @@ def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
             row = seat_rows[r * n + s]
             row["game"], row["round"], row["seat"] = game, r, s
             row["position"] = (s - first + n) % n
-            row["strategy_id"] = seats[s].sid
+            row["strategy_id"] = np.int64(seats[s].sid).astype(np.int16)  # wraps as the kernel's
             for k, name in enumerate(("atlas_dealt", "skip_dealt", "reverse_dealt", "trade_dealt")):
                 row[name] = hands[s].count(ATLAS + k)
             for key in ("cards_left", "hand_value", "points", "melds_by_seat", "claims_by_seat"):
@@ -180,6 +282,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
     sm = np.zeros(SUMMARY_LEN, np.int32)
     now = {"decision": 0, "bad": 0, "before_trade": None}
     where = f"seed {config.seed}, game {game}"
+    mirror = _Mirror(config, game, rules_arr, where)
 
     def chooser(view, dtype, options):
         frame = sys._getframe(1)  # Round._ask: the round's turn counter is public (P_TURNS)
@@ -194,15 +297,20 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
         if dtype == ref.GIVE and now["before_trade"] is not None:
             diff = np.flatnonzero(hand > now["before_trade"])
             taken = int(diff[0]) if len(diff) else -1
+        p, _ = mirror.decision(view, dtype, options)
         codes = _atlas_order(view, dtype, options, rules)
         n = len(codes)
-        idx = 0
+        code = int(codes[0])
         if n > 1:
             seat = seats[view.seat]
-            pub = _atlas_pub(view, dtype, rules_arr, turns, taken)
-            idx = _atlas_answer(seat, view, dtype, codes, n, hand, pub)
+            if seat.kind in ("level", "pimc", "ismcts"):  # they read the kernel's state
+                code = mirror.answer(seat, p, dtype, n, rng2)
+            else:
+                pub = _atlas_pub(view, dtype, rules_arr, turns, taken)
+                code = int(codes[_atlas_answer(seat, view, dtype, codes, n, hand, pub)])
+        mirror.play(code)
         now["decision"] += 1
-        return int(codes[idx])
+        return code
 
     def _atlas_answer(seat, view, dtype, codes, n, hand, pub):
         if seat.kind == "builtin":
@@ -246,6 +354,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
         return 0  # as driver.decide
 
     result = ref.play_match(config.seed, game, config.players, chooser, rules)
+    mirror.check(result, int(rules["rounds"]))
     decks = ref.deal_from_seed(config.seed, game, config.players, rules["rounds"])
     _atlas_rows(config, game, result, decks, seats, games, seat_rows)
     return result
