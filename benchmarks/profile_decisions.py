@@ -1,7 +1,15 @@
 """Where a greedy decision's time goes (not a test): the per-decision breakdown of
-docs/performance.md, for 原子.
+docs/performance.md, for 原子 and ATLAS.
 
     .venv/bin/python benchmarks/profile_decisions.py [--matches 400] [--repeats 5]
+    .venv/bin/python benchmarks/profile_decisions.py --game atlas [--players 4] [--matches 400]
+
+ATLAS (:func:`atlas_main`): the driver's own trace snapshots every decision of ``--matches``
+greedy matches (the state, the seat, the decision kind and its options); over all snapshots of
+one kind, on one thread: restoring the state (the baseline), + the turn engine's
+``legal_moves`` at the decision (its options again: generating them), + greedy's choice
+(``choose_in_state``), + ``apply_move``, + the next ``legal_moves`` (the automatic steps to the
+next decision — draws, a claim window's close — and the next decision's options).
 
 Plays ``--matches`` greedy matches (first halves) with the kernel's own rules functions and
 keeps a snapshot of every decision (hands, played cards, public state, the code played). Then
@@ -22,6 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from cardsim.kernels.atlas.strategies import GREEDY as AT_GREEDY  # noqa: E402
+from cardsim.kernels.atlas.strategies import choose_in_state  # noqa: E402
+from cardsim.kernels.atlas.turn import apply_move as at_apply  # noqa: E402
+from cardsim.kernels.atlas.turn import legal_moves as at_legal  # noqa: E402
 from cardsim.kernels.jit import kernel  # noqa: E402
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream  # noqa: E402
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES  # noqa: E402
@@ -162,11 +174,114 @@ def whole(matches, repeats):
     return t / d * 1e9, d / matches
 
 
+@kernel
+def atlas_part(part, snaps, kind, ev0, slen, reps):
+    """ATLAS: the loop over the snapshots of decision ``kind`` doing ``part`` after restoring
+    the state: 0 nothing, 1 ``legal_moves`` at the decision ``reps`` times (it regenerates the
+    decision's options: idempotent there), 2 it once then greedy's choice ``reps`` times, 3 both
+    once then ``apply_move``, 4 those then the next ``legal_moves``. Returns a checksum and the
+    decisions whose regenerated options differ from the snapshot's (must be 0)."""
+    S = np.empty(slen, np.int32)
+    opts = np.empty(512, np.int32)
+    ev = np.empty(4, np.uint64)
+    rs = np.zeros(4, np.uint64)
+    acc = 0
+    bad = 0
+    for k in range(snaps.shape[0]):
+        if snaps[k, slen + 1] != kind:
+            continue
+        for j in range(slen):
+            S[j] = snaps[k, j]
+        for j in range(4):
+            ev[j] = ev0[j]
+        if part == 1:
+            for _ in range(reps):
+                acc += at_legal(S, opts, ev)[2]
+        elif part >= 2:
+            p, d, n = at_legal(S, opts, ev)
+            if n != snaps[k, slen + 2] or opts[0] != snaps[k, slen + 4]:
+                bad += 1
+            i = 0
+            for _ in range(reps if part == 2 else 1):
+                i = choose_in_state(S, p, AT_GREEDY, d, opts, n, rs)
+                acc += i
+            if part >= 3:
+                at_apply(opts[i], S)
+                if part >= 4:
+                    acc += at_legal(S, opts, ev)[2]
+        acc += S[0]
+    return acc, bad
+
+
+def atlas_main(a) -> None:
+    """The ATLAS breakdown (module docstring)."""
+    from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.encoding import DT_CLAIM, DT_DISCARD, DT_GIVE, DT_SELF, DT_TARGET
+    from cardsim.kernels.atlas.options import OPTIONS
+    from cardsim.kernels.atlas.rules import R_ROUNDS
+    from cardsim.kernels.atlas.state import S_LEN
+    from cardsim.kernels.atlas.strategies import GREEDY
+    from cardsim.kernels.rng import STREAM_EVENTS, new_stream
+
+    rules = OPTIONS.array(OPTIONS.resolve({}))
+    sids = np.full(a.players, GREEDY, np.int64)
+    snaps = np.concatenate(
+        [drv.run_trace(7, g, a.players, sids, rules, snap_at=-2).snapshot for g in range(a.matches)]
+    )
+    ev0 = new_stream(np.uint64(7), np.uint64(0), STREAM_EVENTS)
+    kinds = ((DT_CLAIM, "claim"), (DT_SELF, "self-meld"), (DT_DISCARD, "discard"),
+             (DT_TARGET, "TRADE target"), (DT_GIVE, "TRADE give"))  # fmt: skip
+    print(f"ATLAS greedy, {a.players} players, {a.matches} matches: {len(snaps):,} decisions")
+    print("ns per decision, CPU time, medians of the repeats; each part with the restore")
+    print("taken out (legal_moves and the choice timed 8 times per restore):")
+    names = ("restore the state (baseline)", "legal_moves (the options)", "greedy's choice",
+             "apply_move", "next legal_moves (automatic steps + next options)")  # fmt: skip
+    reps = 8
+    for kind, label in kinds:
+        count = int((snaps[:, S_LEN + 1] == kind).sum())
+        if count == 0:
+            continue
+        for part in range(5):
+            atlas_part(part, snaps[:50], kind, ev0, S_LEN, reps)  # compile / warm
+        bad = atlas_part(4, snaps, kind, ev0, S_LEN, 1)[1]
+        assert bad == 0, f"{bad} {label} decisions regenerate other options"
+        t = [
+            timed(lambda p=p, k=kind: atlas_part(p, snaps, k, ev0, S_LEN, reps), a.repeats) / count
+            for p in range(5)
+        ]
+        legal = (t[1] - t[0]) / reps
+        choice = (t[2] - t[0] - legal) / reps
+        apply = t[3] - t[0] - legal - choice
+        parts = (t[0], legal, choice, apply, t[4] - t[3])
+        opts = snaps[snaps[:, S_LEN + 1] == kind, S_LEN + 2].mean()
+        print(f"  {label} ({count:,} decisions, {opts:.1f} options each):")
+        for part in range(5):
+            print(f"    {names[part]:52s} {parts[part] * 1e9:8.1f}")
+    import numba
+
+    numba.set_num_threads(1)
+    cfg_games = a.matches * 4
+    out_g = np.zeros(cfg_games * int(rules[R_ROUNDS]), drv.GAMES_DTYPE)
+    out_s = np.zeros(len(out_g) * a.players, drv.SEATS_DTYPE)
+    drv.simulate(np.uint64(1), 0, 16, a.players, sids, rules, out_g, out_s)
+    t = timed(lambda: drv.simulate(np.uint64(1), 0, cfg_games, a.players, sids, rules, out_g, out_s),
+              a.repeats)  # fmt: skip
+    dec = sum(len(drv.run_trace(1, g, a.players, sids, rules).decisions) for g in range(200))
+    per = dec / 200 / int(rules[R_ROUNDS])
+    print(f"the driver (simulate, greedy, whole rounds): {t / (cfg_games * per) * 1e9:.1f} ns per "
+          f"decision, {per:.0f} decisions per round")  # fmt: skip
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--game", choices=("yuanzi", "atlas"), default="yuanzi")
+    ap.add_argument("--players", type=int, default=4, help="ATLAS: players")
     ap.add_argument("--matches", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
+    if a.game == "atlas":
+        atlas_main(a)
+        return
     rules = rules_array()
     snaps = np.zeros((a.matches * 200, ROW), np.int64)
     k = collect(np.uint64(7), a.matches, rules, snaps)
