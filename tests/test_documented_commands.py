@@ -120,6 +120,9 @@ def small(argv: list[str]) -> list[str]:
     if "--deals" in args:  # cardsim ladder: the rating run's deals
         i = args.index("--deals") + 1
         args[i] = str(min(int(args[i]), 20))
+    if "--scripted-games" in args:  # cardsim ladder: the scripted levels' self-play games
+        i = args.index("--scripted-games") + 1
+        args[i] = str(min(int(args[i]), 400))
     if "--max-games" in args:  # cardsim ladder --until-decided: two looks of --games
         i = args.index("--max-games") + 1
         args[i] = str(2 * int(args[args.index("--games") + 1]))
