@@ -6,10 +6,11 @@ docs/performance.md, for 原子 and ATLAS.
 
 ATLAS (:func:`atlas_main`): the driver's own trace snapshots every decision of ``--matches``
 greedy matches (the state, the seat, the decision kind and its options); over all snapshots of
-one kind, on one thread: restoring the state (the baseline), + the turn engine's
-``legal_moves`` at the decision (its options again: generating them), + greedy's choice
-(``choose_in_state``), + ``apply_move``, + the next ``legal_moves`` (the automatic steps to the
-next decision — draws, a claim window's close — and the next decision's options).
+one kind, on one thread: restoring the state (the baseline), the turn engine's
+``legal_moves`` at the decision (its options again: generating them) and greedy's choice
+(``choose_in_state``), each repeated 8 times per restore; the rest of the driver's time per
+decision (``apply_move``, the automatic steps, the records) is the driver's whole decision
+(``simulate``) less those two.
 
 Plays ``--matches`` greedy matches (first halves) with the kernel's own rules functions and
 keeps a snapshot of every decision (hands, played cards, public state, the code played). Then
@@ -232,31 +233,33 @@ def atlas_main(a) -> None:
     kinds = ((DT_CLAIM, "claim"), (DT_SELF, "self-meld"), (DT_DISCARD, "discard"),
              (DT_TARGET, "TRADE target"), (DT_GIVE, "TRADE give"))  # fmt: skip
     print(f"ATLAS greedy, {a.players} players, {a.matches} matches: {len(snaps):,} decisions")
-    print("ns per decision, CPU time, medians of the repeats; each part with the restore")
-    print("taken out (legal_moves and the choice timed 8 times per restore):")
-    names = ("restore the state (baseline)", "legal_moves (the options)", "greedy's choice",
-             "apply_move", "next legal_moves (automatic steps + next options)")  # fmt: skip
+    print("ns per decision, CPU time, medians of the repeats (one thread; each part timed 8")
+    print("times per restore of the state, the restore taken out):")
     reps = 8
+    whole_parts = 0.0
     for kind, label in kinds:
-        count = int((snaps[:, S_LEN + 1] == kind).sum())
+        mine = np.ascontiguousarray(snaps[snaps[:, S_LEN + 1] == kind])
+        count = len(mine)
         if count == 0:
             continue
-        for part in range(5):
-            atlas_part(part, snaps[:50], kind, ev0, S_LEN, reps)  # compile / warm
-        bad = atlas_part(4, snaps, kind, ev0, S_LEN, 1)[1]
+        for part in range(3):
+            atlas_part(part, mine[:50], kind, ev0, S_LEN, reps)  # compile / warm
+        bad = atlas_part(2, mine, kind, ev0, S_LEN, 1)[1]
         assert bad == 0, f"{bad} {label} decisions regenerate other options"
         t = [
-            timed(lambda p=p, k=kind: atlas_part(p, snaps, k, ev0, S_LEN, reps), a.repeats) / count
-            for p in range(5)
+            timed(lambda p=p, m=mine, k=kind: atlas_part(p, m, k, ev0, S_LEN, reps), a.repeats)
+            / count
+            for p in range(3)
         ]
         legal = (t[1] - t[0]) / reps
         choice = (t[2] - t[0] - legal) / reps
-        apply = t[3] - t[0] - legal - choice
-        parts = (t[0], legal, choice, apply, t[4] - t[3])
-        opts = snaps[snaps[:, S_LEN + 1] == kind, S_LEN + 2].mean()
-        print(f"  {label} ({count:,} decisions, {opts:.1f} options each):")
-        for part in range(5):
-            print(f"    {names[part]:52s} {parts[part] * 1e9:8.1f}")
+        whole_parts += (legal + choice) * count
+        opts = mine[:, S_LEN + 2].mean()
+        print(
+            f"  {label:13s} {count:7,} decisions ({100 * count / len(snaps):4.1f} %), "
+            f"{opts:4.1f} options: legal_moves {legal * 1e9:6.1f}, greedy's choice "
+            f"{choice * 1e9:6.1f}"
+        )
     import numba
 
     numba.set_num_threads(1)
@@ -268,8 +271,12 @@ def atlas_main(a) -> None:
               a.repeats)  # fmt: skip
     dec = sum(len(drv.run_trace(1, g, a.players, sids, rules).decisions) for g in range(200))
     per = dec / 200 / int(rules[R_ROUNDS])
-    print(f"the driver (simulate, greedy, whole rounds): {t / (cfg_games * per) * 1e9:.1f} ns per "
-          f"decision, {per:.0f} decisions per round")  # fmt: skip
+    drv_ns = t / (cfg_games * per) * 1e9
+    parts_ns = whole_parts / len(snaps) * 1e9
+    print(f"the driver (simulate, greedy, whole rounds): {drv_ns:.1f} ns per decision, "
+          f"{per:.0f} decisions per round; of it the options and the choice (above, weighted) "
+          f"{parts_ns:.1f}, the rest (apply_move, the automatic steps — draws, claim windows "
+          f"closing, the round's deal — and the driver's records) {drv_ns - parts_ns:.1f}")  # fmt: skip
 
 
 def main():
