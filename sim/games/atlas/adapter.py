@@ -271,6 +271,38 @@ def _atlas_returned(got: object, ref) -> str:
     return f"{got!r}, not a move code (return one of the codes in options)"
 
 
+def _hand_and_taken(view, dtype: int, now: dict) -> tuple[np.ndarray, int]:
+    """The viewer's hand counts and, at a TRADE give, the card the TRADE brought (``P_TAKEN``;
+    -1 otherwise): the hand before the TRADE is kept in ``now`` at the target decision."""
+    from cardsim.sim.rules import atlas as ref
+
+    hand = np.zeros(64, np.int32)
+    for c in view.hand:
+        hand[c] += 1
+    if dtype == ref.TARGET:
+        now["before_trade"] = hand.copy()
+    taken = -1
+    if dtype == ref.GIVE and now["before_trade"] is not None:
+        diff = np.flatnonzero(hand > now["before_trade"])
+        taken = int(diff[0]) if len(diff) else -1
+    return hand, taken
+
+
+def _bad_record(seat: _Seat, view, dtype: int, codes, game: int, decision: int, returned: str):
+    """The :class:`BadAnswer` of an illegal answer: the position and every legal option named."""
+    from cardsim.sim.rules import atlas as ref
+
+    held = ref.names(list(view.hand))
+    position = f"round {view.round}, {ref.DECISION_NAMES[dtype]} decision, hand {held}"
+    legal = []
+    for c in codes:
+        try:
+            legal.append(ref.describe(int(c)))
+        except ValueError:
+            legal.append(str(int(c)))
+    return BadAnswer(seat.label, game, decision, view.seat, position, returned, legal)
+
+
 def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, on_bad):
     """One ATLAS match on the reference engine; fills the kernel's records."""
     import sys
@@ -288,15 +320,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
         frame = sys._getframe(1)  # Round._ask: the round's turn counter is public (P_TURNS)
         rnd = frame.f_locals.get("self")
         turns = int(getattr(rnd, "turns", 0))
-        hand = np.zeros(64, np.int32)
-        for c in view.hand:
-            hand[c] += 1
-        if dtype == ref.TARGET:
-            now["before_trade"] = hand.copy()
-        taken = -1
-        if dtype == ref.GIVE and now["before_trade"] is not None:
-            diff = np.flatnonzero(hand > now["before_trade"])
-            taken = int(diff[0]) if len(diff) else -1
+        hand, taken = _hand_and_taken(view, dtype, now)
         p, _ = mirror.decision(view, dtype, options)
         codes = _atlas_order(view, dtype, options, rules)
         n = len(codes)
@@ -339,15 +363,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
                 ) from None
             returned = f"an exception: {us.describe(exc)}"
         now["bad"] += 1
-        held = ref.names(list(view.hand))
-        position = f"round {view.round}, {ref.DECISION_NAMES[dtype]} decision, hand {held}"
-        legal = []
-        for c in codes:
-            try:
-                legal.append(ref.describe(int(c)))
-            except ValueError:
-                legal.append(str(int(c)))
-        record = BadAnswer(seat.label, game, now["decision"], view.seat, position, returned, legal)
+        record = _bad_record(seat, view, dtype, codes, game, now["decision"], returned)
         if on_bad is None:
             raise CardsimError(f"user strategy {record.text()} ({where})")
         on_bad(record)
