@@ -29,7 +29,7 @@ SHELL = {"bash", "sh", "shell", "console"}
 #: small counts for the commands' --games (deals for compare), and for a study's scenarios
 SMALL = {"run": 300, "compare": 100, "study": 100, "ladder": 40}
 #: run and compare with a search seat (pimc, ismcts: ~1,000 times greedy's time per decision)
-SMALL_SEARCH = {"run": 20, "compare": 10}
+SMALL_SEARCH = {"run": 20, "compare": 10, "ladder": 20}
 SEARCH = re.compile(r"(^|[=,])(pimc|ismcts)(:|,|$)")
 
 
@@ -113,19 +113,21 @@ def small(argv: list[str]) -> list[str]:
     if "--scheduler" in args:  # the walk-through's workers are not running here: play locally
         i = args.index("--scheduler")  # (the cluster path: tests/test_cluster_workflows.py)
         del args[i : i + 2]
+    # a search level: named, or among the ladder's default levels (pimc)
+    search = any(map(SEARCH.search, args)) or (sub == "ladder" and "--levels" not in args)
     if "--games" in args:
         i = args.index("--games") + 1
-        counts = SMALL_SEARCH if sub in SMALL_SEARCH and any(map(SEARCH.search, args)) else SMALL
+        counts = SMALL_SEARCH if sub in SMALL_SEARCH and search else SMALL
         args[i] = str(min(int(args[i]), counts.get(sub, 300)))
     if "--deals" in args:  # cardsim ladder: the rating run's deals
         i = args.index("--deals") + 1
-        args[i] = str(min(int(args[i]), 20))
+        args[i] = str(min(int(args[i]), 10 if search else 20))
     if "--scripted-games" in args:  # cardsim ladder: the scripted levels' self-play games
         i = args.index("--scripted-games") + 1
         args[i] = str(min(int(args[i]), 400))
-    if "--max-games" in args:  # cardsim ladder --until-decided: two looks of --games
+    if "--max-games" in args:  # cardsim ladder --until-decided: two looks (with a search: one)
         i = args.index("--max-games") + 1
-        args[i] = str(2 * int(args[args.index("--games") + 1]))
+        args[i] = str((1 if search else 2) * int(args[args.index("--games") + 1]))
     if "--budget" in args:  # cardsim tune: games in all
         i = args.index("--budget") + 1
         args[i] = str(min(int(args[i]), 2000))
