@@ -296,6 +296,11 @@ def _greedy_t(careful, dtype, hand, pub, options, n, sm, temp, key):
     return _best_card_t(hand, pub, options, n, GIVE, careful, 1, sm, temp, key)
 
 
+#: ``careful`` off as a run-time bool: a literal ``False`` would compile ``_greedy_t``,
+#: ``_best_card_t`` and ``hand_summary`` a second time (the type ``choose`` passes is ``bool``).
+NOT_CAREFUL = np.bool_(False)
+
+
 @hot_kernel
 def choose_level(S, p, sid, dtype, options, n, rng):
     """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py) on seat
@@ -308,8 +313,8 @@ def choose_level(S, p, sid, dtype, options, n, rng):
     if kind == KIND_EPS:
         if bounded(rng, 100) < v:
             return bounded(rng, n)
-        return _greedy_t(False, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
-    return _greedy_t(False, dtype, hand, pub, options, n, sm, v / 100.0, draw_key(rng))
+        return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
+    return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, v / 100.0, draw_key(rng))
 
 
 @hot_kernel

@@ -276,7 +276,8 @@ def choose_level(sid, own, played, pub, legal, n, rng):
     if kind == KIND_EPS:
         if bounded(rng, 100) < v:
             return bounded(rng, n)
-        return choose_greedy(own, played, pub, legal, n, rng)
+        # greedy compiled once, in choose_builtin (an int64 id: no second specialization)
+        return choose_builtin(np.int64(GREEDY), own, played, pub, legal, n, rng)
     return choose_soft(own, played, pub, legal, n, v / 100.0, draw_key(rng))
 
 
