@@ -512,6 +512,13 @@ def _level_value(kind: str, key: str, v: float) -> str:
     return _value(kind, v)
 
 
+def _no_line(r: dict) -> bool:
+    """Skill-dependent by the test of any difference (p_q) while the fitted change's interval
+    covers 0: the levels differ, but not along the line the change is read from."""
+    lo, hi = r.get("change_lo"), r.get("change_hi")
+    return lo is not None and hi is not None and lo <= 0 <= hi
+
+
 def _texts(r: dict, f: Finding) -> tuple[str, str]:
     """The finding's sentence for its verdict (and the table's ``verdict`` word)."""
     pre = f"{r['group']}: " if r["group"] else ""
@@ -535,6 +542,8 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
         hi = _level_value(kind, r["key"], r["max_value"])
         per = f"levels between {lo} ({r['min_level']}) and {hi} ({r['max_level']}); {per}"
     word = WORDS.get(f.verdict or "", "not enough games")
+    if f.verdict == stats.CLEAR and _no_line(r):
+        word += " (the levels differ, not along a line)"
     clear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
     if f.verdict == stats.EQUIVALENT:
         unclear = f"{pre}{r['measure']} is {word}: {ends}; {change} ({per})."
@@ -838,9 +847,10 @@ def answer_line(
         if r["verdict"] == WORDS[stats.CLEAR]:
             lo = _level_value(r["kind"], r["key"], r["min_value"])
             hi = _level_value(r["kind"], r["key"], r["max_value"])
+            shape = "; the levels differ, not along a line" if _no_line(r) else ""
             trend.append(
                 f"{r['measure']} ({lo} at {r['min_level']} to {hi} at {r['max_level']}; "
-                f"fitted change {_value(r['kind'], r['change'], True)})"
+                f"fitted change {_value(r['kind'], r['change'], True)}{shape})"
             )
         elif r["verdict"] == WORDS[stats.EQUIVALENT]:
             stable.append(r["measure"])

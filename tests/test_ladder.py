@@ -86,10 +86,16 @@ def test_a_u_shape_is_not_stable():
     skill-dependent, and the dispersion keeps its change from looking stable."""
     rng = np.random.default_rng(3)
     d = synthetic(rng, [-2, -1, 0, 1, 2], [0.10, 0.0, -0.05, 0.0, 0.10], 0.002, key="u")
-    table, _ = judge_trends(d)
+    table, found = judge_trends(d)
     r = table.row(0, named=True)
     assert r["verdict"] == TREND and r["p_q"] < 1e-6 and r["p_slope"] > 0.05
     assert r["dispersion"] > 10 and r["change_lo"] < -0.01 < 0.01 < r["change_hi"]
+    # the sentence does not let the fitted change's interval (covering 0) read as a trend
+    assert "skill-dependent (the levels differ, not along a line)" in found[0].text
+    from cardsim.analysis.ladder import answer_line
+
+    line = answer_line("", table, found, [f"L{i}" for i in range(5)]).text
+    assert "the levels differ, not along a line" in line
 
 
 # --- the command on both games (tiny runs; pimc with 2 samples, few games) --------------------
