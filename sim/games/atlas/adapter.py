@@ -115,9 +115,10 @@ class _Mirror:
         if self.winners != ref:
             raise self._disagree(f"round winners {self.winners} vs {ref}")
 
-    def decision(self, view, dtype: int, options: list[int]) -> tuple[int, int]:
+    def decision(self, view, dtype: int, options: list[int]) -> tuple[int, np.ndarray]:
         """Move the mirror to the reference's decision (dealing a new round first, when one
-        starts): the deciding seat and the option count, checked against the reference's."""
+        starts): the deciding seat and the options in the kernel's order (the order a Numba
+        strategy gets), checked against the reference's set."""
         from cardsim.kernels.atlas.turn import legal_moves
 
         self.to_round(int(view.round))
@@ -128,7 +129,7 @@ class _Mirror:
                 f"seat {p} decision {kind} options {mine} vs seat {view.seat} decision {dtype} "
                 f"options {sorted(options)}"
             )
-        return p, n
+        return p, self.opts[:n].copy()
 
     def answer(self, seat: _Seat, p: int, dtype: int, n: int, rng: np.ndarray) -> int:
         """The code a level or search seat picks on the mirror, as ``driver.decide`` asks it."""
@@ -186,46 +187,6 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
         pub[ST.P_FD_CARDS + q] += size
         pub[ST.P_FD_SIZES + 3 * q + size - 3] += 1
     return pub
-
-
-def _atlas_order(view, dtype: int, options: list[int], rules: dict) -> np.ndarray:
-    """``options`` in the kernel's order (cardsim.kernels.atlas.turn.legal_moves)."""
-    from cardsim.kernels.atlas import state as ST
-    from cardsim.kernels.atlas.encoding import N_SPECIES, NONE
-    from cardsim.kernels.atlas.rules import claim_meld_options, self_meld_options
-    from cardsim.sim.rules.atlas import CLAIM, SELF_MELD
-
-    if dtype not in (CLAIM, SELF_MELD) or (dtype == CLAIM and len(view.hand) == 1):
-        return np.asarray(options, np.int32)  # ascending in the kernel too
-    S = np.zeros(ST.S_LEN, np.int32)
-    q = view.seat
-    for c in view.hand:
-        S[ST.HANDS + q * 64 + c] += 1
-        if c < N_SPECIES:
-            S[ST.CELLS + q * ST.N_CELLS + c // 3] += 1
-    opts = np.zeros(512, np.int32)
-    wild = int(bool(rules["all_wild_melds"]))
-    if dtype == SELF_MELD:
-        k = int(self_meld_options(S, q, wild, opts, 1))
-    else:
-        k = int(claim_meld_options(S, q, view.discard, wild, opts, 1))
-        if rules[
-            "forced_claims"
-        ]:  # AT-12: NONE is not offered (cardsim.kernels.atlas.turn.legal_moves)
-            opts[0] = opts[k - 1]
-            k -= 1
-            return _checked(opts[:k].copy(), options, view)
-    opts[0] = NONE
-    return _checked(opts[:k].copy(), options, view)
-
-
-def _checked(codes: np.ndarray, options: list[int], view) -> np.ndarray:
-    if sorted(map(int, codes)) != sorted(options):
-        raise CardsimError(
-            f"internal error: kernel and reference options disagree (round {view.round}, seat "
-            f"{view.seat}): {sorted(map(int, codes))} vs {sorted(options)}"
-        )
-    return codes
 
 
 def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
@@ -321,8 +282,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
         rnd = frame.f_locals.get("self")
         turns = int(getattr(rnd, "turns", 0))
         hand, taken = _hand_and_taken(view, dtype, now)
-        p, _ = mirror.decision(view, dtype, options)
-        codes = _atlas_order(view, dtype, options, rules)
+        p, codes = mirror.decision(view, dtype, options)
         n = len(codes)
         code = int(codes[0])
         if n > 1:
