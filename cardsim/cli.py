@@ -644,7 +644,7 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
         raise CardsimError(f"{', '.join(given)} need --until-decided")
     kw = dict(threads=threads, progress=not quiet, force=force, margins=m, scheduler=scheduler)
     if until_decided:
-        from cardsim.workflows.ladder import Sequential, run_ladder_until_decided
+        from cardsim.workflows.ladder import Sequential, run_ladder_until_decided, scripted_text
 
         keys = [k.strip() for k in decide.split(",") if k.strip()] if decide else []
         seq = Sequential(max_games, max_minutes, spending=spending, decide=keys)
@@ -659,9 +659,8 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
         last = result.looks[-1]
         click.echo(
             f"{len(result.looks)} looks, {last.games_per_level:,} games per level"
-            + (f" ({last.scripted_games:,} per scripted level)" if last.scripted_games else "")
-            + f": "
-            f"{result.stopped_by}; " + "; ".join(f"{k}: {v}" for k, v in last.verdicts.items())
+            f"{scripted_text(last.scripted_games)}: {result.stopped_by}; "
+            + "; ".join(f"{k}: {v}" for k, v in last.verdicts.items())
         )
     click.echo(f"report: {result.report}")
 

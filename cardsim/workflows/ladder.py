@@ -541,7 +541,8 @@ def _verdicts(sec, game: str, decide: list[str]) -> tuple[dict[str, str], bool]:
     return out, bool(chosen) and all(v != WORDS[stats.NOT_ENOUGH] for v in chosen)
 
 
-def _scripted_text(scripted: int | None) -> str:
+def scripted_text(scripted: int | None) -> str:
+    """`` (N per scripted level)`` where ``--scripted-games`` gave them N, else nothing."""
     return f" ({scripted:,} per scripted level)" if scripted else ""
 
 
@@ -563,7 +564,7 @@ def answer_text(looks: list[Look], planned: int, seq: Sequential, stopped_by: st
         f"{looks[0].games_per_level:,} games per level (of {planned} planned, "
         f"{planned * looks[0].games_per_level:,} games per level at most); "
         f"{last.games_per_level:,} self-play games per level"
-        f"{_scripted_text(last.scripted_games)} and {last.deals:,} rating deals in "
+        f"{scripted_text(last.scripted_games)} and {last.deals:,} rating deals in "
         f"all; {how}. Verdicts at this look's level {last.level:.3g} ({seq.spending}-type alpha "
         f"spending of {seq.alpha:g} over the looks, union bound: valid under repeated looks; "
         f"{last.spent:.3g} spent)."
@@ -622,7 +623,7 @@ def run_ladder_until_decided(
             _extend_runs(now, out, k)
             if progress:
                 print(f"cardsim: ladder look {k} of at most {planned}: {now.games:,} games per "
-                      f"level{_scripted_text(now.scripted_games)}, {now.deals:,} rating deals",
+                      f"level{scripted_text(now.scripted_games)}, {now.deals:,} rating deals",
                       file=sys.stderr, flush=True)  # fmt: skip
             study = Study(f"ladder {ladder.game}", list(now.scenarios), [], "<ladder>")
             result = run_study(
