@@ -1,8 +1,13 @@
-"""Where a greedy decision's time goes (not a test): the per-decision breakdown of
+"""Where a greedy or random decision's time goes (not a test): the per-decision breakdowns of
 docs/performance.md, for 原子 and ATLAS.
 
     .venv/bin/python benchmarks/profile_decisions.py [--matches 400] [--repeats 5]
     .venv/bin/python benchmarks/profile_decisions.py --game atlas [--players 4] [--matches 400]
+    .venv/bin/python benchmarks/profile_decisions.py [--game atlas] --strategy random
+
+``--strategy random`` (:func:`random_main`): restoring a snapshot costs more than a whole
+random decision, so random play is timed in loops of the rules functions alone, one part
+added per decision (its cost is the paired difference). Greedy, below: snapshots.
 
 ATLAS (:func:`atlas_main`): the driver's own trace snapshots every decision of ``--matches``
 greedy matches (the state, the seat, the decision kind and its options); over all snapshots of
@@ -31,12 +36,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from cardsim.kernels.atlas.rules import R_ROUNDS as R_ROUNDS_AT  # noqa: E402
+from cardsim.kernels.atlas.state import S_LEN as S_LEN_AT  # noqa: E402
+from cardsim.kernels.atlas.state import ST_WINNER as ST_WINNER_AT  # noqa: E402
 from cardsim.kernels.atlas.strategies import GREEDY as AT_GREEDY  # noqa: E402
 from cardsim.kernels.atlas.strategies import choose_in_state  # noqa: E402
 from cardsim.kernels.atlas.turn import apply_move as at_apply  # noqa: E402
 from cardsim.kernels.atlas.turn import legal_moves as at_legal  # noqa: E402
+from cardsim.kernels.atlas.turn import new_round as at_new_round  # noqa: E402
 from cardsim.kernels.jit import kernel  # noqa: E402
-from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream  # noqa: E402
+from cardsim.kernels.rng import (  # noqa: E402
+    STREAM_DEAL,
+    STREAM_EVENTS,
+    STREAM_STRATEGY,
+    bounded,
+    seed_stream,
+)
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES  # noqa: E402
 from cardsim.kernels.yuanzi.rules import (  # noqa: E402
     apply_move,
@@ -159,14 +174,15 @@ def timed(fn, repeats):
     return statistics.median(out)
 
 
-def whole(matches, repeats):
-    """ns per decision of the driver itself (``run_games``, greedy, one thread, both halves)."""
+def whole(matches, repeats, sid=None):
+    """ns per decision of the driver itself (``run_games``, strategy ``sid`` in every seat,
+    greedy by default, one thread, both halves)."""
     import numba
     from cardsim.kernels.yuanzi import driver as drv
     from cardsim.kernels.yuanzi.strategies import GREEDY
 
     numba.set_num_threads(1)
-    sids = np.full(4, GREEDY, np.int64)
+    sids = np.full(4, GREEDY if sid is None else sid, np.int64)
     rules = rules_array()
     drv.run_games(1, 0, 16, sids, rules)
     g, _ = drv.run_games(1, 0, matches, sids, rules)
@@ -212,6 +228,151 @@ def atlas_part(part, snaps, kind, ev0, slen, reps):
                     acc += at_legal(S, opts, ev)[2]
         acc += S[0]
     return acc, bad
+
+
+@kernel
+def yz_random_loop(root, matches, rules, extra):
+    """原子 random first halves played by the rules functions alone (no driver): deal, then
+    per decision ``legal_moves``, random's draw, ``apply_move``. ``extra`` adds one part per
+    decision, so that its cost is the difference (no snapshot restored): 1 ``legal_moves``
+    again (pure: the options only), 2 a second draw (on a side stream, so the game does not
+    change), 3 only the deals (no decision played). Returns (checksum, decisions)."""
+    deck = np.empty(N_CARDS, np.uint8)
+    hands = np.empty((4, N_TYPES), np.uint8)
+    played = np.empty((4, N_TYPES), np.uint8)
+    st = np.empty(N_ST, np.int64)
+    info = np.empty((4, N_INFO), np.int64)
+    buf = np.empty(MAX_MOVES, np.int32)
+    rd = np.empty(4, np.uint64)
+    rs = np.empty(4, np.uint64)
+    side = np.empty(4, np.uint64)
+    seed_stream(side, root, 0, STREAM_DEAL)
+    acc = 0
+    dec = 0
+    for g in range(matches):
+        seed_stream(rd, root, g, STREAM_DEAL)
+        seed_stream(rs, root, g, STREAM_STRATEGY)
+        p = draw_half_deck(rd, deck, 0)
+        begin_half(0, deck, p, 0, hands, played, st, info)
+        for i in range(N_RULES):
+            st[ST_RULES + i] = rules[i]
+        if extra == 3:
+            acc += st[ST_ACTOR]
+            continue
+        while True:
+            n = legal_moves(hands, st, rules, buf)
+            if extra == 1:
+                n = legal_moves(hands, st, rules, buf)
+            i = bounded(rs, n)
+            if extra == 2:
+                acc += bounded(side, n)
+            dec += 1
+            if apply_move(buf[i], hands, played, st, rules) == 1:
+                break
+    return acc, dec
+
+
+@kernel
+def at_random_loop(root, matches, n_players, R, extra):
+    """ATLAS random rounds played by the turn engine alone (no driver): ``new_round``, then per
+    decision ``legal_moves`` (the automatic steps, then the options), random's draw,
+    ``apply_move``, the driver's games exactly (its streams, its first seats: checked by the
+    winners' sum, returned for ``extra`` 0). ``extra`` as :func:`yz_random_loop`'s (1:
+    ``legal_moves`` again at the decision, which only regenerates its options)."""
+    S = np.zeros(S_LEN_AT, np.int32)
+    opts = np.empty(512, np.int32)
+    rd = np.empty(4, np.uint64)
+    ev = np.empty(4, np.uint64)
+    rs = np.empty(4, np.uint64)
+    side = np.empty(4, np.uint64)
+    seed_stream(side, root, 0, STREAM_DEAL)
+    acc = 0
+    dec = 0
+    for g in range(matches):
+        seed_stream(rd, root, g, STREAM_DEAL)
+        seed_stream(ev, root, g, STREAM_EVENTS)
+        seed_stream(rs, root, g, STREAM_STRATEGY)
+        first = 0
+        for r in range(R[R_ROUNDS_AT]):
+            at_new_round(S, n_players, r, first, R, rd)
+            if extra == 3:
+                acc += S[0]
+                first = (first + 1) % n_players
+                continue
+            while True:
+                p, d, n = at_legal(S, opts, ev)
+                if n == 0:
+                    break
+                if extra == 1:
+                    p, d, n = at_legal(S, opts, ev)
+                i = 0 if n == 1 else bounded(rs, n)  # the driver draws only for a choice
+                if extra == 2:
+                    acc += bounded(side, n)
+                dec += 1
+                at_apply(opts[i], S)
+            w = S[ST_WINNER_AT]
+            acc += w if extra == 0 else 0
+            first = w if w >= 0 else (first + 1) % n_players  # the driver's (AT-25)
+    return acc, dec
+
+
+def random_main(a) -> None:
+    """Random play's breakdown, both games: the in-loop differences of the two loops above."""
+    from cardsim.kernels.atlas import driver as at_drv
+    from cardsim.kernels.atlas.options import OPTIONS
+    from cardsim.kernels.atlas.strategies import RANDOM as AT_RANDOM
+    from cardsim.kernels.yuanzi.strategies import RANDOM
+
+    if a.game == "atlas":
+        R = OPTIONS.array(OPTIONS.resolve({}))
+        loop = lambda m, x: at_random_loop(np.uint64(7), m, a.players, R, x)  # noqa: E731
+        label = f"ATLAS random, {a.players} players, {a.matches} matches"
+        parts = ("the options (legal_moves again at the decision)", "random's draw",
+                 "the automatic steps and apply_move", "the round's deal (new_round)")  # fmt: skip
+    else:
+        rules = rules_array()
+        loop = lambda m, x: yz_random_loop(np.uint64(7), m, rules, x)  # noqa: E731
+        label = f"原子 random, {a.matches} first halves"
+        parts = ("the options (legal_moves)", "random's draw", "apply_move",
+                 "the half's deal (begin_half)")  # fmt: skip
+    for x in range(4):
+        loop(4, x)  # compile / warm
+    wins, dec = loop(a.matches, 0)
+    rows = []  # the four loops back to back in every repeat; medians of the paired differences
+    for _ in range(a.repeats):
+        rows.append([timed(lambda x=x: loop(a.matches, x), 1) / dec * 1e9 for x in range(4)])
+    t = [statistics.median(r[x] for r in rows) for x in range(4)]
+    legal = statistics.median(r[1] - r[0] for r in rows)
+    draw = statistics.median(r[2] - r[0] for r in rows)
+    deal = t[3]
+    print(f"{label}: {dec:,} decisions; ns per decision, CPU time, medians of {a.repeats} rounds")
+    print(f"  the loop alone (deal, options, draw, apply): {t[0]:7.1f}")
+    for name, v in zip(parts, (legal, draw, t[0] - legal - draw - deal, deal), strict=True):
+        print(f"    {name:50s} {v:7.1f}")
+    numba_one_thread()
+    if a.game == "atlas":
+        sids = np.full(a.players, AT_RANDOM, np.int64)
+        games = a.matches
+        out_g = np.zeros(games * int(R[R_ROUNDS_AT]), at_drv.GAMES_DTYPE)
+        out_s = np.zeros(len(out_g) * a.players, at_drv.SEATS_DTYPE)
+        run = lambda: at_drv.simulate(np.uint64(7), 0, games, a.players, sids, R, out_g, out_s)  # noqa: E731
+        run()
+        assert int(out_g["winner"].astype(np.int64).sum()) == wins, "the loop plays other games"
+        per = timed(run, a.repeats) / dec * 1e9
+    else:
+        ns, _ = whole(a.matches * 4, a.repeats, RANDOM)
+        per = ns
+    if a.game == "atlas":
+        print(f"  the driver's whole decision (simulate, the same games): {per:7.1f}; the "
+              f"driver's own part (decide, the trace checks, records) {per - t[0]:7.1f}")  # fmt: skip
+    else:  # whole matches: the second half too, so not the loop's decisions
+        print(f"  the driver's whole decision (run_games, whole matches, both halves): {per:7.1f}")
+
+
+def numba_one_thread() -> None:
+    import numba
+
+    numba.set_num_threads(1)
 
 
 def atlas_main(a) -> None:
@@ -285,7 +446,11 @@ def main():
     ap.add_argument("--players", type=int, default=4, help="ATLAS: players")
     ap.add_argument("--matches", type=int, default=400)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--strategy", choices=("greedy", "random"), default="greedy")
     a = ap.parse_args()
+    if a.strategy == "random":
+        random_main(a)
+        return
     if a.game == "atlas":
         atlas_main(a)
         return
