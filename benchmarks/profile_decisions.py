@@ -15,7 +15,7 @@ one kind, on one thread: restoring the state (the baseline), the turn engine's
 ``legal_moves`` at the decision (its options again: generating them) and greedy's choice
 (``choose_in_state``), each repeated 8 times per restore; the rest of the driver's time per
 decision (``apply_move``, the automatic steps, the records) is the driver's whole decision
-(``simulate``) less those two.
+(``simulate``) less those two. For discards also greedy's ``hand_summary`` alone.
 
 Plays ``--matches`` greedy matches (first halves) with the kernel's own rules functions and
 keeps a snapshot of every decision (hands, played cards, public state, the code played). Then
@@ -36,11 +36,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
+from cardsim.kernels.atlas.encoding import N_TYPES as N_TYPES_AT  # noqa: E402
 from cardsim.kernels.atlas.rules import R_ROUNDS as R_ROUNDS_AT  # noqa: E402
+from cardsim.kernels.atlas.state import HANDS as HANDS_AT  # noqa: E402
+from cardsim.kernels.atlas.state import PUB_LEN as PUB_LEN_AT  # noqa: E402
 from cardsim.kernels.atlas.state import S_LEN as S_LEN_AT  # noqa: E402
 from cardsim.kernels.atlas.state import ST_WINNER as ST_WINNER_AT  # noqa: E402
+from cardsim.kernels.atlas.state import SUMMARY as SUMMARY_AT  # noqa: E402
 from cardsim.kernels.atlas.strategies import GREEDY as AT_GREEDY  # noqa: E402
-from cardsim.kernels.atlas.strategies import choose_in_state  # noqa: E402
+from cardsim.kernels.atlas.strategies import NOT_CAREFUL, choose_in_state, hand_summary  # noqa: E402
+from cardsim.kernels.atlas.strategies import SUMMARY_LEN as SUMMARY_LEN_AT  # noqa: E402
 from cardsim.kernels.atlas.turn import apply_move as at_apply  # noqa: E402
 from cardsim.kernels.atlas.turn import legal_moves as at_legal  # noqa: E402
 from cardsim.kernels.atlas.turn import new_round as at_new_round  # noqa: E402
@@ -196,8 +201,9 @@ def atlas_part(part, snaps, kind, ev0, slen, reps):
     """ATLAS: the loop over the snapshots of decision ``kind`` doing ``part`` after restoring
     the state: 0 nothing, 1 ``legal_moves`` at the decision ``reps`` times (it regenerates the
     decision's options: idempotent there), 2 it once then greedy's choice ``reps`` times, 3 both
-    once then ``apply_move``, 4 those then the next ``legal_moves``. Returns a checksum and the
-    decisions whose regenerated options differ from the snapshot's (must be 0)."""
+    once then ``apply_move``, 4 those then the next ``legal_moves``, 5 greedy's
+    ``hand_summary`` alone ``reps`` times. Returns a checksum and the decisions whose
+    regenerated options differ from the snapshot's (must be 0)."""
     S = np.empty(slen, np.int32)
     opts = np.empty(512, np.int32)
     ev = np.empty(4, np.uint64)
@@ -214,6 +220,12 @@ def atlas_part(part, snaps, kind, ev0, slen, reps):
         if part == 1:
             for _ in range(reps):
                 acc += at_legal(S, opts, ev)[2]
+        elif part == 5:
+            h0 = HANDS_AT + snaps[k, slen] * N_TYPES_AT
+            sm = S[SUMMARY_AT : SUMMARY_AT + SUMMARY_LEN_AT]
+            for _ in range(reps):
+                hand_summary(S[h0 : h0 + N_TYPES_AT], S[:PUB_LEN_AT], NOT_CAREFUL, sm)
+                acc += sm[3]
         elif part >= 2:
             p, d, n = at_legal(S, opts, ev)
             if n != snaps[k, slen + 2] or opts[0] != snaps[k, slen + 4]:
@@ -421,6 +433,15 @@ def atlas_main(a) -> None:
             f"{opts:4.1f} options: legal_moves {legal * 1e9:6.1f}, greedy's choice "
             f"{choice * 1e9:6.1f}"
         )
+        if kind == DT_DISCARD:  # its hand summary alone, paired with the restore in each round
+            atlas_part(5, mine[:50], kind, ev0, S_LEN, reps)
+            sm_ns = statistics.median(
+                timed(lambda m=mine: atlas_part(5, m, DT_DISCARD, ev0, S_LEN, reps), 1)
+                - timed(lambda m=mine: atlas_part(0, m, DT_DISCARD, ev0, S_LEN, reps), 1)
+                for _ in range(a.repeats)
+            )
+            print(f"{'':16s}of greedy's discard choice, hand_summary alone: "
+                  f"{sm_ns / reps / count * 1e9:6.1f}")  # fmt: skip
     import numba
 
     numba.set_num_threads(1)
