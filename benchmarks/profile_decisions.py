@@ -182,11 +182,10 @@ def timed(fn, repeats):
 def whole(matches, repeats, sid=None):
     """ns per decision of the driver itself (``run_games``, strategy ``sid`` in every seat,
     greedy by default, one thread, both halves)."""
-    import numba
     from cardsim.kernels.yuanzi import driver as drv
     from cardsim.kernels.yuanzi.strategies import GREEDY
 
-    numba.set_num_threads(1)
+    numba_one_thread()
     sids = np.full(4, GREEDY if sid is None else sid, np.int64)
     rules = rules_array()
     drv.run_games(1, 0, 16, sids, rules)
@@ -371,13 +370,10 @@ def random_main(a) -> None:
         run()
         assert int(out_g["winner"].astype(np.int64).sum()) == wins, "the loop plays other games"
         per = timed(run, a.repeats) / dec * 1e9
-    else:
-        ns, _ = whole(a.matches * 4, a.repeats, RANDOM)
-        per = ns
-    if a.game == "atlas":
         print(f"  the driver's whole decision (simulate, the same games): {per:7.1f}; the "
               f"driver's own part (decide, the trace checks, records) {per - t[0]:7.1f}")  # fmt: skip
     else:  # whole matches: the second half too, so not the loop's decisions
+        per, _ = whole(a.matches * 4, a.repeats, RANDOM)
         print(f"  the driver's whole decision (run_games, whole matches, both halves): {per:7.1f}")
 
 
@@ -442,9 +438,7 @@ def atlas_main(a) -> None:
             )
             print(f"{'':16s}of greedy's discard choice, hand_summary alone: "
                   f"{sm_ns / reps / count * 1e9:6.1f}")  # fmt: skip
-    import numba
-
-    numba.set_num_threads(1)
+    numba_one_thread()
     cfg_games = a.matches * 4
     out_g = np.zeros(cfg_games * int(rules[R_ROUNDS]), drv.GAMES_DTYPE)
     out_s = np.zeros(len(out_g) * a.players, drv.SEATS_DTYPE)
