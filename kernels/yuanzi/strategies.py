@@ -23,6 +23,7 @@ from cardsim.kernels.rng import bounded
 from cardsim.kernels.yuanzi.encoding import (
     ATOM,
     BOMB,
+    COPIES,
     HYDROGEN,
     PASS,
     RANK_POINTS,
@@ -286,37 +287,18 @@ NO_SHORTCUT = -1
 
 
 @inline_kernel
-def greedy_fast_code(hands, pub, rules):
-    """The code ``choose_greedy`` picks, found without building the legal set, or
-    ``NO_SHORTCUT``.
+def _greedy_lead(hands, seat, dao, total, jt):
+    """Leading (YZ-18): ``choose_greedy``'s pick in one pass over the ranks, or ``NO_SHORTCUT``.
 
-    A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
-    Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
-    under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
-    whenever a basic code is legal greedy's pick is one. This walks the basic codes in the
-    generators' order (``rules.gen_all_row`` leading, ``rules._gen_follow`` following; bombs,
-    atoms and hydrogen interleave there but never win) and keeps the first of least
-    ``basic_cost``. Following, PASS (always legal here) is the answer when no basic code beats
-    and bombs are not allowed. Declines where greedy could pick something else: a code might
-    empty the hand (``goes_out``), ``pass_only_if_unable``, or bombs allowed and no basic code
-    beats. ``tests/yuanzi/test_fast_path.py`` checks it against ``choose_greedy`` decision by
-    decision.
+    ``basic_cost`` of a rank's codes is ``(power + 2) * 10``, plus 60 per joker, plus 300 when
+    the rank holds 4 or more natural cards (a bomb broken whatever is played) or else 40 when a
+    group is split. So a rank's least code is its whole group (``nat`` <= 3: size ``nat``, no
+    jokers) or, from 4 cards up, its natural single — the first of least cost in the
+    generators' order. The ranks' least costs all differ (powers differ by steps of 10, the
+    bomb term is 300, joker-only plays cost 160 or 170), so no tie between ranks is left to
+    the order. The joker-only single comes after the ranks, as in ``rules.gen_all_row``.
     """
-    top = pub[ST_TOP]
-    if top != 0 and rules[R_PASS_ONLY_IF_UNABLE] == 1:
-        return NO_SHORTCUT
-    seat = pub[ST_ACTOR]
-    dao = pub[ST_DAO]
-    total = pub[ST_COUNT + seat]
-    jt = np.int64(hands[seat, 52]) + hands[seat, 53]
     max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
-    if top == 0:  # YZ-18: the leader plays any basic size
-        lo, hi, tp = 1, 3, -99
-    else:
-        tk = move_kind(top)
-        lo = tk if tk <= TRIPLE and not is_dao(top, dao) else 0  # YZ-13: same type, higher
-        hi = lo
-        tp = power(top, dao)
     best = PASS
     bc = _BIG
     for r in range(13):
@@ -329,36 +311,92 @@ def greedy_fast_code(hands, pub, rules):
         ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
         if nat + ja > max_size:
             max_size = nat + ja
-        if lo == 0 or (13 if r == dao else r) <= tp:
-            continue
-        for s in range(lo, hi + 1):
-            if nat + ja < s:
-                break
-            kmin = s - ja if s - ja > 1 else 1  # as rules._emit_rank_sized
-            kmax = nat if nat < s else s
-            for k in range(kmin, kmax + 1):
-                c = pack_move(s, r, s, s - k, 0)
-                cost = basic_cost(hands[seat], c, dao)
-                if cost < bc:
-                    bc = cost
-                    best = c
+        cost = ((13 if r == dao else r) + 2) * 10
+        size = nat
+        if nat >= 4:
+            cost += 300
+            size = 1
+        if cost < bc:
+            bc = cost
+            best = pack_move(size, r, size, 0, 0)
     if total <= max_size:
         return NO_SHORTCUT  # some code might go out
-    if top != 0 and pub[ST_TOP_SEAT] == (seat + 2) % 4:
-        return PASS  # never beat the partner
-    joker_power = -1 if dao == 0 else 0  # joker-only plays: rank "3", never 刀 (YZ-11)
-    if lo != 0 and joker_power > tp:  # after the ranks, as in the generators
-        for s in range(lo, hi + 1):
-            if jt < s:
-                break
-            c = pack_move(s, 0, s, s, 0)
+    if jt >= 1 and ((-1 if dao == 0 else 0) + 2) * 10 + 150 < bc:  # joker single (YZ-11)
+        best = pack_move(1, 0, 1, 1, 0)
+    return best
+
+
+@inline_kernel
+def greedy_fast_code(hands, pub, rules):
+    """The code ``choose_greedy`` picks, found without building the legal set, or
+    ``NO_SHORTCUT``.
+
+    A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
+    Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
+    under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
+    whenever a basic code is legal greedy's pick is one. Leading, ``_greedy_lead`` finds it in
+    closed form. Following, this walks the basic codes that beat in the generators' order
+    (``rules._gen_follow``; bombs, atoms and hydrogen interleave there but never win) and keeps
+    the first of least ``basic_cost``; PASS (always legal here) is the answer when no basic code
+    beats and bombs are not allowed, or when the partner is on top. Declines where greedy could
+    pick something else: a code might empty the hand (``goes_out``), ``pass_only_if_unable``,
+    or bombs allowed and no basic code beats. ``tests/yuanzi/test_fast_path.py`` checks it
+    against ``choose_greedy`` decision by decision.
+    """
+    top = pub[ST_TOP]
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    jt = np.int64(hands[seat, 52]) + hands[seat, 53]
+    if top == 0:
+        return _greedy_lead(hands, seat, dao, total, jt)
+    if rules[R_PASS_ONLY_IF_UNABLE] == 1:
+        return NO_SHORTCUT
+    to_partner = pub[ST_TOP_SEAT] == (seat + 2) % 4  # never beat the partner: no costs needed
+    tk = move_kind(top)
+    lo = tk if tk <= TRIPLE and not is_dao(top, dao) and not to_partner else 0  # YZ-13
+    tp = power(top, dao)
+    # a code holds at most one rank's COPIES * 4 naturals plus the jokers: a bigger hand cannot
+    # go out, and only the ranks that beat need a look
+    may_go_out = total <= COPIES * 4 + jt
+    max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
+    best = PASS
+    bc = _BIG
+    for r in range(13):
+        pr = 13 if r == dao else r
+        if not may_go_out and (lo == 0 or pr <= tp):
+            continue
+        b = r * 4
+        nat = (
+            np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
+        )
+        if nat == 0:
+            continue
+        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
+        if nat + ja > max_size:
+            max_size = nat + ja
+        if lo == 0 or nat + ja < lo or pr <= tp:
+            continue
+        kmin = lo - ja if lo - ja > 1 else 1  # as rules._emit_rank_sized
+        kmax = nat if nat < lo else lo
+        for k in range(kmin, kmax + 1):
+            c = pack_move(lo, r, lo, lo - k, 0)
             cost = basic_cost(hands[seat], c, dao)
             if cost < bc:
                 bc = cost
                 best = c
-    if best == PASS and (
-        top == 0 or pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
-    ):
+    if total <= max_size:
+        return NO_SHORTCUT  # some code might go out
+    if to_partner:
+        return PASS
+    joker_power = -1 if dao == 0 else 0  # joker-only plays: rank "3", never 刀 (YZ-11)
+    if lo != 0 and jt >= lo and joker_power > tp:  # after the ranks, as in the generators
+        c = pack_move(lo, 0, lo, lo, 0)
+        cost = basic_cost(hands[seat], c, dao)
+        if cost < bc:
+            bc = cost
+            best = c
+    if best == PASS and (pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS):
         return NO_SHORTCUT  # greedy's allow_bomb: a bomb may beat where no basic code does
     return best
 
