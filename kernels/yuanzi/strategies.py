@@ -335,13 +335,15 @@ def greedy_fast_code(hands, pub, rules):
     Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
     under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
     whenever a basic code is legal greedy's pick is one. Leading, ``_greedy_lead`` finds it in
-    closed form. Following, this walks the basic codes that beat in the generators' order
-    (``rules._gen_follow``; bombs, atoms and hydrogen interleave there but never win) and keeps
-    the first of least ``basic_cost``; PASS (always legal here) is the answer when no basic code
-    beats and bombs are not allowed, or when the partner is on top. Declines where greedy could
-    pick something else: a code might empty the hand (``goes_out``), ``pass_only_if_unable``,
-    or bombs allowed and no basic code beats. ``tests/yuanzi/test_fast_path.py`` checks it
-    against ``choose_greedy`` decision by decision.
+    closed form. Following, this walks the ranks that beat in the generators' order
+    (``rules._gen_follow``; bombs, atoms and hydrogen interleave there but never win), takes
+    each rank's least-cost code of the top's size in closed form and keeps the first of least
+    ``basic_cost``; PASS (always legal here) is the answer when no basic code beats and bombs
+    are not allowed or the hand holds no bomb-class code, or when the partner is on top.
+    Declines where greedy could pick something else: a code might empty the hand
+    (``goes_out``), ``pass_only_if_unable``, or bombs allowed, no basic code beats and the hand
+    may hold a bomb-class code. ``tests/yuanzi/test_fast_path.py`` checks it against
+    ``choose_greedy`` decision by decision.
     """
     top = pub[ST_TOP]
     seat = pub[ST_ACTOR]
@@ -377,14 +379,18 @@ def greedy_fast_code(hands, pub, rules):
             max_size = nat + ja
         if lo == 0 or nat + ja < lo or pr <= tp:
             continue
-        kmin = lo - ja if lo - ja > 1 else 1  # as rules._emit_rank_sized
-        kmax = nat if nat < lo else lo
-        for k in range(kmin, kmax + 1):
-            c = pack_move(lo, r, lo, lo - k, 0)
-            cost = basic_cost(hands[seat], c, dao)
-            if cost < bc:
-                bc = cost
-                best = c
+        # the rank's codes of size lo (rules._emit_rank_sized: k naturals, lo - k jokers) cost
+        # less with every joker fewer (basic_cost: 60 a joker, 40 or 0 for a split group), so
+        # its first code of least cost has the most naturals
+        k = nat if nat < lo else lo
+        cost = (pr + 2) * 10 + (lo - k) * 60
+        if nat >= 4:
+            cost += 300
+        elif nat > k:
+            cost += 40
+        if cost < bc:
+            bc = cost
+            best = pack_move(lo, r, lo, lo - k, 0)
     if total <= max_size:
         return NO_SHORTCUT  # some code might go out
     if to_partner:
@@ -397,7 +403,14 @@ def greedy_fast_code(hands, pub, rules):
             bc = cost
             best = c
     if best == PASS and (pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS):
-        return NO_SHORTCUT  # greedy's allow_bomb: a bomb may beat where no basic code does
+        # greedy's allow_bomb: a bomb may beat where no basic code does, unless the hand holds
+        # no bomb-class code (bombs: 4 cards of a rank with its jokers, hydrogen 8, joker bombs
+        # 4 jokers, all under max_size, complete when may_go_out; atoms: 3 of one card, YZ-16)
+        if not may_go_out or max_size >= 4 or hands[seat, 52] == 3 or hands[seat, 53] == 3:
+            return NO_SHORTCUT
+        for t in range(52):
+            if hands[seat, t] == 3:
+                return NO_SHORTCUT
     return best
 
 
