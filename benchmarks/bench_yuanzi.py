@@ -1,6 +1,6 @@
 """原子 kernel benchmark (not a test): matches/s and decisions/s, deal-only floor, ratios.
 
-    .venv/bin/python benchmarks/bench_yuanzi.py [--matches N] [--repeats R]
+    .venv/bin/python benchmarks/bench_yuanzi.py [--matches N] [--repeats R] [--thread-pairs P]
 
 A decision is one play or pass (forced passes included). Every figure is the median of the
 repeats; the first call of each kernel (compilation / cache load) is not timed.
@@ -74,6 +74,23 @@ def bench_matches(sid, matches, repeats, threads):
     return matches / t, decisions[-1] / t, matches / c
 
 
+def thread_pairs(sid, matches, pairs, threads):
+    """Wall-time ratios 1 thread / ``threads`` threads of ``pairs`` alternating pairs of runs:
+    pairs a second apart see the same machine, separate tables minutes apart do not."""
+    rules = rules_array()
+    sids = np.full(4, sid, np.int64)
+    ratios = []
+    for i in range(pairs):
+        wall = {}
+        for th in (1, threads) if i % 2 == 0 else (threads, 1):
+            numba.set_num_threads(th)
+            t = time.perf_counter()
+            drv.run_games(1, 0, matches, sids, rules)
+            wall[th] = time.perf_counter() - t
+        ratios.append(wall[1] / wall[threads])
+    return ratios
+
+
 def bench_deal(matches, repeats):
     numba.set_num_threads(1)
     out = np.empty(matches, np.int64)
@@ -86,6 +103,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--thread-pairs", type=int, default=15, help="alternating 1 / all-thread pairs")
     a = ap.parse_args()
     all_threads = numba.config.NUMBA_NUM_THREADS
     print(
@@ -117,6 +135,13 @@ def main():
     for name in ("greedy", "random"):
         print(
             f"ratio {name} {all_threads} threads / 1 thread : {res[name, all_threads] / res[name, 1]:.2f}"
+        )
+    if all_threads > 1 and a.thread_pairs > 0:
+        r = thread_pairs(GREEDY, a.matches, a.thread_pairs, all_threads)
+        q = statistics.quantiles(r, n=4)
+        print(
+            f"ratio greedy {all_threads} threads / 1 thread, {len(r)} alternating pairs: median"
+            f" {statistics.median(r):.2f} (quartiles {q[0]:.2f} .. {q[2]:.2f})"
         )
 
 
