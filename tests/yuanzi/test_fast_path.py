@@ -6,11 +6,25 @@ import numpy as np
 import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stream
 from cardsim.kernels.yuanzi import driver as drv
-from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES
+from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS
 from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call, legal_call
 from cardsim.kernels.yuanzi.rules import begin_half, draw_half_deck
-from cardsim.kernels.yuanzi.state import N_INFO, N_RULES, N_ST, ST_ACTOR, ST_RULES, ST_TOP
-from cardsim.kernels.yuanzi.strategies import NO_SHORTCUT, greedy_fast_code
+from cardsim.kernels.yuanzi.state import (
+    N_INFO,
+    N_RULES,
+    N_ST,
+    ST_ACTOR,
+    ST_RULES,
+    ST_TOP,
+    ST_TOP_SEAT,
+    ST_TRICK_PTS,
+)
+from cardsim.kernels.yuanzi.strategies import (
+    DANGER_CARDS,
+    NO_SHORTCUT,
+    greedy_fast_code,
+    opponent_min_count,
+)
 from cardsim.sim.config import build_config
 from cardsim.sim.games.yuanzi import ENGINE
 from numba import njit
@@ -43,7 +57,8 @@ def test_untraced_outcomes_equal_traced_outcomes(strategies, rules):
 def _shortcut_vs_greedy(root, matches, rules, random_seats):
     """Plays matches' first halves (greedy seats, and random at ``random_seats``) and asks, at
     every decision, both the shortcut and ``choose_greedy`` on the full legal set.
-    Returns (disagreements, leads, leads taken, follows, follows taken)."""
+    Returns (disagreements, leads, leads taken, follows, follows taken, bombless passes: PASS
+    taken where bombs were allowed, not to the partner, the hand holding no bomb-class code)."""
     deck = np.empty(N_CARDS, np.uint8)
     hands = np.empty((4, N_TYPES), np.uint8)
     played = np.empty((4, N_TYPES), np.uint8)
@@ -52,7 +67,7 @@ def _shortcut_vs_greedy(root, matches, rules, random_seats):
     buf = np.empty(MAX_MOVES, np.int32)
     rd = np.empty(4, np.uint64)
     rs = np.empty(4, np.uint64)
-    out = np.zeros(5, np.int64)
+    out = np.zeros(6, np.int64)
     for g in range(matches):
         seed_stream(rd, root, g, STREAM_DEAL)
         p = draw_half_deck(rd, deck, 0)
@@ -69,6 +84,9 @@ def _shortcut_vs_greedy(root, matches, rules, random_seats):
             out[1 if lead else 3] += 1
             if fast != NO_SHORTCUT:
                 out[2 if lead else 4] += 1
+                rich = st[ST_TRICK_PTS] >= 20 or opponent_min_count(st, q) <= DANGER_CARDS
+                if fast == PASS and not lead and rich and st[ST_TOP_SEAT] != (q + 2) % 4:
+                    out[5] += 1
                 if fast != want:
                     out[0] += 1
             code = buf[bounded(rs, n)] if random_seats[q] else want
@@ -92,9 +110,10 @@ def test_the_greedy_shortcut_picks_what_greedy_picks(rules):
     arr = ENGINE.rules_array(cfg.rules)
     for random_seats in ([0, 0, 0, 0], [0, 1, 0, 1], [1, 0, 0, 0]):
         out = _shortcut_vs_greedy(np.uint64(17), 150, arr, np.array(random_seats, np.int64))
-        bad, leads, leads_taken, follows, follows_taken = (int(x) for x in out)
+        bad, leads, leads_taken, follows, follows_taken, bombless = (int(x) for x in out)
         assert bad == 0
         assert leads > 500 and follows > 5_000  # the positions are there
         if ("pass_only_if_unable", "true") not in rules:  # there it declines every follow
             assert follows_taken > follows // 3, (follows_taken, follows)
+            assert bombless > 50, bombless  # the bombless pass is taken, and checked
         assert leads_taken > leads // 2, (leads_taken, leads)
