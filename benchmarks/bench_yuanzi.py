@@ -103,8 +103,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=4000)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--thread-pairs", type=int, default=15, help="alternating 1 / all-thread pairs")
+    ap.add_argument(
+        "--thread-pairs",
+        type=int,
+        default=15,
+        help="alternating 1 / all-thread pairs (0: none; at least 2)",
+    )
     a = ap.parse_args()
+    if a.thread_pairs == 1:
+        ap.error("--thread-pairs: 0 (none) or at least 2 (the quartiles need two pairs)")
     all_threads = numba.config.NUMBA_NUM_THREADS
     print(
         f"yuanzi kernel, numba {numba.__version__}, {all_threads} threads available, "
@@ -136,7 +143,7 @@ def main():
         print(
             f"ratio {name} {all_threads} threads / 1 thread : {res[name, all_threads] / res[name, 1]:.2f}"
         )
-    if all_threads > 1 and a.thread_pairs > 0:
+    if all_threads > 1 and a.thread_pairs >= 2:
         r = thread_pairs(GREEDY, a.matches, a.thread_pairs, all_threads)
         q = statistics.quantiles(r, n=4)
         print(
