@@ -2,9 +2,10 @@
 
     .venv/bin/python benchmarks/bench_ab.py OLD_CHECKOUT [--pairs 15] [--only yuanzi,atlas,pimc]
 
-For a checkout from before the one installed name (its packages import as ``kernels``, ``sim``),
-both versions load into one process: the old as ``kernels.*`` from OLD_CHECKOUT, this one as
-``cardsim.kernels.*``. Each case then runs old and new back to back, ``--pairs`` times, the order
+Both versions load into one process, this one as ``cardsim.kernels.*``. A checkout from before
+the one installed name loads as ``kernels.*`` from OLD_CHECKOUT; a later one (its kernels import
+as ``cardsim.kernels`` too) is copied to a temporary folder with its imports renamed
+``old_cardsim.kernels`` (its pimc case needs the old bench script and is left out). Each case then runs old and new back to back, ``--pairs`` times, the order
 swapped every pair, on one thread, timing each call's CPU seconds; the figure is the median of
 the per-pair ratios (old seconds / new seconds = speed new/old), with its quartiles. Short,
 finely interleaved pairs see the same machine state, which is what makes a ratio readable on a
@@ -66,13 +67,13 @@ def report(name: str, ratios: list[float]) -> None:
     )
 
 
-def yuanzi_cases(old_root: str, n_pairs: int) -> None:
+def yuanzi_cases(old_pkg: str, n_pairs: int) -> None:
     from cardsim.kernels.yuanzi import driver as new
     from cardsim.kernels.yuanzi import state as new_state
 
-    import kernels.yuanzi.driver as old
-    import kernels.yuanzi.state as old_state
-    import kernels.yuanzi.strategies as old_s
+    old = importlib.import_module(f"{old_pkg}.yuanzi.driver")
+    old_state = importlib.import_module(f"{old_pkg}.yuanzi.state")
+    old_s = importlib.import_module(f"{old_pkg}.yuanzi.strategies")
 
     for name, count in (("greedy", 10_000), ("random", 8_000)):
         sid = getattr(old_s, name.upper())
@@ -90,18 +91,23 @@ def yuanzi_cases(old_root: str, n_pairs: int) -> None:
         report(f"yuanzi {name}", ratios)
 
 
-def atlas_cases(n_pairs: int, new_rules: dict[str, str]) -> None:
+def atlas_cases(old_pkg: str, n_pairs: int, new_rules: dict[str, str]) -> None:
     from cardsim.kernels.atlas import driver as ND
     from cardsim.kernels.atlas import rules as NRL
 
-    import kernels.atlas.driver as OD
-    import kernels.atlas.rules as ORL
+    OD = importlib.import_module(f"{old_pkg}.atlas.driver")
+    ORL = importlib.import_module(f"{old_pkg}.atlas.rules")
 
     for n in (2, 4, 10):
         for name, sid in (("greedy", 1), ("random", 0)):
             games = {2: 20_000, 4: 12_000, 10: 5_000}[n]
             sids = np.full(n, sid, np.int64)
-            Ro, Rn = ORL.DEFAULT_RULES.copy(), NRL.OPTIONS.array(new_rules)
+            Rn = NRL.OPTIONS.array(new_rules)  # a later OLD takes the same rule options
+            Ro = (
+                ORL.OPTIONS.array(new_rules)
+                if hasattr(ORL, "OPTIONS")
+                else ORL.DEFAULT_RULES.copy()
+            )
             go, so = np.zeros(games, OD.GAMES_DTYPE), np.zeros(games * n, OD.SEATS_DTYPE)
             gn, sn = np.zeros(games, ND.GAMES_DTYPE), np.zeros(games * n, ND.SEATS_DTYPE)
             OD.simulate(np.uint64(1), 0, 300, n, sids, Ro, go, so)
@@ -135,6 +141,43 @@ def pimc_cases(old_root: Path, n_pairs: int, new_rules: dict[str, str]) -> None:
         report(f"pimc {game}", ratios)
 
 
+def _renamed_copy(old: Path) -> str:
+    """A later checkout's kernels, copied with ``cardsim.kernels`` renamed ``old_cardsim.kernels``
+    (both versions then load side by side); returns the package to import. The copy lives in a
+    temporary folder named after OLD and is rewritten only where a file changed, so a second
+    run loads the old kernels from its compile cache."""
+    import hashlib
+    import tempfile
+
+    tag = hashlib.sha1(str(old).encode()).hexdigest()[:10]
+    root = Path(tempfile.gettempdir()) / f"bench_ab_{tag}"
+    for src in sorted((old / "kernels").rglob("*.py")):
+        if "__pycache__" in src.parts:
+            continue
+        dst = root / "old_cardsim" / src.relative_to(old)
+        text = src.read_text().replace("cardsim.kernels", "old_cardsim.kernels")
+        if not dst.exists() or dst.read_text() != text:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            dst.write_text(text)
+    (root / "old_cardsim" / "__init__.py").touch()
+    sys.path.insert(0, str(root))
+    return "old_cardsim.kernels"
+
+
+def _old_package(old: Path) -> str:
+    """The package OLD's kernels import as in this process (``kernels`` or a renamed copy)."""
+    if not (old / "kernels" / "__init__.py").exists():
+        raise SystemExit(f"{old}: not a cardsim checkout (no kernels/)")
+    if (old / "cardsim" / "cli.py").exists():
+        return _renamed_copy(old)
+    sys.path.insert(0, str(old))
+    import kernels  # noqa: F401  (the old checkout's, before anything else can shadow it)
+
+    if not str(Path(kernels.__file__).resolve()).startswith(str(old)):
+        raise SystemExit(f"`kernels` resolved to {kernels.__file__}, not under {old}")
+    return "kernels"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("old", type=Path)
@@ -143,23 +186,19 @@ def main() -> None:
     ap.add_argument("--new-atlas-rules", default="self_melds=any")
     a = ap.parse_args()
     old = a.old.resolve()
-    if not (old / "kernels" / "__init__.py").exists() or (old / "cardsim" / "cli.py").exists():
-        raise SystemExit(f"{old}: not a checkout from before the one installed name")
-    sys.path.insert(0, str(old))
-    import kernels  # noqa: F401  (the old checkout's, before anything else can shadow it)
-
-    if not str(Path(kernels.__file__).resolve()).startswith(str(old)):
-        raise SystemExit(f"`kernels` resolved to {kernels.__file__}, not under {old}")
+    old_pkg = _old_package(old)
     numba.set_num_threads(1)
     rules = dict(kv.split("=", 1) for kv in a.new_atlas_rules.split(",") if kv)
     only = a.only.split(",")
-    print(f"old = {old}; new = {HERE.parent}; 1 thread, CPU seconds per call")
+    print(f"old = {old} (as {old_pkg}); new = {HERE.parent}; 1 thread, CPU seconds per call")
     if "yuanzi" in only:
-        yuanzi_cases(str(old), a.pairs)
+        yuanzi_cases(old_pkg, a.pairs)
     if "atlas" in only:
-        atlas_cases(a.pairs, rules)
-    if "pimc" in only:
+        atlas_cases(old_pkg, a.pairs, rules)
+    if "pimc" in only and old_pkg == "kernels":
         pimc_cases(old, max(3, a.pairs // 3), rules)
+    elif "pimc" in only:
+        print("pimc: left out (a checkout after the one installed name)")
 
 
 if __name__ == "__main__":
