@@ -287,6 +287,15 @@ NO_SHORTCUT = -1
 
 
 @inline_kernel
+def _rank_reach(hands, seat, r, dao, jt):
+    """Seat ``seat``'s natural cards of rank ``r`` and the largest code of that rank: the naturals
+    plus the jokers, none with 刀 cards (YZ-11)."""
+    b = r * 4
+    nat = np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
+    return nat, nat + (0 if r == dao else jt)
+
+
+@inline_kernel
 def _greedy_lead(hands, seat, dao, total, jt):
     """Leading (YZ-18): ``choose_greedy``'s pick in one pass over the ranks, or ``NO_SHORTCUT``.
 
@@ -302,15 +311,11 @@ def _greedy_lead(hands, seat, dao, total, jt):
     best = PASS
     bc = _BIG
     for r in range(13):
-        b = r * 4
-        nat = (
-            np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
-        )
+        nat, reach = _rank_reach(hands, seat, r, dao, jt)
         if nat == 0:
             continue
-        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
-        if nat + ja > max_size:
-            max_size = nat + ja
+        if reach > max_size:
+            max_size = reach
         cost = ((13 if r == dao else r) + 2) * 10
         size = nat
         if nat >= 4:
@@ -368,16 +373,12 @@ def greedy_fast_code(hands, pub, rules):
         pr = 13 if r == dao else r
         if not may_go_out and (lo == 0 or pr <= tp):
             continue
-        b = r * 4
-        nat = (
-            np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
-        )
+        nat, reach = _rank_reach(hands, seat, r, dao, jt)
         if nat == 0:
             continue
-        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
-        if nat + ja > max_size:
-            max_size = nat + ja
-        if lo == 0 or nat + ja < lo or pr <= tp:
+        if reach > max_size:
+            max_size = reach
+        if lo == 0 or reach < lo or pr <= tp:
             continue
         # the rank's codes of size lo (rules._emit_rank_sized: k naturals, lo - k jokers) cost
         # less with every joker fewer (basic_cost: 60 a joker, 40 or 0 for a split group), so
