@@ -5,8 +5,8 @@
 Both versions load into one process, this one as ``cardsim.kernels.*``. A checkout from before
 the one installed name loads as ``kernels.*`` from OLD_CHECKOUT; a later one (its kernels import
 as ``cardsim.kernels`` too) is copied to a temporary folder with its imports renamed
-``old_cardsim.kernels`` (its pimc case needs the old bench script and is left out). Each case then runs old and new back to back, ``--pairs`` times, the order
-swapped every pair, on one thread, timing each call's CPU seconds; the figure is the median of
+``old_cardsim.kernels`` (its pimc case needs the old bench script and is left out). Each case
+then runs old and new back to back, ``--pairs`` times, the order swapped every pair, on one thread, timing each call's CPU seconds; the figure is the median of
 the per-pair ratios (old seconds / new seconds = speed new/old), with its quartiles. Short,
 finely interleaved pairs see the same machine state, which is what makes a ratio readable on a
 shared 2-core machine where separate runs minutes apart differ by ±20 %.

@@ -120,14 +120,19 @@ def basic_cost(own, code, dao):
     rank = move_rank(code)
     size = move_size(code)
     jok = move_jokers(code)
-    cost = (power(code, dao) + 2) * 10
     if jok == size:
-        return cost + 150  # joker-only: wild cards are worth keeping
-    cost += jok * 60
-    nat = nat_of(own, rank)
+        return (power(code, dao) + 2) * 10 + 150  # joker-only: wild cards are worth keeping
+    return natural_cost(power(code, dao), size - jok, jok, nat_of(own, rank))
+
+
+@inline_kernel
+def natural_cost(p, k, jok, nat):
+    """``basic_cost`` of a code of power ``p`` with ``k`` of the rank's ``nat`` natural cards and
+    ``jok`` jokers (the greedy shortcut calls it with the counts it already holds)."""
+    cost = (p + 2) * 10 + jok * 60
     if nat >= 4:
         cost += 300  # breaks a bomb
-    elif nat > size - jok:
+    elif nat > k:
         cost += 40  # breaks a group
     return cost
 
@@ -316,18 +321,17 @@ def _greedy_lead(hands, seat, dao, total, jt):
             continue
         if reach > max_size:
             max_size = reach
-        cost = ((13 if r == dao else r) + 2) * 10
-        size = nat
-        if nat >= 4:
-            cost += 300
-            size = 1
+        size = nat if nat < 4 else 1
+        cost = natural_cost(13 if r == dao else r, size, 0, nat)
         if cost < bc:
             bc = cost
             best = pack_move(size, r, size, 0, 0)
     if total <= max_size:
         return NO_SHORTCUT  # some code might go out
-    if jt >= 1 and ((-1 if dao == 0 else 0) + 2) * 10 + 150 < bc:  # joker single (YZ-11)
-        best = pack_move(1, 0, 1, 1, 0)
+    if jt >= 1:  # the joker single, after the ranks (YZ-11)
+        c = pack_move(1, 0, 1, 1, 0)
+        if basic_cost(hands[seat], c, dao) < bc:
+            best = c
     return best
 
 
@@ -384,11 +388,7 @@ def greedy_fast_code(hands, pub, rules):
         # less with every joker fewer (basic_cost: 60 a joker, 40 or 0 for a split group), so
         # its first code of least cost has the most naturals
         k = nat if nat < lo else lo
-        cost = (pr + 2) * 10 + (lo - k) * 60
-        if nat >= 4:
-            cost += 300
-        elif nat > k:
-            cost += 40
+        cost = natural_cost(pr, k, lo - k, nat)
         if cost < bc:
             bc = cost
             best = pack_move(lo, r, lo, lo - k, 0)
