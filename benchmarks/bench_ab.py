@@ -91,7 +91,9 @@ def yuanzi_cases(old_pkg: str, n_pairs: int) -> None:
         report(f"yuanzi {name}", ratios)
 
 
-def atlas_cases(old_pkg: str, n_pairs: int, new_rules: dict[str, str]) -> None:
+def atlas_cases(
+    old_pkg: str, n_pairs: int, new_rules: dict[str, str], cases: set[str] | None = None
+) -> None:
     from cardsim.kernels.atlas import driver as ND
     from cardsim.kernels.atlas import rules as NRL
 
@@ -100,6 +102,8 @@ def atlas_cases(old_pkg: str, n_pairs: int, new_rules: dict[str, str]) -> None:
 
     for n in (2, 4, 10):
         for name, sid in (("greedy", 1), ("random", 0)):
+            if cases and f"{name}:{n}" not in cases:
+                continue
             games = {2: 20_000, 4: 12_000, 10: 5_000}[n]
             sids = np.full(n, sid, np.int64)
             Rn = NRL.OPTIONS.array(new_rules)  # a later OLD takes the same rule options
@@ -184,6 +188,9 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=15)
     ap.add_argument("--only", default="yuanzi,atlas,pimc")
     ap.add_argument("--new-atlas-rules", default="self_melds=any")
+    ap.add_argument(
+        "--atlas-cases", default="", help="only these ATLAS cases, e.g. greedy:4,random:10"
+    )
     a = ap.parse_args()
     old = a.old.resolve()
     old_pkg = _old_package(old)
@@ -194,7 +201,7 @@ def main() -> None:
     if "yuanzi" in only:
         yuanzi_cases(old_pkg, a.pairs)
     if "atlas" in only:
-        atlas_cases(old_pkg, a.pairs, rules)
+        atlas_cases(old_pkg, a.pairs, rules, set(filter(None, a.atlas_cases.split(","))))
     if "pimc" in only and old_pkg == "kernels":
         pimc_cases(old, max(3, a.pairs // 3), rules)
     elif "pimc" in only:

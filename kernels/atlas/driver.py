@@ -74,7 +74,7 @@ from cardsim.kernels.atlas.strategies import (
 )
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
 from cardsim.kernels.call_tables import SearchSeats, search_table, user_table
-from cardsim.kernels.jit import kernel, parallel_kernel
+from cardsim.kernels.jit import inline_kernel, kernel, parallel_kernel
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
 from numba import prange
 from numba.core import types as nt
@@ -218,7 +218,7 @@ def for_seats(sids, driver=None):
     return SEARCH.for_seats(sids, driver if driver is not None else sys.modules[__name__])
 
 
-@_jit
+@inline_kernel  # into play_on: its eleven array arguments cost a call per decision
 def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     """Ask seat ``p``'s strategy to pick one of ``opts[:n]``; trace it; return the chosen code."""
     S[P_SEAT] = p

@@ -70,6 +70,7 @@ from cardsim.kernels.atlas.state import (
     ST_QUADS,
     ST_TRIPLES,
     hot_kernel,
+    inline_kernel,
     remove_card,
 )
 
@@ -153,27 +154,28 @@ def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
     return k
 
 
-@hot_kernel
+@inline_kernel
 def self_meld_options(S, p, all_wild, opts, k):
     """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
     c0 = CELLS + p * N_CELLS
     W = S[HANDS + p * N_TYPES + ATLAS]
-    # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. Branch-free like
-    # turn.held_options (this loop's data-dependent branches topped the profile): every code is
-    # written, ``k`` only advances for the layable ones (slots past ``k`` are scratch).
+    # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. A cell that can lay one
+    # (cnt >= 1, cnt + W >= 3) is rare, so that test predicts well; within it, branch-free like
+    # turn.held_options: every code is written, ``k`` only advances for the layable ones (slots
+    # past ``k`` are scratch).
     for cell in range(20):
         cnt = S[c0 + cell]
-        for w in range(3):
-            opts[k] = _code(TRIPLE, cell, w)
-            k += (3 - w <= cnt) & (w <= W)
+        if cnt >= 1 and cnt + W >= 3:
+            for w in range(3):
+                opts[k] = _code(TRIPLE, cell, w)
+                k += (3 - w <= cnt) & (w <= W)
     if all_wild and W >= 3:
         opts[k] = _code(TRIPLE, 0, 3)
         k += 1
     for cont in range(5):  # quads: one per class of a continent
         avail = 0
-        for cl in range(4):
-            if S[c0 + cont * 4 + cl] > 0:
-                avail |= 1 << cl
+        for cl in range(4):  # branch-free (held cells mispredict)
+            avail |= np.int64(S[c0 + cont * 4 + cl] > 0) << cl
         if avail != 0:
             k = _emit_masks(QUAD, cont, avail, 15, W, 0, opts, k)
     if all_wild and W >= 4:
@@ -182,8 +184,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     for cl in range(4):  # fives: one per continent of a class
         avail = 0
         for cont in range(5):
-            if S[c0 + cont * 4 + cl] > 0:
-                avail |= 1 << cont
+            avail |= np.int64(S[c0 + cont * 4 + cl] > 0) << cont
         if avail != 0:
             k = _emit_masks(FIVE, cl, avail, 31, W, 0, opts, k)
     if all_wild and W >= 5:
@@ -192,7 +193,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     return k
 
 
-@hot_kernel
+@inline_kernel
 def claim_meld_options(S, q, x, all_wild, opts, k):
     """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
     c0 = CELLS + q * N_CELLS
@@ -202,19 +203,16 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
         cont = CONT_OF[x]
         cl = CLASS_OF[x]
         cnt = S[c0 + cell]
-        for w in range(3):  # x is one of the 3 - w naturals
-            if 2 - w <= cnt and w <= W:
-                opts[k] = _code(TRIPLE, cell, w)
-                k += 1
+        for w in range(3):  # x is one of the 3 - w naturals; branch-free as above
+            opts[k] = _code(TRIPLE, cell, w)
+            k += (2 - w <= cnt) & (w <= W)
         avail = 0
         for c in range(4):
-            if S[c0 + cont * 4 + c] > 0:
-                avail |= 1 << c
+            avail |= np.int64(S[c0 + cont * 4 + c] > 0) << c
         k = _emit_masks(QUAD, cont, avail, 15 & ~(1 << cl), W, 0, opts, k)
         avail = 0
         for t in range(5):
-            if S[c0 + t * 4 + cl] > 0:
-                avail |= 1 << t
+            avail |= np.int64(S[c0 + t * 4 + cl] > 0) << t
         k = _emit_masks(FIVE, cl, avail, 31 & ~(1 << cont), W, 0, opts, k)
         return k
     # x is an ATLAS: it fills one wild slot, the hand provides the other wilds and the naturals
@@ -230,8 +228,7 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     for cont in range(5):
         avail = 0
         for c in range(4):
-            if S[c0 + cont * 4 + c] > 0:
-                avail |= 1 << c
+            avail |= np.int64(S[c0 + cont * 4 + c] > 0) << c
         if avail != 0:
             k = _emit_masks(QUAD, cont, avail, 15, W, 1, opts, k)
     if all_wild and W >= 3:
@@ -240,8 +237,7 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     for cl in range(4):
         avail = 0
         for t in range(5):
-            if S[c0 + t * 4 + cl] > 0:
-                avail |= 1 << t
+            avail |= np.int64(S[c0 + t * 4 + cl] > 0) << t
         if avail != 0:
             k = _emit_masks(FIVE, cl, avail, 31, W, 1, opts, k)
     if all_wild and W >= 4:

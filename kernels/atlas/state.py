@@ -67,7 +67,7 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
 )
 from cardsim.kernels.atlas.options import OPTIONS
-from cardsim.kernels.jit import hot_kernel  # also re-exported (kernels/atlas/ismcts.py)
+from cardsim.kernels.jit import hot_kernel, inline_kernel  # noqa: F401 (re-exported: ismcts, turn, rules)
 from cardsim.kernels.rng import shuffle
 
 MAX_PLAYERS = 10

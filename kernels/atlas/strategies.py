@@ -45,6 +45,7 @@ from cardsim.kernels.atlas.state import (
     PUB_LEN,
     SUMMARY,
     hot_kernel,
+    inline_kernel,
 )
 from cardsim.kernels.call_tables import TABLE_SIZE
 from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
@@ -97,7 +98,7 @@ def _unseen_cell(hand, pub, cell):
     return u
 
 
-@hot_kernel
+@inline_kernel
 def hand_summary(hand, pub, careful, out):
     """Per decision, once, the ``SM_*`` layout above (cell counts, unseen naturals, class and
     continent bitmasks, the smallest opponent hand)."""
@@ -108,9 +109,9 @@ def hand_summary(hand, pub, careful, out):
     for cell in range(20):
         cc = hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
         out[SM_CELL + cell] = cc
-        if cc > 0:
-            out[SM_CONT_CLASSES + cell // 4] |= 1 << (cell % 4)
-            out[SM_CLASS_CONTS + cell % 4] |= 1 << (cell // 4)
+        held = np.int32(cc > 0)  # branch-free: whether a cell is held mispredicts half the time
+        out[SM_CONT_CLASSES + cell // 4] |= held << (cell % 4)
+        out[SM_CLASS_CONTS + cell % 4] |= held << (cell // 4)
         if careful:
             out[SM_UNSEEN + cell] = _unseen_cell(hand, pub, cell)
     n = pub[P_N]
@@ -189,9 +190,7 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
                     for k in range(5):
                         if k != cont and (km >> k) & 1 == 0 and sm[SM_UNSEEN + k * 4 + cl] == 0:
                             five = 0
-            v = 3.0 * tri + quad + 0.8 * five
-            if hand[t] + extra >= 2:
-                v += 1.0
+            v = 3.0 * tri + quad + 0.8 * five + (hand[t] + extra >= 2)  # +1 if paired
             if careful and mode < 2:  # danger of feeding a claim (discard and give alike)
                 sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
                 dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + cell]
@@ -273,7 +272,7 @@ def _pick_target_t(pub, options, n, temp, key):
     return best
 
 
-@hot_kernel
+@inline_kernel
 def choose(sid, dtype, hand, pub, options, n, rng, sm):
     """Dispatch built-in strategy ``sid``; returns an index into ``options[:n]`` (``sm``: the
     ``SUMMARY_LEN`` scratch for the hand summary)."""
@@ -282,7 +281,7 @@ def choose(sid, dtype, hand, pub, options, n, rng, sm):
     return _greedy_t(sid == CAREFUL, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
 
 
-@hot_kernel
+@inline_kernel
 def _greedy_t(careful, dtype, hand, pub, options, n, sm, temp, key):
     """greedy's (careful's) pick; ``temp`` > 0: soft's pick over the same scores (key: noise)."""
     if dtype in (DT_CLAIM, DT_SELF):

@@ -144,6 +144,7 @@ from cardsim.kernels.atlas.state import (
     deal,
     draw_card,
     hot_kernel,
+    inline_kernel,
     next_seat,
     only_card,
     push_discard,
@@ -249,7 +250,7 @@ def held_options(S, p, base, opts):
 # --- the automatic steps ---------------------------------------------------------------------
 
 
-@hot_kernel
+@inline_kernel
 def _turn_start(S, ev):
     """§3 steps 1–3 of seat ``E_CUR``'s turn: AT-23 turn cap, AT-21 last action card, the draw
     (AT-06, AT-23 reshuffle or no winner), AT-21 last card drawn; then its self-melds when AT-07
@@ -303,7 +304,7 @@ def _last_card(S, cur):
         begin(S, PH_TURN, next_seat(S, cur))
 
 
-@hot_kernel
+@inline_kernel
 def _close_window(S):
     """§4: the window is over; the best claim (AT-14) takes the card, or it stays on the pile.
     Its result is kept in ``E_WIN`` (``E_CLOSED`` = 1) for the driver's trace."""
@@ -509,7 +510,7 @@ def apply_move(code, S):
         begin(S, PH_TURN, next_seat(S, p))
 
 
-@hot_kernel
+@inline_kernel
 def _discard(S, cur, x):
     """§3 step 6: ``cur`` discards ``x``: AT-17 … AT-19 for an action card, else the window."""
     remove_card(S, cur, x)
