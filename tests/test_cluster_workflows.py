@@ -64,7 +64,9 @@ def _worker(scheduler_file: Path, log: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "dask", "worker", "--scheduler-file", str(scheduler_file),
          "--nthreads", "1", "--no-nanny", "--no-dashboard"],
-        stdout=subprocess.DEVNULL, stderr=open(log, "ab"),  # noqa: SIM115 (the process keeps it) start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=open(log, "ab"),  # noqa: SIM115 (the process keeps it)
+        start_new_session=True,
     )  # fmt: skip
 
 
@@ -104,15 +106,17 @@ def cluster(tmp_path_factory):
             c.wait_for_workers(2, timeout=120)
             address = c.scheduler.address
         yield address, sched_file, tmp
-    finally:
-        for p in reversed(procs):
+    finally:  # the workers are killed (a graceful close waited 10 s each), then the scheduler
+        for p in procs[1:]:
             if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+                p.kill()
+        procs[0].send_signal(signal.SIGTERM)
         for p in procs:
             try:
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
+                p.wait()
 
 
 def cli(capsys, *args) -> str:

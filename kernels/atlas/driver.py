@@ -218,6 +218,13 @@ def for_seats(sids, driver=None):
     return SEARCH.for_seats(sids, driver if driver is not None else sys.modules[__name__])
 
 
+# The turn engine's two calls inlined into the driver's loop (the same functions as the search
+# strategies and the replay call): a call per decision each, with its array arguments, cost
+# more than their share of a greedy decision (docs/performance.md).
+_legal_moves = inline_kernel(legal_moves.py_func)
+_apply_move = inline_kernel(apply_move.py_func)
+
+
 @inline_kernel  # into play_on: its eleven array arguments cost a call per decision
 def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     """Ask seat ``p``'s strategy to pick one of ``opts[:n]``; trace it; return the chosen code."""
@@ -301,12 +308,12 @@ def play_on(S, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
     ev = rngs[1]
     rng = rngs[2]
     while True:
-        p, kind, n = legal_moves(S, opts, ev)
+        p, kind, n = _legal_moves(S, opts, ev)
         if S[E_CLOSED]:
             _trace_window(S, tc, twin)
         if n == 0:
             return
-        apply_move(decide(S, p, kind, opts, n, sids, rng, tc, tdec, thash, topt, snap), S)
+        _apply_move(decide(S, p, kind, opts, n, sids, rng, tc, tdec, thash, topt, snap), S)
 
 
 @_jit
