@@ -66,8 +66,10 @@ from cardsim.kernels.yuanzi.strategies import (
     LEVEL_BASE,
     N_BUILTIN,
     NO_SHORTCUT,
+    RANDOM,
     choose_builtin,
     choose_level,
+    choose_random,
     greedy_fast_code,
 )
 from numba import prange
@@ -275,6 +277,8 @@ def decide(hands, played, st, rules, sids, buf, rng):
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
     elif sids[seat] >= PIMC_BASE:  # pimc, ismcts: through the search table (they need the rules)
         idx = _choose_search(sids[seat], hands[seat], played, st, rules, buf, n, rng)
+    elif sids[seat] == RANDOM:  # random's one draw, inlined here: a call would cost as much
+        idx = choose_random(hands[seat], played, st, buf, n, rng)
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
     if idx < 0 or idx >= n:
