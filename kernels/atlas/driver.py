@@ -220,12 +220,13 @@ def for_seats(sids, driver=None):
 
 # The turn engine's two calls inlined into the driver's loop (the same functions as the search
 # strategies and the replay call): a call per decision each, with its array arguments, cost
-# more than their share of a greedy decision (docs/performance.md).
+# more than their share of a greedy decision (docs/performance.md). Only ever inlined: they
+# share their Python function, and so Numba's cache entries, with turn.legal_moves / apply_move.
 _legal_moves = inline_kernel(legal_moves.py_func)
 _apply_move = inline_kernel(apply_move.py_func)
 
 
-@inline_kernel  # into play_on: its eleven array arguments cost a call per decision
+@inline_kernel  # into play_on: its nine array arguments cost a call per decision
 def decide(S, p, dtype, opts, n, sids, rng, tc, tdec, thash, topt, snap):
     """Ask seat ``p``'s strategy to pick one of ``opts[:n]``; trace it; return the chosen code."""
     S[P_SEAT] = p

@@ -295,8 +295,8 @@ def _greedy_t(careful, dtype, hand, pub, options, n, sm, temp, key):
     return _best_card_t(hand, pub, options, n, GIVE, careful, 1, sm, temp, key)
 
 
-#: ``careful`` off as a run-time bool: a literal ``False`` would compile ``_greedy_t``,
-#: ``_best_card_t`` and ``hand_summary`` a second time (the type ``choose`` passes is ``bool``).
+#: ``careful`` off as a run-time bool: a literal ``False`` would compile ``_best_card_t`` (and
+#: the summary inlined in it) a second time (the type ``choose`` passes is ``bool``).
 NOT_CAREFUL = np.bool_(False)
 
 
