@@ -192,6 +192,10 @@ def main() -> None:
         "--atlas-cases", default="", help="only these ATLAS cases, e.g. greedy:4,random:10"
     )
     a = ap.parse_args()
+    cases = set(filter(None, a.atlas_cases.split(",")))
+    known = {f"{s}:{n}" for s in ("greedy", "random") for n in (2, 4, 10)}
+    if cases - known:
+        raise SystemExit(f"--atlas-cases: unknown {sorted(cases - known)}; known: {sorted(known)}")
     old = a.old.resolve()
     old_pkg = _old_package(old)
     numba.set_num_threads(1)
@@ -201,7 +205,7 @@ def main() -> None:
     if "yuanzi" in only:
         yuanzi_cases(old_pkg, a.pairs)
     if "atlas" in only:
-        atlas_cases(old_pkg, a.pairs, rules, set(filter(None, a.atlas_cases.split(","))))
+        atlas_cases(old_pkg, a.pairs, rules, cases)
     if "pimc" in only and old_pkg == "kernels":
         pimc_cases(old, max(3, a.pairs // 3), rules)
     elif "pimc" in only:
