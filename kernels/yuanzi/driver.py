@@ -71,6 +71,7 @@ from cardsim.kernels.yuanzi.strategies import (
     choose_level,
     choose_random,
     greedy_fast_code,
+    random_fast_code,
 )
 from numba import prange
 from numba.core import types as nt
@@ -315,8 +316,11 @@ def play_half(
     while True:
         seat = st[ST_ACTOR]
         code = NO_SHORTCUT
-        if sids[seat] == GREEDY and not tracing:  # the trace needs the whole legal set
-            code = greedy_fast_code(hands, st, rules)
+        if not tracing:  # the trace needs the whole legal set
+            if sids[seat] == GREEDY:
+                code = greedy_fast_code(hands, st, rules)
+            elif sids[seat] == RANDOM:  # leads: the same draw on the same count
+                code = random_fast_code(hands, st, buf, rng)
         if code == NO_SHORTCUT:
             n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
             bad += b

@@ -34,7 +34,13 @@ from cardsim.kernels.yuanzi.encoding import (
     move_size,
     pack_move,
 )
-from cardsim.kernels.yuanzi.rules import atom_strength, is_dao, power
+from cardsim.kernels.yuanzi.rules import (
+    atom_strength,
+    is_dao,
+    lead_code_row,
+    lead_count_row,
+    power,
+)
 from cardsim.kernels.yuanzi.state import (
     R_PASS_ONLY_IF_UNABLE,
     ST_ACTOR,
@@ -298,6 +304,23 @@ def _rank_reach(hands, seat, r, dao, jt):
     b = r * 4
     nat = np.int64(hands[seat, b]) + hands[seat, b + 1] + hands[seat, b + 2] + hands[seat, b + 3]
     return nat, nat + (0 if r == dao else jt)
+
+
+@inline_kernel
+def random_fast_code(hands, pub, buf, rng):
+    """The code ``choose_random`` picks when leading (YZ-18), drawn as it draws — one
+    ``bounded`` over the legal set's size, none when that is 1 (the driver does not ask) —
+    without building the legal set: ``rules.lead_count_row`` counts it in closed form per rank
+    and ``rules.lead_code_row`` builds only the rank that holds the pick. ``NO_SHORTCUT`` when
+    following (a count there costs as much as the list: tried, ×0.68). A kernel shortcut,
+    checked against the legal set by ``tests/yuanzi/test_fast_path.py``.
+    """
+    if pub[ST_TOP] != 0:
+        return NO_SHORTCUT
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    n = lead_count_row(hands, seat, dao)
+    return lead_code_row(hands, seat, dao, 0 if n == 1 else bounded(rng, n), buf)
 
 
 @inline_kernel

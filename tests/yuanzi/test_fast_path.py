@@ -8,12 +8,18 @@ from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stre
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS
 from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call, legal_call
-from cardsim.kernels.yuanzi.rules import begin_half, draw_half_deck
+from cardsim.kernels.yuanzi.rules import (
+    begin_half,
+    draw_half_deck,
+    lead_code_row,
+    lead_count_row,
+)
 from cardsim.kernels.yuanzi.state import (
     N_INFO,
     N_RULES,
     N_ST,
     ST_ACTOR,
+    ST_DAO,
     ST_RULES,
     ST_TOP,
     ST_TOP_SEAT,
@@ -37,6 +43,8 @@ from numba import njit
         (("greedy", "random", "greedy", "points"), [("pass_is_final", "true")]),
         (("greedy", "bomber", "greedy", "planner"), [("lead_after_out", "partner")]),
         (("greedy",) * 4, [("dao_bomb", "same_count_only"), ("joker_indicator", "redraw")]),
+        (("random",) * 4, []),  # random's lead shortcut at every seat
+        (("random", "greedy", "random", "planner"), [("joker_indicator", "redraw")]),
     ],
 )
 def test_untraced_outcomes_equal_traced_outcomes(strategies, rules):
@@ -117,3 +125,49 @@ def test_the_greedy_shortcut_picks_what_greedy_picks(rules):
             assert follows_taken > follows // 3, (follows_taken, follows)
             assert bombless > 50, bombless  # the bombless pass is taken, and checked
         assert leads_taken > leads // 2, (leads_taken, leads)
+
+
+@njit(cache=True)
+def _lead_count_and_pick_vs_legal_moves(seed, hands_n, rules):
+    """Random hands (rich in jokers, atoms and hydrogen bombs) leading, each rank as 刀: the
+    disagreements of ``lead_count_row`` / ``lead_code_row`` with ``legal_moves``, and the
+    longest list seen."""
+    rng = np.empty(4, np.uint64)
+    seed_stream(rng, seed, 0, STREAM_DEAL)
+    hands = np.zeros((1, N_TYPES), np.uint8)
+    st = np.zeros(N_ST, np.int64)
+    buf = np.empty(MAX_MOVES, np.int32)
+    scratch = np.empty(MAX_MOVES, np.int32)
+    bad = 0
+    longest = 0
+    for _ in range(hands_n):
+        for t in range(N_TYPES):
+            hands[0, t] = 0
+        for _ in range(bounded(rng, 40)):
+            hands[0, bounded(rng, N_TYPES)] += 1
+        for t in range(52):
+            if bounded(rng, 6) == 0:
+                hands[0, t] = 3  # atoms (YZ-16) need three of one suit and rank
+            hands[0, t] = min(hands[0, t], 3)  # three decks: at most 3 of a card
+        hands[0, 52] = min(hands[0, 52], 3)
+        hands[0, 53] = min(hands[0, 53], 3)
+        for dao in range(13):
+            st[ST_DAO] = dao
+            n = legal_call(hands, st, rules, buf)  # called: inlined it is a long compile
+            longest = max(longest, n)
+            if n > 0 and lead_count_row(hands, 0, dao) != n:
+                bad += 1
+            for i in range(n):
+                if lead_code_row(hands, 0, dao, i, scratch) != buf[i]:
+                    bad += 1
+    return bad, longest
+
+
+def test_the_lead_count_and_pick_equal_the_legal_set():
+    """random's lead shortcut (``strategies.random_fast_code``) counts the leader's legal set
+    (YZ-18: any combination; YZ-11: no joker with 刀 cards; YZ-16 atoms, YZ-17 hydrogen bombs)
+    and builds only the rank of its pick: count and code at every index equal ``legal_moves``."""
+    rules = ENGINE.rules_array(build_config(ENGINE, games=1, seed=0).rules)
+    bad, longest = _lead_count_and_pick_vs_legal_moves(np.uint64(3), 2_000, rules)
+    assert bad == 0
+    assert longest > 150  # long lists (many jokers) are among them
