@@ -172,9 +172,7 @@ def _emit_rank_sized(r, nat, jok_avail, s, kind, buf, n):
 @inline_kernel
 def _lead_rank(hands, q, r, ja, buf, n):
     """Append seat ``q``'s leads of natural rank ``r`` (``ja`` usable jokers): every size with k
-    naturals and s - k jokers, then its atoms (YZ-16) and its hydrogen bomb (YZ-17) — as
-    ``gen_all_row``'s loop body does (inlined there by hand: as a call it cost greedy ×0.975;
-    ``tests/yuanzi/test_fast_path.py`` checks the two agree)."""
+    naturals and s - k jokers, then its atoms (YZ-16) and its hydrogen bomb (YZ-17)."""
     b = r * 4
     c0 = np.int64(hands[q, b])
     c1 = np.int64(hands[q, b + 1])
@@ -242,46 +240,11 @@ def gen_all_row(hands, q, dao, buf):
     n = 0
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
-    jt = sj + bj
     for r in range(13):
         b = r * 4
-        c0 = np.int64(hands[q, b])
-        c1 = np.int64(hands[q, b + 1])
-        c2 = np.int64(hands[q, b + 2])
-        c3 = np.int64(hands[q, b + 3])
-        nat = c0 + c1 + c2 + c3
-        if nat == 0:
-            continue
-        ja = 0 if r == dao else jt  # YZ-11: jokers never join 刀 cards
-        for s in range(1, nat + ja + 1):
-            kind = s if s < 4 else BOMB
-            n = _emit_rank_sized(r, nat, ja, s, kind, buf, n)
-        if c0 == 3:
-            buf[n] = pack_move(ATOM, r, 3, 0, 0)
-            n += 1
-        if c1 == 3:
-            buf[n] = pack_move(ATOM, r, 3, 0, 1)
-            n += 1
-        if c2 == 3:
-            buf[n] = pack_move(ATOM, r, 3, 0, 2)
-            n += 1
-        if c3 == 3:
-            buf[n] = pack_move(ATOM, r, 3, 0, 3)
-            n += 1
-        if c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2:
-            buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
-            n += 1
-    for s in range(1, jt + 1):  # joker-only plays, rank "3", never 刀 (YZ-11)
-        kind = s if s < 4 else BOMB
-        buf[n] = pack_move(kind, 0, s, s, 0)
-        n += 1
-    if sj == 3:
-        buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
-        n += 1
-    if bj == 3:
-        buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
-        n += 1
-    return n
+        if hands[q, b] or hands[q, b + 1] or hands[q, b + 2] or hands[q, b + 3]:
+            n = _lead_rank(hands, q, r, 0 if r == dao else sj + bj, buf, n)  # YZ-11: no 刀
+    return _lead_jokers(sj, bj, buf, n)
 
 
 @inline_kernel
