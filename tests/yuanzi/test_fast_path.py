@@ -155,7 +155,7 @@ def _lead_count_and_pick_vs_legal_moves(seed, hands_n, rules):
             st[ST_DAO] = dao
             n = legal_call(hands, st, rules, buf)  # called: inlined it is a long compile
             longest = max(longest, n)
-            if n > 0 and lead_count_row(hands, 0, dao) != n:
+            if lead_count_row(hands, 0, dao) != n:  # an empty hand too: 0
                 bad += 1
             for i in range(n):
                 if lead_code_row(hands, 0, dao, i, scratch) != buf[i]:
