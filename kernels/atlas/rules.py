@@ -158,13 +158,13 @@ def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
 def self_meld_options(S, p, all_wild, opts, k):
     """Protocol §2: every self-meld code ``p``'s hand can lay, written from ``opts[k]``; new k."""
     c0 = CELLS + p * N_CELLS
+    cells = S[c0 : c0 + N_CELLS]  # a view: read by loop indices, no negative-index wrap
     W = S[HANDS + p * N_TYPES + ATLAS]
     # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. A cell that can lay one
-    # (cnt >= 1, cnt + W >= 3) is rare, so that test predicts well; within it, branch-free like
-    # turn.held_options: every code is written, ``k`` only advances for the layable ones (slots
-    # past ``k`` are scratch).
+    # (cnt >= 1, cnt + W >= 3) is rare, so that test predicts well; within it, branch-free: every
+    # code is written, ``k`` only advances for the layable ones (slots past ``k`` are scratch).
     for cell in range(20):
-        cnt = S[c0 + cell]
+        cnt = cells[cell]
         if cnt >= 1 and cnt + W >= 3:
             for w in range(3):
                 opts[k] = _code(TRIPLE, cell, w)
@@ -175,7 +175,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     for cont in range(5):  # quads: one per class of a continent
         avail = 0
         for cl in range(4):  # branch-free (held cells mispredict)
-            avail |= np.int64(S[c0 + cont * 4 + cl] > 0) << cl
+            avail |= np.int64(cells[cont * 4 + cl] > 0) << cl
         if avail != 0:
             k = _emit_masks(QUAD, cont, avail, 15, W, 0, opts, k)
     if all_wild and W >= 4:
@@ -184,7 +184,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     for cl in range(4):  # fives: one per continent of a class
         avail = 0
         for cont in range(5):
-            avail |= np.int64(S[c0 + cont * 4 + cl] > 0) << cont
+            avail |= np.int64(cells[cont * 4 + cl] > 0) << cont
         if avail != 0:
             k = _emit_masks(FIVE, cl, avail, 31, W, 0, opts, k)
     if all_wild and W >= 5:
@@ -197,27 +197,28 @@ def self_meld_options(S, p, all_wild, opts, k):
 def claim_meld_options(S, q, x, all_wild, opts, k):
     """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
     c0 = CELLS + q * N_CELLS
+    cells = S[c0 : c0 + N_CELLS]
     W = S[HANDS + q * N_TYPES + ATLAS]
     if x < ATLAS:
         cell = CELL_OF[x]
         cont = CONT_OF[x]
         cl = CLASS_OF[x]
-        cnt = S[c0 + cell]
+        cnt = cells[cell]
         for w in range(3):  # x is one of the 3 - w naturals; branch-free as above
             opts[k] = _code(TRIPLE, cell, w)
             k += (2 - w <= cnt) & (w <= W)
         avail = 0
         for c in range(4):
-            avail |= np.int64(S[c0 + cont * 4 + c] > 0) << c
+            avail |= np.int64(cells[cont * 4 + c] > 0) << c
         k = _emit_masks(QUAD, cont, avail, 15 & ~(1 << cl), W, 0, opts, k)
         avail = 0
         for t in range(5):
-            avail |= np.int64(S[c0 + t * 4 + cl] > 0) << t
+            avail |= np.int64(cells[t * 4 + cl] > 0) << t
         k = _emit_masks(FIVE, cl, avail, 31 & ~(1 << cont), W, 0, opts, k)
         return k
     # x is an ATLAS: it fills one wild slot, the hand provides the other wilds and the naturals
     for cell in range(20):
-        cnt = S[c0 + cell]
+        cnt = cells[cell]
         for w in range(1, 3):
             if 3 - w <= cnt and w - 1 <= W:
                 opts[k] = _code(TRIPLE, cell, w)
@@ -228,7 +229,7 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     for cont in range(5):
         avail = 0
         for c in range(4):
-            avail |= np.int64(S[c0 + cont * 4 + c] > 0) << c
+            avail |= np.int64(cells[cont * 4 + c] > 0) << c
         if avail != 0:
             k = _emit_masks(QUAD, cont, avail, 15, W, 1, opts, k)
     if all_wild and W >= 3:
@@ -237,7 +238,7 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
     for cl in range(4):
         avail = 0
         for t in range(5):
-            avail |= np.int64(S[c0 + t * 4 + cl] > 0) << t
+            avail |= np.int64(cells[t * 4 + cl] > 0) << t
         if avail != 0:
             k = _emit_masks(FIVE, cl, avail, 31, W, 1, opts, k)
     if all_wild and W >= 4:
@@ -369,10 +370,12 @@ def claim_key(S, q, d, x, code, wins, priority):
     else:
         klass = 0 if wins else 1
         yx = (not wins) and x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2
-    a = (q - d + n) % n
-    b = (d - q + n) % n
+    # the three ``% n`` of seats in [0, n), without a division
+    a = q - d + n if q < d else q - d
+    b = d - q + n if d < q else d - q
     dist = a if a < b else b
-    along = (((q - d) * dirv) % n + n) % n
+    v = (q - d) * dirv
+    along = v + n if v < 0 else v
     return klass * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
 
 

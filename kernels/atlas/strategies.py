@@ -102,18 +102,22 @@ def _unseen_cell(hand, pub, cell):
 def hand_summary(hand, pub, careful, out):
     """Per decision, once, the ``SM_*`` layout above (cell counts, unseen naturals, class and
     continent bitmasks, the smallest opponent hand)."""
-    for k in range(5):
-        out[SM_CONT_CLASSES + k] = 0
-    for c in range(4):
-        out[SM_CLASS_CONTS + c] = 0
+    # The held cells as one bit mask in a register (bit 4·continent + class), spread into the two
+    # mask rows at the end: or-ing into the rows per cell chained the loop on memory.
+    held = 0
     for cell in range(20):
         cc = hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
         out[SM_CELL + cell] = cc
-        held = np.int32(cc > 0)  # branch-free: whether a cell is held mispredicts half the time
-        out[SM_CONT_CLASSES + cell // 4] |= held << (cell % 4)
-        out[SM_CLASS_CONTS + cell % 4] |= held << (cell // 4)
+        held |= np.int64(cc > 0) << cell  # branch-free: whether a cell is held mispredicts
         if careful:
             out[SM_UNSEEN + cell] = _unseen_cell(hand, pub, cell)
+    for k in range(5):
+        out[SM_CONT_CLASSES + k] = (held >> (4 * k)) & 15
+    for c in range(4):
+        x = held >> c  # class c's cells sit 4 bits apart: gather them into bits 0 … 4
+        out[SM_CLASS_CONTS + c] = (
+            (x & 1) | ((x >> 3) & 2) | ((x >> 6) & 4) | ((x >> 9) & 8) | ((x >> 12) & 16)
+        )
     n = pub[P_N]
     me = pub[P_SEAT]
     ms = 1 << 20
@@ -121,6 +125,15 @@ def hand_summary(hand, pub, careful, out):
         if s != me and pub[P_SIZES + s] < ms:
             ms = pub[P_SIZES + s]
     out[SM_SMALLEST] = ms
+
+
+@hot_kernel
+def _wrap_seat(s, n):
+    """``s % n`` for ``-n <= s < 2n`` (a seat one step or one difference away), without a
+    division: ``%`` divides, at tens of cycles per decision."""
+    if s < 0:
+        return s + n
+    return s - n if s >= n else s
 
 
 @hot_kernel
@@ -149,8 +162,8 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
     nn = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
-    nxt = (me + d + nn) % nn
-    prv = (me - d + nn) % nn
+    nxt = _wrap_seat(me + d, nn)
+    prv = _wrap_seat(me - d, nn)
     ms = sm[SM_SMALLEST]
     atl = hand[ATLAS]
     extra = 1 if mode == 2 else 0
