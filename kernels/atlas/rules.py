@@ -72,6 +72,7 @@ from cardsim.kernels.atlas.state import (
     hot_kernel,
     inline_kernel,
     remove_card,
+    wrap_seat,
 )
 
 # Rule-array offsets, from the one option table (kernels/atlas/options.py).
@@ -370,12 +371,10 @@ def claim_key(S, q, d, x, code, wins, priority):
     else:
         klass = 0 if wins else 1
         yx = (not wins) and x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2
-    # the three ``% n`` of seats in [0, n), without a division
-    a = q - d + n if q < d else q - d
-    b = d - q + n if d < q else d - q
+    a = wrap_seat(q - d, n)
+    b = wrap_seat(d - q, n)
     dist = a if a < b else b
-    v = (q - d) * dirv
-    along = v + n if v < 0 else v
+    along = wrap_seat((q - d) * dirv, n)
     return klass * 4096 + (0 if yx else 1) * 1024 + dist * 32 + along
 
 

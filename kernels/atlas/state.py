@@ -282,6 +282,15 @@ def remove_card(S, p, t):
 
 
 @hot_kernel
+def wrap_seat(s, n):
+    """``s % n`` for ``-n <= s < 2n`` (a seat one step away, or a difference of two seats),
+    without a division."""
+    if s < 0:
+        return s + n
+    return s - n if s >= n else s
+
+
+@hot_kernel
 def held_mask(S, p):
     """The card types ``p`` holds as the bits of one ``uint64`` (bit ``t``: type ``t``), built
     branch-free (the compiler vectorizes the loop; a branch per type mispredicts). The loop
@@ -383,7 +392,7 @@ def deal(S, deal_rng, n):
             m += 1
     shuffle(deal_rng, S[PILE : PILE + m], m)
     dealt = S[P_HAND_SIZE] * n
-    p = 0  # i % n, counted (a division per card was a tenth of the deal)
+    p = 0  # i % n, counted without a division per card
     for i in range(dealt):
         t = S[PILE + i]
         add_card(S, p, t)

@@ -46,6 +46,7 @@ from cardsim.kernels.atlas.state import (
     SUMMARY,
     hot_kernel,
     inline_kernel,
+    wrap_seat,
 )
 from cardsim.kernels.call_tables import TABLE_SIZE
 from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
@@ -128,15 +129,6 @@ def hand_summary(hand, pub, careful, out):
 
 
 @hot_kernel
-def _wrap_seat(s, n):
-    """``s % n`` for ``-n <= s < 2n`` (a seat one step or one difference away), without a
-    division: ``%`` divides, at tens of cycles per decision."""
-    if s < 0:
-        return s + n
-    return s - n if s >= n else s
-
-
-@hot_kernel
 def _best_card(hand, pub, options, n, base, careful, mode, sm):
     """Greedy's (or careful's) card option: ``_best_card_t`` without noise."""
     return _best_card_t(hand, pub, options, n, base, careful, mode, sm, 0.0, np.uint64(0))
@@ -162,8 +154,8 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
     nn = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
-    nxt = _wrap_seat(me + d, nn)
-    prv = _wrap_seat(me - d, nn)
+    nxt = wrap_seat(me + d, nn)
+    prv = wrap_seat(me - d, nn)
     ms = sm[SM_SMALLEST]
     atl = hand[ATLAS]
     extra = 1 if mode == 2 else 0
@@ -276,7 +268,7 @@ def _pick_target_t(pub, options, n, temp, key):
         c = options[i]
         if c >= TARGET:
             s = c - TARGET
-            k = np.float64(pub[P_SIZES + s] * 64 + (((s - me) * d) % nn + nn) % nn)
+            k = np.float64(pub[P_SIZES + s] * 64 + wrap_seat((s - me) * d, nn))
             if temp > 0.0:
                 k -= temp * U_TARGET * gumbel(key, i)
             if k < bkey:
