@@ -106,6 +106,7 @@ def write_perf_map() -> None:
                 entries[addr] = f.name
     addrs = sorted(entries)
     code_dir = Path(os.environ["PROFILE_JIT_CODE"])
+    (code_dir / "pid").write_text(str(os.getpid()))  # the parent reads this process's map
     with open(f"/tmp/perf-{os.getpid()}.map", "w") as fh:
         for i, a in enumerate(addrs):
             size = addrs[i + 1] - a if i + 1 < len(addrs) else 4096
@@ -170,9 +171,9 @@ def parent(args) -> None:
     print(f"{total:,} samples in compiled code ({args.game}, {args.strategy}, one thread):")
     for sym, k in per_fn.most_common(args.top):
         print(f"  {100 * k / total:5.1f} %  {short_name(sym)}")
-    maps = sorted(Path("/tmp").glob("perf-*.map"), key=lambda p: p.stat().st_mtime)
+    perf_map = Path(f"/tmp/perf-{(code / 'pid').read_text()}.map")
     starts = {}
-    for line in maps[-1].read_text().splitlines():
+    for line in perf_map.read_text().splitlines():
         a, size, name = line.split(" ", 2)
         starts[name] = (int(a, 16), int(size, 16))
     for sym, _ in per_fn.most_common(args.annotate):
@@ -201,7 +202,7 @@ def parent(args) -> None:
         path = out / f"{short_name(sym)}.asm.txt"
         path.write_text("\n".join(lines) + "\n")
         print(f"  annotated: {path}")
-    maps[-1].unlink()
+    perf_map.unlink()
 
 
 def main() -> None:
