@@ -71,6 +71,7 @@ from cardsim.kernels.yuanzi.state import (
     ST_TRICKS,
     inline_kernel,
 )
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 
 @inline_kernel
@@ -295,11 +296,47 @@ def _bomb_min_size(p, pd, ts, tp, td, mode):
 
 
 @inline_kernel
+def _least_natural(ja, above, basic, bombs, atoms):
+    """The fewest natural cards with which a rank (``ja`` usable jokers; ``above``: its power
+    beats the top's) can meet the entry test of one of ``_gen_follow``'s per-rank blocks:
+    basic (``basic - ja``), bomb (``4 - ja``), atom (3) or hydrogen (8: every suit twice);
+    at least 1."""
+    t = 8
+    if atoms:
+        t = 3
+    if bombs and 4 - ja < t:
+        t = 4 - ja
+    if basic != 0 and above and basic - ja < t:
+        t = basic - ja
+    return t if t > 1 else 1
+
+
+@inline_kernel
+def _follow_ranks(hands, q, dao, jt, tp, basic, bombs, atoms):
+    """The ranks where ``_gen_follow``'s per-rank blocks may append a code, as the bits of one
+    integer (bit ``r``: rank ``r``): those holding at least ``_least_natural`` natural cards.
+    One compare per rank, no branch (a branch per rank mispredicts on a random hand); a
+    superset is harmless, the blocks decide."""
+    t_above = _least_natural(jt, True, basic, bombs, atoms)
+    t_below = _least_natural(jt, False, basic, bombs, atoms)
+    t_dao = _least_natural(0, tp < 13, basic, bombs, atoms)  # YZ-11: no jokers; power 13
+    m = 0
+    for r in range(13):
+        b = r * 4
+        nat = np.int64(hands[q, b]) + hands[q, b + 1] + hands[q, b + 2] + hands[q, b + 3]
+        t = t_above if r > tp else t_below
+        t = t_dao if r == dao else t
+        m |= np.int64(nat >= t) << r
+    return m
+
+
+@inline_kernel
 def _gen_follow(hands, q, dao, top, rules, buf, n):
-    """Append the codes of seat ``q`` that beat ``top`` (YZ-13 … YZ-17) in one pass over ranks.
+    """Append the codes of seat ``q`` that beat ``top`` (YZ-13 … YZ-17), rank by rank.
 
     Equivalent to filtering every combination with :func:`beats` (tested), but computes per
-    rank which sizes beat instead of testing each code.
+    rank which sizes beat instead of testing each code, and visits only the ranks that
+    ``_follow_ranks`` marks (ascending, so the list's order is the rank loop's).
     """
     tk = move_kind(top)
     sj = np.int64(hands[q, SMALL_JOKER])
@@ -321,15 +358,16 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
         bomb_rule = 0
     top_atom = atom_strength(top, dao) if tk == ATOM else -1
     basic = tk if tk <= TRIPLE and not td else 0  # YZ-13: same type, higher rank
-    for r in range(13):
+    m = _follow_ranks(hands, q, dao, jt, tp, basic, bomb_rule != 0, tk <= ATOM)
+    while m != 0:
+        r = np.int64(trailing_zeros(m))
+        m &= m - 1
         b = r * 4
         c0 = np.int64(hands[q, b])
         c1 = np.int64(hands[q, b + 1])
         c2 = np.int64(hands[q, b + 2])
         c3 = np.int64(hands[q, b + 3])
         nat = c0 + c1 + c2 + c3
-        if nat == 0:
-            continue
         ja = 0 if r == dao else jt
         if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
             n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)

@@ -248,11 +248,35 @@ def test_yz17_hydrogen_order():
     assert not beats(mv(HYDROGEN, R9), mv(HYDROGEN, RK), dao=R7)
 
 
+def test_yz17_only_a_higher_hydrogen_follows_a_hydrogen():
+    # eight naturals, every suit twice: the fewest a hydrogen bomb needs, and the follow
+    # generator's rank pre-selection must not skip that rank (no bomb or atom beats a hydrogen)
+    rules = rules_array()
+    buf = np.zeros(MAX_MOVES, np.int32)
+    hand = hand_of("KD KD KC KC KH KH KS KS 4D 4D 4D 4C SJ BJ")
+    for top, want in ((mv(HYDROGEN, R9), [mv(HYDROGEN, RK)]), (mv(HYDROGEN, RA), [])):
+        k = R.gen_beats(hand, R7, top, rules, buf)
+        assert list(buf[:k]) == want
+
+
+def _rich_hand(rng):
+    """A hand rich in jokers, atoms (YZ-16) and hydrogen bombs (YZ-17): random counts, a sixth
+    of the natural cards raised to three copies, 0 … 3 of each joker."""
+    hand = np.zeros(54, np.uint8)
+    for t in rng.integers(54, size=int(rng.integers(40))):
+        hand[t] += 1
+    hand[:52][rng.integers(6, size=52) == 0] = 3
+    hand[52:] = rng.integers(4, size=2)
+    return np.minimum(hand, 3).astype(np.uint8)
+
+
 def test_beats_generator_equals_filter_of_all_moves():
-    # gen_beats must equal {m in gen_all : beats(m, top)} on random hands, for all variants
+    # gen_beats must equal [m in gen_all : beats(m, top)] on random hands, for all variants,
+    # in gen_all's order (random follows draw by index: the order is part of the outcome)
     rng = np.random.default_rng(5)
     buf = np.zeros(MAX_MOVES, np.int32)
-    for trial in range(150):
+    rich = 0
+    for trial in range(240):
         rules = rules_array(
             {
                 "dao_bomb_beats_dao_basic": bool(trial % 2),
@@ -262,17 +286,23 @@ def test_beats_generator_equals_filter_of_all_moves():
         hand = np.zeros(54, np.uint8)
         for t in rng.choice(162, size=41, replace=False) // 3:
             hand[t] += 1
+        if trial % 3 == 2:
+            hand = _rich_hand(rng)
+            rich += hand[52] + hand[53] >= 4
         dao = int(rng.integers(13))
         n = R.gen_all(hand, dao, buf)
         everything = list(buf[:n])
         other = np.zeros(54, np.uint8)
         for t in rng.choice(162, size=30, replace=False) // 3:
             other[t] += 1
+        if trial % 3 == 2:
+            other = _rich_hand(rng)  # tops: atoms, hydrogen bombs, joker bombs
         m = R.gen_all(other, dao, buf)
         for top in list(buf[:m])[:: max(1, m // 25)]:
-            want = {c for c in everything if R.beats(c, top, dao, rules)}
+            want = [c for c in everything if R.beats(c, top, dao, rules)]
             k = R.gen_beats(hand, dao, top, rules, buf)
-            assert set(buf[:k]) == want and k == len(want)
+            assert list(buf[:k]) == want
+    assert rich >= 10  # hands with four or more jokers (joker-only bombs) are among them
 
 
 # --- physical cards (protocol §2) --------------------------------------------------------
