@@ -67,7 +67,7 @@ def report(name: str, ratios: list[float]) -> None:
     )
 
 
-def yuanzi_cases(old_pkg: str, n_pairs: int) -> None:
+def yuanzi_cases(old_pkg: str, n_pairs: int, names: tuple[str, ...] = ("greedy", "random")) -> None:
     from cardsim.kernels.yuanzi import driver as new
     from cardsim.kernels.yuanzi import state as new_state
 
@@ -75,7 +75,8 @@ def yuanzi_cases(old_pkg: str, n_pairs: int) -> None:
     old_state = importlib.import_module(f"{old_pkg}.yuanzi.state")
     old_s = importlib.import_module(f"{old_pkg}.yuanzi.strategies")
 
-    for name, count in (("greedy", 10_000), ("random", 8_000)):
+    for name in names:
+        count = 8_000 if name == "random" else 10_000
         sid = getattr(old_s, name.upper())
         sids = np.full(4, sid, np.int64)
         ro, rn = old_state.rules_array(), new_state.rules_array()
@@ -191,7 +192,17 @@ def main() -> None:
     ap.add_argument(
         "--atlas-cases", default="", help="only these ATLAS cases, e.g. greedy:4,random:10"
     )
+    ap.add_argument(
+        "--yuanzi-cases",
+        default="greedy,random",
+        help="原子 strategies to time (all four seats), e.g. greedy,random,points,planner,bomber",
+    )
     a = ap.parse_args()
+    yz = tuple(filter(None, a.yuanzi_cases.split(",")))
+    if set(yz) - {"greedy", "random", "points", "planner", "bomber"}:
+        raise SystemExit(
+            f"--yuanzi-cases: unknown {sorted(set(yz) - {'greedy', 'random', 'points', 'planner', 'bomber'})}"
+        )
     cases = set(filter(None, a.atlas_cases.split(",")))
     known = {f"{s}:{n}" for s in ("greedy", "random") for n in (2, 4, 10)}
     if cases - known:
@@ -203,7 +214,7 @@ def main() -> None:
     only = a.only.split(",")
     print(f"old = {old} (as {old_pkg}); new = {HERE.parent}; 1 thread, CPU seconds per call")
     if "yuanzi" in only:
-        yuanzi_cases(old_pkg, a.pairs)
+        yuanzi_cases(old_pkg, a.pairs, yz)
     if "atlas" in only:
         atlas_cases(old_pkg, a.pairs, rules, cases)
     if "pimc" in only and old_pkg == "kernels":

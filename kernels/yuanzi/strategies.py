@@ -194,9 +194,12 @@ def goes_out(own_count, code):
     return code != PASS and move_size(code) == own_count
 
 
-@inline_kernel
+@hot_kernel
 def cheapest(own, legal, n, dao, extra_points_cost):
-    """Index of the cheapest non-pass move (point cards cost ``extra_points_cost`` each 5)."""
+    """Index of the cheapest non-pass move (point cards cost ``extra_points_cost`` each 5).
+
+    Compiled once and called (pass an ``int64`` cost): inlined at its seven call sites it was
+    most of 原子's cold compile (docs/performance.md)."""
     best = -1
     bc = _BIG
     for i in range(n):
@@ -226,7 +229,7 @@ def choose_greedy(own, played, pub, legal, n, rng):
         if goes_out(total, legal[i]):
             return i
     if pub[ST_TOP] == 0:
-        return cheapest(own, legal, n, dao, 0)
+        return cheapest(own, legal, n, dao, np.int64(0))
     ip = find_pass(legal, n)
     if pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0:
         return ip
@@ -242,7 +245,7 @@ def choose_greedy(own, played, pub, legal, n, rng):
             bc = cost
             best = i
     if best < 0:
-        best = cheapest(own, legal, n, dao, 0)
+        best = cheapest(own, legal, n, dao, np.int64(0))
     return best
 
 
@@ -448,7 +451,7 @@ def choose_points(own, played, pub, legal, n, rng):
         if goes_out(total, legal[i]):
             return i
     if pub[ST_TOP] == 0:
-        return cheapest(own, legal, n, dao, 12)  # lead without point cards when possible
+        return cheapest(own, legal, n, dao, np.int64(12))  # lead without point cards when possible
     ip = find_pass(legal, n)
     tp = pub[ST_TRICK_PTS]
     danger = opponent_min_count(pub, seat) <= DANGER_CARDS
@@ -487,7 +490,7 @@ def choose_points(own, played, pub, legal, n, rng):
                 bc = cost
                 best = i
     if best < 0:
-        best = cheapest(own, legal, n, dao, 12)
+        best = cheapest(own, legal, n, dao, np.int64(12))
     return best
 
 
@@ -501,7 +504,7 @@ def choose_bomber(own, played, pub, legal, n, rng):
         if goes_out(total, legal[i]):
             return i
     if pub[ST_TOP] == 0:
-        return cheapest(own, legal, n, dao, 0)
+        return cheapest(own, legal, n, dao, np.int64(0))
     ip = find_pass(legal, n)
     if pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0:
         return ip
@@ -517,7 +520,7 @@ def choose_bomber(own, played, pub, legal, n, rng):
             best = i
     if best >= 0:
         return best
-    best = cheapest(own, legal, n, dao, 0)
+    best = cheapest(own, legal, n, dao, np.int64(0))
     return best if best >= 0 else ip
 
 
@@ -591,7 +594,7 @@ def choose_planner(own, played, pub, legal, n, rng):
         return best
     if ip >= 0:
         return ip
-    return cheapest(own, legal, n, dao, 0)
+    return cheapest(own, legal, n, dao, np.int64(0))
 
 
 @hot_kernel
