@@ -9,8 +9,12 @@ later decisions descend the tree by UCB over the children *available* in that de
 (the subset-armed bandit: a child's availability count grows each time it could have been
 chosen), with progressive widening in greedy's order (``tree_pick``), the other seats' moves
 by the rollout policy; one node is added, the game rolled out and the result backed up the
-path. The move played is pimc's paired choice over the root children (``select`` of
-kernels/pimc_common.py: greedy's pick unless another beats it by ``z`` standard errors).
+path. The root children race (``race``): every ``RACE_EVERY`` iterations a challenger whose
+mean paired gain over greedy's pick plus ``drop`` standard errors is not above 0 is played no
+more, and the search stops once none is left, so the iterations go to the close calls. The
+move played is pimc's paired choice over the root children (``select`` of
+kernels/pimc_common.py: greedy's pick unless another beats it by ``z`` standard errors; a
+dropped challenger's mean gain is not above 0, so it is never chosen).
 
 The tree lives in the tail of the driver's legal-move buffer (no allocation in the turn loop):
 ``MAX_NODES`` nodes, each a move code, its parent, first child and next sibling (children are a
@@ -29,6 +33,12 @@ MAX_ITERS = 4095
 MAX_NODES = MAX_ITERS + 1
 MAX_C10 = 50  # c at most 5.0, in steps of 0.1
 MAX_Z10 = 60  # z at most 6.0, in steps of 0.1
+#: racing at the root: every ``RACE_EVERY`` iterations a challenger (a root child other than
+#: greedy's pick) whose mean paired gain plus ``drop`` standard errors is not above 0 is dropped
+#: (played no more); the search ends once none is left (``race``)
+RACE_EVERY = 8
+#: the ``drop`` settings, by their index in an id: index 0 turns racing off
+DROPS = ("off", "0", "0.5", "1", "1.5", "2", "2.5", "3")
 #: int32 words of the tree: six int32 arrays and two float64 arrays of MAX_NODES
 TREE_WORDS = 10 * MAX_NODES
 _N_CODE, _N_PARENT, _N_CHILD, _N_SIB, _N_VIS, _N_AVAIL = range(6)
@@ -36,13 +46,16 @@ _N_CODE, _N_PARENT, _N_CHILD, _N_SIB, _N_VIS, _N_AVAIL = range(6)
 _hot = njit(**{**JIT, "_nrt": False})
 
 
-def check_params(iters, cap, rollout, c, z, max_cap, n_rollouts):
+def check_params(iters, cap, rollout, c, z, max_cap, n_rollouts, drop=0):
     """``(round(10 c), round(10 z))`` of valid ismcts parameters; ValueError when one is out of
     range."""
     c10, z10 = round(c * 10), round(z * 10)
     ok = 1 <= iters <= MAX_ITERS and 2 <= cap <= max_cap and 0 <= rollout < n_rollouts
+    ok = ok and 0 <= drop < len(DROPS)
     if not (ok and 0 <= c10 <= MAX_C10 and 0 <= z10 <= MAX_Z10):
-        raise ValueError(f"ismcts parameters out of range: {iters}, {cap}, {rollout}, {c}, {z}")
+        raise ValueError(
+            f"ismcts parameters out of range: {iters}, {cap}, {rollout}, {c}, {z}, {drop}"
+        )
     return c10, z10
 
 
@@ -121,6 +134,27 @@ def tree_pick(nodes, value, node, buf, cand, kk, c):
                 bu = u
                 best = ch
     return best, -1
+
+
+@_hot
+def race(gain, sq, alive, k, n, drop):
+    """After ``n`` iterations: drop every alive challenger ``c`` (``alive[c]`` 1; greedy's pick,
+    0, is the reference and stays) whose mean paired gain plus ``drop`` standard errors is not
+    above 0 (``gain``/``sq``: sums of its per-iteration differences and their squares), setting
+    ``alive[c]`` to 0; returns how many challengers are left. ``drop`` is an index of
+    ``DROPS`` (1 and up; the z of index ``b`` is ``(b - 1) / 2``)."""
+    zd2 = ((drop - 1) / 2.0) ** 2
+    left = 0
+    for c in range(1, k):
+        if alive[c] == 0:
+            continue
+        m = gain[c] / n
+        var = (sq[c] - gain[c] * m) / (n - 1)
+        if m <= 0.0 and m * m * n >= zd2 * var:
+            alive[c] = 0
+        else:
+            left += 1
+    return left
 
 
 @_hot

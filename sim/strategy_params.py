@@ -159,28 +159,31 @@ class IsmctsStrategy:
     its parameters, its entry in the engine's list of strategies and the kernel id of a name.
 
     ``kernel`` is the game's ``kernels/<game>/ismcts.py``: it provides ``MAX_ITERS``,
-    ``MAX_CAP``, ``ROLLOUTS`` and ``encode(iters, cap, rollout, c)``; ``default`` is
-    (iters, cap, rollout index, c, z) of the plain name ``ismcts``.
+    ``MAX_CAP``, ``ROLLOUTS``, ``DROPS`` and ``encode(iters, cap, rollout, c, z, drop)``;
+    ``default`` is (iters, cap, rollout index, c, z, drop index) of the plain name ``ismcts``.
     """
 
     kernel: ModuleType
-    default: tuple[int, int, int, float, float]
+    default: tuple[int, int, int, float, float, int]
     cap_help: str
     description: str
 
     @property
     def params(self) -> tuple[Param, ...]:
-        iters, cap, rollout, c, z = self.default
+        iters, cap, rollout, c, z, drop = self.default
         k = self.kernel
         return (
-            Param("iters", iters, "search iterations (determinizations) per decision", 1,
-                  k.MAX_ITERS),
+            Param("iters", iters, "search iterations (determinizations) per decision, at most",
+                  1, k.MAX_ITERS),
             Param("c", c, "UCB exploration constant (rewards in units of one match/round result)",
                   0, 5, decimals=1),
             Param("rollout", k.ROLLOUTS[rollout], "rollout policy", choices=k.ROLLOUTS),
             Param("cap", cap, self.cap_help, 2, k.MAX_CAP),
-            Param("z", z, "standard errors the most visited move must beat greedy's pick by",
+            Param("z", z, "standard errors a move's paired gain must beat greedy's pick by",
                   0, 6, decimals=1),
+            Param("drop", k.DROPS[drop], "racing: a move whose paired gain plus this many "
+                  "standard errors is not above 0 is dropped (every 8 iterations)",
+                  choices=k.DROPS),
         )  # fmt: skip
 
     @property
@@ -192,12 +195,13 @@ class IsmctsStrategy:
         return name.partition(":")[0].strip() == "ismcts"
 
     def id(self, name: str) -> int:
-        """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..,z=..``
+        """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..,z=..,drop=..``
         (CardsimError if invalid)."""
         v = parse_params(name.replace(" ", ""), "ismcts", self.params)
         rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
+        drop = self.kernel.DROPS.index(str(v["drop"]))
         return self.kernel.encode(
-            int(v["iters"]), int(v["cap"]), rollout, float(v["c"]), float(v["z"])
+            int(v["iters"]), int(v["cap"]), rollout, float(v["c"]), float(v["z"]), drop
         )
 
 

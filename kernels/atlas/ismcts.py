@@ -4,7 +4,7 @@ paired root children.
 It searches the decisions pimc searches (a discard, AT-08; its own TRADE's target and give,
 AT-19; a self-meld, AT-07; a claim when it may be passed, AT-12); every other decision is
 greedy's. At such a decision the root's children are pimc's candidates (greedy's pick, then
-greedy's next choices — at most ``cap``), and each of ``iters`` iterations
+greedy's next choices — at most ``cap``), and each of at most ``iters`` iterations
 
 1. draws a determinization from exactly what AT-26 lets the seat know (pimc's
    ``determinize``) and an events stream for the rollouts' own random events seeded from the
@@ -17,7 +17,10 @@ greedy's next choices — at most ``cap``), and each of ``iters`` iterations
 3. adds one node, then pimc's ``rollout`` (the turn engine's round, every seat by the policy);
 4. backs pimc's ``objective`` (the round result in force, AT-24, points as tie-break) over
    ``1000 v (n - 1)``, a win's result, up the path, and adds the objective's paired gain over
-   greedy's pick to the root child's score.
+   greedy's pick to the root child's score;
+5. every 8 iterations, with ``drop`` on, races the root children (``race``): a challenger
+   whose mean paired gain plus ``drop`` standard errors is not above 0 is played no more, and
+   the search stops when none is left.
 
 It plays pimc's paired choice (``select``): greedy's pick unless another root child beats it
 by a mean paired gain of more than ``z`` standard errors. Moves are generated and applied only
@@ -43,12 +46,15 @@ from cardsim.kernels.atlas.state import P_N, P_VALUES, S_LEN, hot_kernel
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
 from cardsim.kernels.atlas.turn import apply_move, legal_moves
 from cardsim.kernels.ismcts_common import (
+    DROPS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_ITERS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_NODES,
+    RACE_EVERY,
     TREE_WORDS,
     backup,
     check_params,
     mark_available,
+    race,
     tree_add,
     tree_init,
     tree_pick,
@@ -62,23 +68,25 @@ ISMCTS_BASE = 1 << 58
 MAX_CAP = pimc.MAX_CAP
 _SC_REST = pimc.SCRATCH + (pimc.SCRATCH & 1)
 _SC_CAND2 = _SC_REST + MAX_OPTIONS
-_SC_TREE = _SC_CAND2 + 64
+_SC_ALIVE = _SC_CAND2 + 64  # the root children still raced (``race``)
+_SC_TREE = _SC_ALIVE + 64
 SCRATCH = _SC_TREE + TREE_WORDS
 #: length the driver gives the options buffer so that ``ismcts`` (and ``pimc``) can run
 BUF_SIZE = MAX_OPTIONS + SCRATCH
 
 
-def encode(iters: int, cap: int, rollout: int, c: float, z: float) -> int:
-    """The id of ``ismcts`` with these parameters."""
-    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS))
-    return ISMCTS_BASE + iters + (cap << 12) + (rollout << 18) + (c10 << 19) + (z10 << 25)
+def encode(iters: int, cap: int, rollout: int, c: float, z: float, drop: int = 0) -> int:
+    """The id of ``ismcts`` with these parameters (``drop``: an index of ``DROPS``)."""
+    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS), drop)
+    p = iters + (cap << 12) + (rollout << 18) + (c10 << 19) + (z10 << 25) + (drop << 31)
+    return ISMCTS_BASE + p
 
 
 @hot_kernel
 def decode(sid):
-    """(iters, cap, rollout, 10 c, 10 z) of an ismcts id."""
+    """(iters, cap, rollout, 10 c, 10 z, drop) of an ismcts id."""
     p = sid - ISMCTS_BASE
-    return p & 4095, (p >> 12) & 63, (p >> 18) & 1, (p >> 19) & 63, (p >> 25) & 63
+    return p & 4095, (p >> 12) & 63, (p >> 18) & 1, (p >> 19) & 63, (p >> 25) & 63, (p >> 31) & 7
 
 
 @hot_kernel
@@ -138,12 +146,13 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     idx = sc[pimc._SC_IDX : pimc._SC_IDX + 64]
     rest = sc[_SC_REST : _SC_REST + MAX_OPTIONS]  # candidate ranking scratch
     cand = sc[_SC_CAND2 : _SC_CAND2 + 64]  # the in-tree candidates
+    alive = sc[_SC_ALIVE : _SC_ALIVE + 64]
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
     value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
     sq = tree[8 * MAX_NODES :].view(np.float64)
     log = sc[0:0]
-    iters, cap, policy, c10, z10 = decode(sid)
+    iters, cap, policy, c10, z10, drop = decode(sid)
     rsid = GREEDY if policy == ROLLOUT_GREEDY else RANDOM
     k = ranked(S, p, dtype, opts, n, g, cap, root, rest, idx, rng)
     if k == 1:
@@ -154,12 +163,16 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
     for j in range(k):  # the root children: every candidate, on every determinization
         tree_add(nodes, value, sq, count, 0, opts[root[j]])
         count += 1
+        alive[j] = 1
     clear_scores(score, ssq, k)
-    for _ in range(iters):
+    done = 0
+    while done < iters:
         if not draw_sample(S, p, pool, D, ev0, rng):
             return g  # the public counts do not add up (never seen): no search
         v0 = 0
         for j in range(k):
+            if alive[j] == 0:
+                continue
             restart(W, D, ev, ev0)
             child = j + 1  # the root children: candidate j is node j + 1
             apply_move(opts[root[j]], W)
@@ -173,4 +186,7 @@ def choose_ismcts(S, p, sid, dtype, opts, n, rng):
                 v0 = v
             else:  # paired with greedy's pick on the same determinization
                 add_paired(score, ssq, j, v, v0)
-    return root[select(score, ssq, k, iters, z10)]
+        done += 1
+        if drop > 0 and done % RACE_EVERY == 0 and race(score, ssq, alive, k, done, drop) == 0:
+            break  # every challenger dropped: greedy's pick
+    return root[select(score, ssq, k, done, z10)]

@@ -3,7 +3,7 @@ root children.
 
 At a decision with a choice (and no move that goes out, which is played at once) the root's
 children are pimc's candidates (greedy's pick, PASS, the cheapest others — at most ``cap``),
-and each of ``iters`` iterations
+and each of at most ``iters`` iterations
 
 1. draws a determinization from exactly what the seat may know (YZ-28): pimc's
    ``_deal_unseen`` (the unseen cards shuffled over the other seats' public counts);
@@ -15,7 +15,10 @@ and each of ``iters`` iterations
 3. adds one node, then the rollout policy for every seat to the end of the half;
 4. backs pimc's ``objective`` (the match result in force, points as tie-break) divided by
    ``1000 * max(W, S)`` up the path, and adds the objective's paired gain over greedy's pick
-   to the root child's score.
+   to the root child's score;
+5. every 8 iterations, with ``drop`` on, races the root children (``race``): a challenger
+   whose mean paired gain plus ``drop`` standard errors is not above 0 is played no more, and
+   the search stops when none is left.
 
 It plays pimc's paired choice (``select``): greedy's pick unless another root child beats it
 by a mean paired gain of more than ``z`` standard errors. Moves are generated and applied only
@@ -27,17 +30,21 @@ in-tree candidates, then the tree; the driver allocates the legal-move buffer ``
 long. Given a shorter buffer, ``choose_ismcts`` falls back to greedy's pick.
 
 The id carries the parameters: ``ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout +
-1048576 * round(10 c) + 67108864 * round(10 z)`` (``encode`` / ``decode``).
+1048576 * round(10 c) + 67108864 * round(10 z) + 2**32 * drop`` (``drop`` an index of
+``DROPS``; ``encode`` / ``decode``).
 """
 
 import numpy as np
 from cardsim.kernels.ismcts_common import (
+    DROPS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_ITERS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_NODES,
+    RACE_EVERY,
     TREE_WORDS,
     backup,
     check_params,
     mark_available,
+    race,
     tree_add,
     tree_init,
     tree_pick,
@@ -74,28 +81,38 @@ __all__ = ["ROLLOUTS"]
 ISMCTS_BASE = 1 << 35
 MAX_CAP = pimc.MAX_CAP
 _SC_CAND2 = pimc.SCRATCH + (pimc.SCRATCH & 1)  # the in-tree candidates after pimc's scratch
-_SC_TREE = _SC_CAND2 + MAX_CAP  # then the tree (aligned)
+_SC_ALIVE = _SC_CAND2 + MAX_CAP  # the root children still raced (``race``)
+_SC_TREE = _SC_ALIVE + MAX_CAP  # then the tree (aligned)
 SCRATCH = _SC_TREE + TREE_WORDS
 #: length the driver gives the legal-move buffer so that ``ismcts`` (and ``pimc``) can run
 BUF_SIZE = MAX_MOVES + SCRATCH
 
 
-def encode(iters: int, cap: int, rollout: int, c: float, z: float) -> int:
-    """The strategy id of ``ismcts`` with these parameters."""
-    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS))
-    return ISMCTS_BASE + iters + 4096 * cap + 524288 * rollout + 1048576 * c10 + 67108864 * z10
+def encode(iters: int, cap: int, rollout: int, c: float, z: float, drop: int = 0) -> int:
+    """The strategy id of ``ismcts`` with these parameters (``drop``: an index of ``DROPS``)."""
+    c10, z10 = check_params(iters, cap, rollout, c, z, MAX_CAP, len(ROLLOUTS), drop)
+    return (
+        ISMCTS_BASE
+        + iters
+        + 4096 * cap
+        + 524288 * rollout
+        + 1048576 * c10
+        + 67108864 * z10
+        + (1 << 32) * drop
+    )
 
 
 @inline_kernel
 def decode(sid):
-    """(iters, cap, rollout, 10 c, 10 z) of an ismcts strategy id."""
+    """(iters, cap, rollout, 10 c, 10 z, drop) of an ismcts strategy id."""
     p = sid - ISMCTS_BASE
     return (
         p % 4096,
         (p // 4096) % 128,
         (p // 524288) % 2,
         (p // 1048576) % 64,
-        p // 67108864,
+        (p // 67108864) % 64,
+        p >> 32,
     )
 
 
@@ -149,7 +166,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     Sees what a built-in strategy sees (own hand, played cards, public state) plus the rule
     array; never another seat's hand (YZ-28). Returns an index into ``legal[:n]``.
     """
-    iters, cap, policy, c10, z10 = decode(sid)
+    iters, cap, policy, c10, z10, drop = decode(sid)
     seat = pub[ST_ACTOR]
     for i in range(n):
         if goes_out(pub[ST_COUNT + seat], legal[i]):
@@ -168,6 +185,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     wst = sc[pimc._SC_WST : pimc._SC_WST + 2 * N_ST].view(np.int64)
     rbuf = sc[pimc._SC_RBUF : pimc._SC_RBUF + MAX_MOVES]
     cand = sc[_SC_CAND2 : _SC_CAND2 + MAX_CAP]  # the in-tree candidates
+    alive = sc[_SC_ALIVE : _SC_ALIVE + MAX_CAP]
     tree = sc[_SC_TREE : _SC_TREE + TREE_WORDS]
     nodes = tree[: 6 * MAX_NODES].reshape((6, MAX_NODES))
     value = tree[6 * MAX_NODES : 8 * MAX_NODES].view(np.float64)
@@ -183,12 +201,16 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     for j in range(k):  # the root children: every candidate, on every determinization
         tree_add(nodes, value, sq, count, 0, legal[root[j]])
         count += 1
+        alive[j] = 1
     clear_scores(score, ssq, k)
-    for _ in range(iters):
+    done = 0
+    while done < iters:
         if not _deal_unseen(own, played, pub, unseen, det, rng):
             return root[0]  # the public counts do not add up (never seen): no search
         v0 = 0
         for j in range(k):
+            if alive[j] == 0:
+                continue
             restart(wh, wp, wst, det, played, pub)
             node = np.int64(j + 1)  # the root children: candidate j is node j + 1
             if apply_call(legal[root[j]], wh, wp, wst, rules) == 0:
@@ -200,4 +222,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
                 v0 = v
             else:  # paired with greedy's pick on the same determinization
                 add_paired(score, ssq, j, v, v0)
-    return root[select(score, ssq, k, iters, z10)]
+        done += 1
+        if drop > 0 and done % RACE_EVERY == 0 and race(score, ssq, alive, k, done, drop) == 0:
+            break  # every challenger dropped: greedy's pick
+    return root[select(score, ssq, k, done, z10)]

@@ -16,20 +16,17 @@ from cardsim.sim.games.atlas import ENGINE, ISMCTS, ISMCTS_DEFAULT, rules_array
 from tests.atlas import test_agreement as ta
 from tests.atlas.test_pimc import SEARCHED, _permute_hidden
 
-SMALL = "ismcts:iters=12,cap=4"
+SMALL = "ismcts:iters=16,cap=4,drop=0"  # drop=0: the root children race (at 8 and 16)
 
 
 def test_ismcts_names_and_parameters():
     assert ISMCTS.id("ismcts") == ismcts.encode(*ISMCTS_DEFAULT)
-    assert ismcts.decode(ISMCTS.id("ismcts:iters=9,c=1.1,rollout=random,cap=6,z=0")) == (
-        9,
-        6,
-        1,
-        11,
-        0,
-    )
-    assert ismcts.decode(ismcts.encode(4095, 63, 1, 5.0, 6.0)) == (4095, 63, 1, 50, 60)
-    assert ismcts.ISMCTS_BASE <= ISMCTS.id("ismcts:iters=4095,c=5") < D.LEVEL_BASE
+    name = "ismcts:iters=9,c=1.1,rollout=random,cap=6,z=0,drop=3"
+    assert ismcts.decode(ISMCTS.id(name)) == (9, 6, 1, 11, 0, 7)
+    assert ismcts.decode(ISMCTS.id("ismcts:drop=off"))[5] == 0
+    assert ismcts.decode(ismcts.encode(4095, 63, 1, 5.0, 6.0, 7)) == (4095, 63, 1, 50, 60, 7)
+    top = ISMCTS.id("ismcts:iters=4095,c=5,cap=63,rollout=random,z=6,drop=3")
+    assert ismcts.ISMCTS_BASE <= top < D.LEVEL_BASE
     cfg = RunConfig("atlas", 3, ("ismcts:cap=3", "greedy", "ismcts"), {}, 1, 5)
     ids, _mod = ENGINE.seat_ids(cfg)
     assert (ids[0], ids[1], ids[2]) == (ISMCTS.id("ismcts:cap=3"), 1, ISMCTS.id("ismcts"))
@@ -40,6 +37,7 @@ def test_ismcts_names_and_parameters():
         ("ismcts:rollout=smart", "not one of"),
         ("ismcts:depth=3", "unknown parameter"),
         ("ismcts:z=7", "outside"),
+        ("ismcts:drop=1.25", "not one of"),
     ]:
         with pytest.raises(CardsimError, match=why) as err:
             build_config(ENGINE, games=10, seed=1, strategy=bad)

@@ -28,20 +28,19 @@ def _search_table():
     drv.load_search()  # pimc and ismcts compiled (or loaded) and entered in the table
 
 
-SMALL = "ismcts:iters=12,cap=4,z=0"  # z=0: the search, not the safeguard, picks (choices differ from greedy)
+#: z=0: the search, not the safeguard, picks (choices differ from greedy); drop=0: the root
+#: children race (dropped at iteration 8 or 16)
+SMALL = "ismcts:iters=16,cap=4,z=0,drop=0"
 
 
 def test_ismcts_names_and_parameters():
     assert ISMCTS.id("ismcts") == ismcts.encode(*ISMCTS_DEFAULT)
-    assert ismcts.decode(ISMCTS.id("ismcts:iters=7,c=1.5,rollout=random,cap=5,z=2")) == (
-        7,
-        5,
-        1,
-        15,
-        20,
-    )
-    assert ismcts.decode(ismcts.encode(4095, 64, 1, 5.0, 6.0)) == (4095, 64, 1, 50, 60)
-    assert ismcts.ISMCTS_BASE <= ISMCTS.id("ismcts:iters=4095,c=5") < drv.LEVEL_BASE
+    name = "ismcts:iters=7,c=1.5,rollout=random,cap=5,z=2,drop=1.5"
+    assert ismcts.decode(ISMCTS.id(name)) == (7, 5, 1, 15, 20, 4)
+    assert ismcts.decode(ISMCTS.id("ismcts:drop=off"))[5] == 0
+    assert ismcts.decode(ismcts.encode(4095, 64, 1, 5.0, 6.0, 7)) == (4095, 64, 1, 50, 60, 7)
+    top = ISMCTS.id("ismcts:iters=4095,c=5,cap=64,rollout=random,z=6,drop=3")
+    assert ismcts.ISMCTS_BASE <= top < drv.LEVEL_BASE
     cfg = build_config(ENGINE, games=10, seed=1, seat_strategies={0: "ismcts:iters=4"})
     assert cfg.seats == ("ismcts:iters=4", "greedy", "greedy", "greedy")
     for bad, why in [
@@ -53,6 +52,8 @@ def test_ismcts_names_and_parameters():
         ("ismcts:rollout=smart", "not one of"),
         ("ismcts:depth=3", "unknown parameter"),
         ("ismcts:z=7", "outside"),
+        ("ismcts:drop=4", "not one of"),
+        ("ismcts:drop=0.25", "not one of"),
         ("ismcts:iters=4,iters=5", "twice"),
         ("ismcts:", "no parameters"),
     ]:
