@@ -158,6 +158,13 @@ def race(gain, sq, alive, k, n, drop):
 
 
 @_hot
+def race_over(gain, sq, alive, k, done, drop):
+    """After iteration ``done``: with racing on (``drop`` > 0), every ``RACE_EVERY`` iterations
+    ``race`` the challengers; True when none is left (the search ends with greedy's pick)."""
+    return drop > 0 and done % RACE_EVERY == 0 and race(gain, sq, alive, k, done, drop) == 0
+
+
+@_hot
 def backup(nodes, value, sq, node, r):
     """Add the reward ``r`` to ``node`` and its ancestors (the root included)."""
     while node >= 0:

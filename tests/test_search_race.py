@@ -3,7 +3,7 @@ pimc's paired choice (kernels/pimc_common.py ``select``): a dropped challenger i
 
 import numpy as np
 import pytest
-from cardsim.kernels.ismcts_common import DROPS, race
+from cardsim.kernels.ismcts_common import DROPS, RACE_EVERY, race, race_over
 from cardsim.kernels.pimc_common import select
 
 
@@ -59,3 +59,13 @@ def test_race_keeps_dropped_challengers_dropped_and_select_never_plays_them():
 def test_race_off_is_index_zero():
     assert DROPS[0] == "off"
     assert [float(d) for d in DROPS[1:]] == [0.5 * i for i in range(7)]
+
+
+def test_race_over_races_only_with_drop_on_and_every_race_every_iterations():
+    worse, worse_sq = _sums([[0] * 8, [-5] * 8, [0] * 8])  # both challengers not ahead
+    alive = np.ones(3, np.int32)
+    assert not race_over(worse, worse_sq, alive, 3, RACE_EVERY, DROPS.index("off"))
+    assert not race_over(worse, worse_sq, alive, 3, RACE_EVERY - 1, DROPS.index("0"))
+    assert alive.tolist() == [1, 1, 1]  # neither call raced
+    assert race_over(worse, worse_sq, alive, 3, RACE_EVERY, DROPS.index("0"))
+    assert alive.tolist() == [1, 0, 0]

@@ -39,12 +39,11 @@ from cardsim.kernels.ismcts_common import (
     DROPS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_ITERS,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     MAX_NODES,
-    RACE_EVERY,
     TREE_WORDS,
     backup,
     check_params,
     mark_available,
-    race,
+    race_over,
     tree_add,
     tree_init,
     tree_pick,
@@ -223,6 +222,6 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
             else:  # paired with greedy's pick on the same determinization
                 add_paired(score, ssq, j, v, v0)
         done += 1
-        if drop > 0 and done % RACE_EVERY == 0 and race(score, ssq, alive, k, done, drop) == 0:
+        if race_over(score, ssq, alive, k, done, drop):
             break  # every challenger dropped: greedy's pick
     return root[select(score, ssq, k, done, z10)]
