@@ -68,7 +68,7 @@ def main() -> None:
         return RunConfig(game="yuanzi", players=4, seats=(spec,) * 4, rules=rules, seed=1)
 
     sids, users = engine.strategy_ids(cfg(NUMBA).seats)
-    driver = engine._driver(users, "simulate")
+    driver = engine._driver(users, "simulate_part")
     arr = engine.rules_array(rules)
     drv.run_games(1, 0, 10, sids, arr, driver)  # load
     t_k, (g_k, _) = median_time(

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from cardsim.kernels.jit import parallel_kernel  # noqa: E402
+from cardsim.kernels.jit import JIT  # noqa: E402
 from cardsim.kernels.rng import STREAM_DEAL, seed_stream  # noqa: E402
 from cardsim.kernels.yuanzi import driver as drv  # noqa: E402
 from cardsim.kernels.yuanzi.rules import begin_half, draw_half_deck  # noqa: E402
@@ -25,7 +25,7 @@ from cardsim.kernels.yuanzi.state import N_INFO, N_ST, rules_array  # noqa: E402
 from cardsim.kernels.yuanzi.strategies import GREEDY, RANDOM  # noqa: E402
 
 
-@parallel_kernel
+@numba.njit(**JIT, parallel=True)  # the floor only: the drivers use threads (jit.run_split)
 def deal_only(root, first, count, out):
     """The floor: per match seed stream 0, shuffle + indicator for both halves, deal half 0."""
     for i in numba.prange(count):

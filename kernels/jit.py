@@ -1,9 +1,10 @@
 """Numba settings for every kernel, in one place (STYLE: cache on, fastmath off).
 
 Every compiled function takes its options from here: :func:`kernel` (ordinary),
-:func:`parallel_kernel` (drivers with ``prange``), :func:`hot_kernel` (the per-decision loop:
+:func:`hot_kernel` (the per-decision loop:
 no NRT), :func:`inline_kernel` (small helpers inlined at Numba IR level) and
-:func:`user_kernel` (a user strategy given as a plain function).
+:func:`user_kernel` (a user strategy given as a plain function); :func:`run_split` runs a
+driver's games on several threads.
 
 The on-disk cache lives in a folder named after a fingerprint of every kernel source file (and
 the Numba version). Numba itself only checks the file of the function it loads, so a cached
@@ -13,6 +14,7 @@ fingerprint after any edit makes every kernel compile afresh instead.
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 import numba
@@ -62,8 +64,6 @@ _drop_stale(CACHE_DIR)
 
 #: Options for ordinary kernel functions: cached on disk, exact arithmetic.
 JIT = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
-#: Options for the outer drivers that run games with ``prange``.
-JIT_PARALLEL = {**JIT, "parallel": True}
 #: Options of the hot-path kernels (rules, strategies, the turn loop, pimc's helpers): they
 #: never allocate, so they are compiled without NRT. With NRT on, Numba updates the (atomic)
 #: reference count of each array argument on entry to and exit from every call, and of many
@@ -79,11 +79,6 @@ JIT_INLINE = {**JIT, "inline": "always"}
 def kernel(fn):
     """Decorate a cached, non-parallel kernel function."""
     return njit(**JIT)(fn)
-
-
-def parallel_kernel(fn):
-    """Decorate a cached driver that runs games in parallel with ``prange``."""
-    return njit(**JIT_PARALLEL)(fn)
 
 
 def hot_kernel(fn):
@@ -105,3 +100,37 @@ def user_kernel(fn):
     """A user strategy written as a plain function, jitted with Numba's defaults (it is compiled
     into a driver variant of its own, cached per version of the file: ``sim/user_strategies.py``)."""
     return njit(fn)
+
+
+def run_split(fn, count: int, block: int, *args) -> int:
+    """``fn(lo, hi, *args)`` over games ``0 .. count-1`` on ``numba.get_num_threads()`` threads
+    (set per thread by ``numba.set_num_threads``); returns the sum of the answers.
+
+    The games are cut into contiguous parts at multiples of ``block``, one per thread, as a
+    static ``prange`` schedule would; ``fn`` is a nogil kernel, so the parts run at once. Each
+    game's outcome depends only on its index (its RNG streams), never on the cut. Threads
+    replace ``prange`` because Numba's parallel lowering cost 8 s (原子) and 13 s (ATLAS) of
+    every first compile (docs/performance.md). Parts after the first run on daemon threads (a
+    hung user strategy cannot keep the process alive); an exception in any is raised here.
+    """
+    nblocks = (count + block - 1) // block
+    parts = max(1, min(numba.get_num_threads(), nblocks))
+    cuts = [min(count, block * (nblocks * k // parts)) for k in range(parts + 1)]
+    answers = [0] * parts
+    errors: list[BaseException] = []
+
+    def part(k: int) -> None:
+        try:
+            answers[k] = fn(cuts[k], cuts[k + 1], *args)
+        except BaseException as e:  # re-raised in the calling thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=part, args=(k,), daemon=True) for k in range(1, parts)]
+    for t in threads:
+        t.start()
+    part(0)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return int(sum(answers))

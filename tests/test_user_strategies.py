@@ -214,9 +214,9 @@ def test_a_second_process_loads_the_user_driver_from_the_cache(tmp_path):
         "seats = (sys.argv[1], 'greedy', 'random', 'greedy')\n"
         "e = get_engine('yuanzi')\n"
         "e.play_chunk(RunConfig(game='yuanzi', players=4, seats=seats, seed=3), 0, 5)\n"
-        "mod = e._driver((seats[0],), 'simulate')\n"
-        "print(sum(mod.simulate.stats.cache_hits.values()),"
-        " sum(mod.simulate.stats.cache_misses.values()))\n"
+        "mod = e._driver((seats[0],), 'simulate_part')\n"
+        "print(sum(mod.simulate_part.stats.cache_hits.values()),"
+        " sum(mod.simulate_part.stats.cache_misses.values()))\n"
     )
     env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
     runs = [

@@ -74,9 +74,8 @@ from cardsim.kernels.atlas.strategies import (
 )
 from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
 from cardsim.kernels.call_tables import SearchSeats, search_table, user_table
-from cardsim.kernels.jit import inline_kernel, kernel, parallel_kernel
+from cardsim.kernels.jit import inline_kernel, kernel, run_split
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
-from numba import prange
 from numba.core import types as nt
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
@@ -147,7 +146,6 @@ USER_TABLE = user_table("atlas")
 # turn loop; it is compiled once and cached like this file.
 _USER = globals().get("_USER_SLOTS", False)
 _njit = kernel
-_pjit = parallel_kernel
 if not _USER:
     _jit = hot_kernel
 
@@ -392,15 +390,13 @@ def play_match(root, gi, n, sids, R, out_games, grow, out_seats, srow, S, rngs, 
     return err
 
 
-@_pjit
-def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_arr, out_games, out_seats):  # fmt: skip
-    """Play games ``first_index .. first_index+count-1`` in parallel; returns the error count.
-
-    ``out_games`` has ``count * rounds`` records, ``out_seats`` ``count * rounds * n_players``.
-    """
+@_njit
+def simulate_part(lo, hi, root_seed, first_index, n_players, seat_strategy_ids, rules_arr, out_games, out_seats):  # fmt: skip
+    """Games ``first_index+lo .. first_index+hi-1`` (one thread's part of ``simulate``);
+    returns the error count."""
     rounds = rules_arr[R_ROUNDS]
     err = 0
-    for i in prange(count):
+    for i in range(lo, hi):
         S = np.zeros(S_LEN, np.int32)
         rngs = np.empty((3, 4), np.uint64)
         opts = np.empty(SEARCH_BUF_SIZE, np.int32)  # options, then pimc's / ismcts's scratch
@@ -417,6 +413,18 @@ def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_
             S, rngs, opts, tc, tdec, thash, twin, topt, snap,
         )  # fmt: skip
     return err
+
+
+def simulate(root_seed, first_index, count, n_players, seat_strategy_ids, rules_arr, out_games, out_seats):  # fmt: skip
+    """Play games ``first_index .. first_index+count-1`` on Numba's thread count
+    (``kernels.jit.run_split``); returns the error count.
+
+    ``out_games`` has ``count * rounds`` records, ``out_seats`` ``count * rounds * n_players``.
+    """
+    return run_split(
+        simulate_part, int(count), 1, root_seed, first_index, n_players, seat_strategy_ids,
+        rules_arr, out_games, out_seats,
+    )  # fmt: skip
 
 
 @_njit

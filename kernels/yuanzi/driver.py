@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 from cardsim.kernels.call_tables import TABLE_SIZE, SearchSeats, search_table, user_table
-from cardsim.kernels.jit import kernel, parallel_kernel
+from cardsim.kernels.jit import kernel, run_split
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
 from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
@@ -73,7 +73,6 @@ from cardsim.kernels.yuanzi.strategies import (
     greedy_fast_code,
     random_fast_code,
 )
-from numba import prange
 from numba.core import types as nt
 
 # --- user strategies -------------------------------------------------------------------------
@@ -112,7 +111,7 @@ else:
             return choose_builtin(sid, own, played, pub, legal, n, rng)
         k = sid - N_BUILTIN
         o, p, s, c = own.copy(), played.copy(), pub.copy(), legal[:n].copy()
-        if k >= MAX_USER:  # raise mode: let the exception through (one thread, no prange)
+        if k >= MAX_USER:  # raise mode: let the exception through (a replay on one thread)
             return _call_user(k - MAX_USER, o, p, s, c, np.int64(n), rng)
         try:
             return _call_user(k, o, p, s, c, np.int64(n), rng)
@@ -490,19 +489,27 @@ def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, 
         )
 
 
-@parallel_kernel
-def simulate(root, first, count, sids, rules, out_games, out_seats):
-    """Play ``count`` matches from game index ``first`` with built-in strategies (cached)."""
-    nblocks = (count + BLOCK - 1) // BLOCK
-    for b in prange(nblocks):
-        tr = np.empty((0, NT), np.int64)
-        trh = np.empty(0, np.uint64)
-        trn = np.zeros(2, np.int64)
-        leg = np.empty(0, np.int32)
-        hi = min(count, (b + 1) * BLOCK)
+@kernel
+def simulate_part(lo, hi, root, first, sids, rules, out_games, out_seats):
+    """Matches ``first+lo .. first+hi-1`` (one thread's part of ``simulate``), block by block."""
+    tr = np.empty((0, NT), np.int64)
+    trh = np.empty(0, np.uint64)
+    trn = np.zeros(2, np.int64)
+    leg = np.empty(0, np.int32)
+    for b in range(lo, hi, BLOCK):
         _run_block(
-            root, first, b * BLOCK, hi, sids, rules, out_games, out_seats, tr, trh, trn, leg, False
-        )
+            root, first, b, min(hi, b + BLOCK), sids, rules, out_games, out_seats,
+            tr, trh, trn, leg, False,
+        )  # fmt: skip
+    return 0
+
+
+def simulate(root, first, count, sids, rules, out_games, out_seats):
+    """Play ``count`` matches from game index ``first`` with built-in strategies (cached), on
+    Numba's thread count (``kernels.jit.run_split``)."""
+    return run_split(
+        simulate_part, int(count), BLOCK, root, first, sids, rules, out_games, out_seats
+    )
 
 
 @kernel

@@ -168,7 +168,7 @@ class AtlasEngine:
         ]
 
     # -- seats -------------------------------------------------------------------------------
-    def seat_ids(self, config: RunConfig, entry: str = "simulate"):
+    def seat_ids(self, config: RunConfig, entry: str = "simulate_part"):
         """Strategy id per seat and the driver module to run (the user-strategy variant if any
         seat is a user strategy; ``entry``: the driver function about to be called)."""
         n = config.players
@@ -295,7 +295,7 @@ class AtlasEngine:
 #: last; docs/performance.md; replays estimated)
 WARMUP = Warmup(
     "ATLAS",
-    entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate"),
+    entry_points={"run": ("cardsim.kernels.atlas.driver", "simulate_part"),
                   "replay": ("cardsim.kernels.atlas.driver", "trace_match"),
                   "search": ("cardsim.kernels.atlas.pimc", "choose_pimc")},
     compile_seconds={"run": 35, "replay": 40, "search": 40},

@@ -181,7 +181,7 @@ class YuanziEngine:
     def _run(self, config: RunConfig, first: int, count: int):
         sids, users = self.strategy_ids(config.seats)
         rules = self.rules_array(config.rules)
-        driver = self._driver(users, "simulate")
+        driver = self._driver(users, "simulate_part")
         g, s = drv.run_games(config.seed, first, count, sids, rules, driver)
         bad = g[:, drv.G_BAD] if count else g[:0, 0]
         if bad.any():  # a user strategy raised or answered out of range: replay one such game
@@ -255,7 +255,7 @@ class YuanziEngine:
 #: last; docs/performance.md; replays estimated)
 WARMUP = Warmup(
     "原子",
-    entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate"),
+    entry_points={"run": ("cardsim.kernels.yuanzi.driver", "simulate_part"),
                   "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
                   "search": ("cardsim.kernels.yuanzi.pimc", "choose_pimc")},
     compile_seconds={"run": 60, "replay": 70, "search": 35},

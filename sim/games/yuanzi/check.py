@@ -32,7 +32,7 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
     else:
         sids, users = engine.strategy_ids(config.seats)
         rules = engine.rules_array(config.rules)
-        driver = engine._driver(users, "simulate")
+        driver = engine._driver(users, "simulate_part")
         drv.run_games(config.seed, 0, 1, sids, rules, driver)  # load / warm up
         t = time.perf_counter()
         g, _s = drv.run_games(config.seed, 0, count, sids, rules, driver)
