@@ -379,7 +379,7 @@ def play_match(root, gi, n, sids, R, out_games, grow, out_seats, srow, S, rngs, 
     seed_stream(rngs[1], root, gi, STREAM_EVENTS)
     seed_stream(rngs[2], root, gi, STREAM_STRATEGY)
     S[ST_DEC] = 0
-    first = 0
+    first = np.int64(0)  # not the literal 0: play_round and _record would compile twice
     err = 0
     for r in range(R[R_ROUNDS]):
         play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)

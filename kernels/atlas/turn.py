@@ -340,7 +340,7 @@ def _close_window(S):
         S[ST_YOUXIAN] += 1 if same else 0
     elif x < ATLAS and S[HANDS + q * N_TYPES + x] >= 2:  # nearest_win: holding two
         S[ST_YOUXIAN] += 1
-    apply_meld(S, q, code, x, 1, same)  # AT-26: a claim is shown
+    apply_meld(S, q, code, x, np.int32(1), same)  # AT-26: a claim is shown (int32: one compile)
     S[SEAT_MELDS + q] += 1
     if S[P_SIZES + q] == 0:  # AT-20
         _win(S, q, END_CLAIM)
@@ -477,7 +477,7 @@ def apply_move(code, S):
             S[E_PHASE] = PH_DISCARD
             return
         # AT-26: face down by default
-        apply_meld(S, p, code, -1, S[P_RULES + R_SELF_MELDS_SHOWN], False)
+        apply_meld(S, p, code, np.int32(-1), S[P_RULES + R_SELF_MELDS_SHOWN], np.bool_(False))
         S[ST_SELF] += 1
         S[SEAT_MELDS + p] += 1
         if S[P_SIZES + p] == 0:  # AT-20
