@@ -76,7 +76,7 @@ def yuanzi_positions(count):
         begin_half(0, deck, p, 0, hands, played, st, info)
         buf = np.zeros(pimc.BUF_SIZE, np.int32)
         while True:
-            n, idx, _ = drv.decide(hands, played, st, rules, sids, buf, rng)
+            n, idx, _ = drv.decide_turn(hands, played, st, rules, sids, buf, rng)
             if n > 1 and len(n_l) < count:
                 hands_l.append(hands[st[ST_ACTOR]].copy())
                 played_l.append(played.copy())

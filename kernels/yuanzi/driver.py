@@ -21,7 +21,7 @@ from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, 
 from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
 from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
 from cardsim.kernels.yuanzi.pimc import PIMC_BASE
-from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_moves
+from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_call
 from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
@@ -263,15 +263,14 @@ def _trace(tr, trh, trn, leg, g, half, seat, buf, n, chosen):
 
 
 @inline_kernel
-def decide(hands, played, st, rules, sids, buf, rng):
-    """Legal set of the seat to act into ``buf`` and its strategy's pick: (n, index, bad).
+def decide(hands, played, st, rules, sids, buf, n, rng):
+    """The pick of the seat to act among the ``n`` legal moves in ``buf``: (index, bad).
 
     The strategy sees only its own hand row and the public state (YZ-28). With one legal
     move it is not asked. An out-of-range answer counts as bad and becomes PASS (or index 0).
     """
-    n = legal_moves(hands, st, rules, buf)
     if n == 1:
-        return n, 0, 0
+        return 0, 0
     seat = st[ST_ACTOR]
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
         idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
@@ -282,8 +281,17 @@ def decide(hands, played, st, rules, sids, buf, rng):
     else:
         idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
     if idx < 0 or idx >= n:
-        return n, n - 1 if buf[n - 1] == PASS else 0, 1
-    return n, idx, 0
+        return n - 1 if buf[n - 1] == PASS else 0, 1
+    return idx, 0
+
+
+@_hot
+def decide_turn(hands, played, st, rules, sids, buf, rng):
+    """One turn's choice as ``play_half`` makes it without shortcuts: the legal set into ``buf``
+    and the pick, (n, index, bad) (for tests and tools; compiled only when they call it)."""
+    n = legal_call(hands, st, rules, buf)
+    idx, bad = decide(hands, played, st, rules, sids, buf, n, rng)
+    return n, idx, bad
 
 
 @_hot
@@ -321,7 +329,9 @@ def play_half(
             elif sids[seat] == RANDOM:  # leads: the same draw on the same count
                 code = random_fast_code(hands, st, buf, rng)
         if code == NO_SHORTCUT:
-            n, idx, b = decide(hands, played, st, rules, sids, buf, rng)
+            # the legal set (compiled once, called: inlined here it cost 16 s of compile)
+            n = legal_call(hands, st, rules, buf)
+            idx, b = decide(hands, played, st, rules, sids, buf, n, rng)
             bad += b
             code = buf[idx]
             if tracing:

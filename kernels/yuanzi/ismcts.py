@@ -58,11 +58,11 @@ from cardsim.kernels.yuanzi.pimc import (
     _deal_unseen,
     apply_call,
     greedy_call,
-    legal_call,
     objective,
     restart,
     rollout,
 )
+from cardsim.kernels.yuanzi.rules import legal_call
 from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,

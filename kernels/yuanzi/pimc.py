@@ -60,7 +60,7 @@ from cardsim.kernels.pimc_common import (
 )
 from cardsim.kernels.rng import shuffle
 from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
-from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
+from cardsim.kernels.yuanzi.rules import apply_move, legal_call
 from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,
@@ -124,7 +124,7 @@ def decode(sid):
 
 # Compile time (docs/performance.md): Numba's IR inlining grows faster than the function it
 # inlines into, so the big pieces of the turn engine and of greedy are compiled once here, as
-# called functions (``legal_call``, ``apply_call``, ``greedy_call``, ``random_call``), for every
+# called functions (``apply_call``, ``greedy_call``, ``random_call``; ``rules.legal_call``), for every
 # search function (choose_pimc, choose_ismcts, ismcts._play_on) — inlined into each, they made
 # the search's first compile 4–6 minutes. Only ``rollout``, the loop where a search spends its
 # time, inlines the pieces on its common path: greedy's shortcut and ``apply_move`` (with the
@@ -135,12 +135,6 @@ def decode(sid):
 #: (passed as np.int64: two literal arguments would compile two ``rollout``s)
 TO_THE_END = 1 << 30
 ONE_MOVE = 1
-
-
-@hot_kernel
-def legal_call(hands, st, rules, buf):
-    """:func:`legal_moves`, compiled once and called."""
-    return legal_moves(hands, st, rules, buf)
 
 
 @hot_kernel

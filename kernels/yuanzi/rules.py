@@ -5,7 +5,7 @@ the rulings are cited per block (YZ-nn, ../shared/RULINGS.md).
 """
 
 import numpy as np
-from cardsim.kernels.jit import kernel
+from cardsim.kernels.jit import hot_kernel, kernel
 from cardsim.kernels.rng import bounded, shuffle
 from cardsim.kernels.yuanzi.encoding import (
     ATOM,
@@ -434,6 +434,13 @@ def legal_moves(hands, st, rules, buf):
         return n
     buf[n] = PASS
     return n + 1
+
+
+@hot_kernel
+def legal_call(hands, st, rules, buf):
+    """:func:`legal_moves`, compiled once and called (by the driver's ``decide``, random's
+    follows and the search strategies): inlined into each, it compiled once per caller."""
+    return legal_moves(hands, st, rules, buf)
 
 
 # --- the deal (protocol §1, YZ-05 … YZ-08) -----------------------------------------------

@@ -7,12 +7,13 @@ import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stream
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS
-from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call, legal_call
+from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call
 from cardsim.kernels.yuanzi.rules import (
     begin_half,
     draw_half_deck,
     lead_code_row,
     lead_count_row,
+    legal_call,
 )
 from cardsim.kernels.yuanzi.state import (
     N_INFO,

@@ -72,7 +72,7 @@ def playout(root, g, sids, rules, on_decision=None):
             assert not half_over_by_rule(st[ST_COUNT : ST_COUNT + 4])
             if on_decision is not None:
                 on_decision(hands, played, st, rules, sids, rng)
-            n, idx, bad = drv.decide(hands, played, st, rules, sids, buf, rng)
+            n, idx, bad = drv.decide_turn(hands, played, st, rules, sids, buf, rng)
             assert n >= 1 and bad == 0 and 0 <= idx < n
             seat = st[ST_ACTOR]
             assert hands[seat].sum() > 0
@@ -154,7 +154,7 @@ def test_yz28_strategies_never_see_hidden_cards():
     def on_decision(hands, played, st, rules, sids, rng):
         seat = st[ST_ACTOR]
         buf = np.zeros(MAX_MOVES, np.int32)
-        n, idx, _ = drv.decide(hands, played, st, rules, sids, buf, rng.copy())
+        n, idx, _ = drv.decide_turn(hands, played, st, rules, sids, buf, rng.copy())
         code = buf[idx]
         others = [s for s in range(4) if s != seat]
         pool = np.repeat(np.arange(54), hands[others].astype(int).sum(0))
@@ -167,7 +167,7 @@ def test_yz28_strategies_never_see_hidden_cards():
                 alt[s] = np.bincount(pool[at : at + k], minlength=54)
                 at += k
             alt_buf = np.zeros(MAX_MOVES, np.int32)
-            n2, idx2, _ = drv.decide(alt, played, st.copy(), rules, sids, alt_buf, rng.copy())
+            n2, idx2, _ = drv.decide_turn(alt, played, st.copy(), rules, sids, alt_buf, rng.copy())
             assert (n2, alt_buf[idx2]) == (n, code)
         checked.append(n)
 

@@ -82,13 +82,13 @@ def _playout(root, g, sids, rules, on_search):
     while True:
         seat = st[ST_ACTOR]
         before = rng.copy()
-        n, idx, bad = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
+        n, idx, bad = SEARCH.decide_turn(hands, played, st, rules, sids, buf, rng)
         assert bad == 0
         code = int(buf[idx])
         if sids[seat] >= ismcts.ISMCTS_BASE and n > 1:
             on_search(hands, played, st, before, n, code)
             b2 = buf.copy()
-            g2 = SEARCH.decide(
+            g2 = SEARCH.decide_turn(
                 hands, played, st.copy(), rules, np.ones(4, np.int64), b2, before.copy()
             )
             differs += int(b2[g2[1]]) != code
@@ -119,7 +119,7 @@ def test_yz28_ismcts_never_reads_hidden_cards():
         if (alt == hands).all():
             return  # late in the half a permutation may give the same hands
         buf = np.zeros(ismcts.BUF_SIZE, np.int32)
-        n2, idx2, _ = SEARCH.decide(alt, played, st.copy(), rules, sids, buf, before.copy())
+        n2, idx2, _ = SEARCH.decide_turn(alt, played, st.copy(), rules, sids, buf, before.copy())
         assert (n2, int(buf[idx2])) == (n, code)
         checked.append(n)
 

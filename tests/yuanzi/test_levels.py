@@ -161,7 +161,7 @@ def test_soft_at_a_low_temperature_is_greedy():
         buf = np.zeros(pimc.BUF_SIZE, np.int32)
         while True:
             seat = st[ST_ACTOR]
-            n, idx, _bad = drv.decide(hands, played, st, rules, sids, buf, rng)
+            n, idx, _bad = drv.decide_turn(hands, played, st, rules, sids, buf, rng)
             if n > 1:
                 s = choose_level(sid, hands[seat], played, st, buf, n, rng.copy())
                 total += 1

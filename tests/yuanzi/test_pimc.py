@@ -82,7 +82,7 @@ def _playout(root, g, sids, rules, on_pimc):
     while True:
         seat = st[ST_ACTOR]
         before = rng.copy()
-        n, idx, bad = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
+        n, idx, bad = SEARCH.decide_turn(hands, played, st, rules, sids, buf, rng)
         assert bad == 0
         code = int(buf[idx])
         if sids[seat] >= pimc.PIMC_BASE and n > 1:
@@ -117,7 +117,7 @@ def test_yz28_pimc_never_reads_hidden_cards():
                 continue  # late in the half a permutation may give the same hands
             buf = np.zeros(pimc.BUF_SIZE, np.int32)
             r = before.copy()
-            n2, idx2, _ = SEARCH.decide(alt, played, st.copy(), rules, sids, buf, r)
+            n2, idx2, _ = SEARCH.decide_turn(alt, played, st.copy(), rules, sids, buf, r)
             assert (n2, int(buf[idx2])) == (n, code)
             checked.append(n)
 
@@ -187,7 +187,7 @@ def test_rollout_replays_the_driver():
         buf = np.zeros(MAX_MOVES, np.int32)
         while True:
             states.append((hands.copy(), played.copy(), st.copy()))
-            _n, idx, _ = SEARCH.decide(hands, played, st, rules, sids, buf, rng)
+            _n, idx, _ = SEARCH.decide_turn(hands, played, st, rules, sids, buf, rng)
             if apply_move(int(buf[idx]), hands, played, st, rules) == 1:
                 break
         final = (list(st[ST_OUT : ST_OUT + 4]), list(st[ST_POINTS : ST_POINTS + 4]))
