@@ -1,10 +1,9 @@
 """Numba settings for every kernel, in one place (STYLE: cache on, fastmath off).
 
 Every compiled function takes its options from here: :func:`kernel` (ordinary),
-:func:`hot_kernel` (the per-decision loop:
-no NRT), :func:`inline_kernel` (small helpers inlined at Numba IR level) and
-:func:`user_kernel` (a user strategy given as a plain function); :func:`run_split` runs a
-driver's games on several threads.
+:func:`hot_kernel` (the per-decision loop: no NRT), :func:`inline_kernel` (small helpers inlined
+at Numba IR level) and :func:`user_kernel` (a user strategy given as a plain function);
+:func:`run_split` runs a driver's games on several threads.
 
 The on-disk cache lives in a folder named after a fingerprint of every kernel source file (and
 the Numba version). Numba itself only checks the file of the function it loads, so a cached

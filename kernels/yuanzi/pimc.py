@@ -123,8 +123,8 @@ def decode(sid):
 
 
 # Compile time (docs/performance.md): Numba's IR inlining grows faster than the function it
-# inlines into, so the big pieces of the turn engine and of greedy are compiled once here, as
-# called functions (``apply_call``, ``greedy_call``, ``random_call``; ``rules.legal_call``), for every
+# inlines into, so the big pieces of the turn engine and of greedy are compiled once, as called
+# functions (``apply_call``, ``greedy_call``, ``random_call`` here; ``rules.legal_call``), for every
 # search function (choose_pimc, choose_ismcts, ismcts._play_on) — inlined into each, they made
 # the search's first compile 4–6 minutes. Only ``rollout``, the loop where a search spends its
 # time, inlines the pieces on its common path: greedy's shortcut and ``apply_move`` (with the

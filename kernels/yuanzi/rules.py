@@ -438,8 +438,9 @@ def legal_moves(hands, st, rules, buf):
 
 @hot_kernel
 def legal_call(hands, st, rules, buf):
-    """:func:`legal_moves`, compiled once and called (by the driver's ``decide``, random's
-    follows and the search strategies): inlined into each, it compiled once per caller."""
+    """:func:`legal_moves`, compiled once and called (by the driver's play loop when no
+    shortcut applies, ``decide_turn`` and the search strategies): inlined into each, it
+    compiled once per caller."""
     return legal_moves(hands, st, rules, buf)
 
 
