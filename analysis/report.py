@@ -10,7 +10,7 @@ HTML file, or Markdown plus PNG files, and optionally the same numbers as JSON.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -533,8 +533,13 @@ def collect_queries(runs: list[Run], queries: list[pl.LazyFrame | Partwise]) -> 
     return out
 
 
-def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) -> Report:
-    """Open the runs, run every analysis (one ``collect_all``) and build the sections."""
+def build_report(
+    run_dirs: list[Path],
+    margins: dict[str, float] | None = None,
+    only: Collection[str] | None = None,
+) -> Report:
+    """Open the runs, run every analysis (one ``collect_all``) and build the sections (those
+    whose keys ``only`` names, when given: a section's figures are drawn when it is built)."""
     runs = open_runs([Path(p) for p in run_dirs])
     game = runs[0].game
     try:
@@ -553,6 +558,7 @@ def build_report(run_dirs: list[Path], margins: dict[str, float] | None = None) 
         for mod in modules
         if (mod is not duplicate or any(r.is_comparison for r in runs))
         and (mod is not strategy or several)  # every seat one strategy: no empty card
+        and (only is None or mod.KEY in only)
     ]
     if len(items) > 1:
         sections.insert(0, comparison_section(items))

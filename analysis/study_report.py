@@ -171,7 +171,7 @@ def _compare_parts(
     for s in study.scenarios:
         if not s.is_compare or not have([s.name]):
             continue
-        report = build_report([runs[s.name]], margins)
+        report = build_report([runs[s.name]], margins, only=COMPARE_SECTIONS)
         keep = [sec for sec in report.sections if sec.key in COMPARE_SECTIONS]
         kept = [(k, f) for k, f in report.findings if k in ("config", *COMPARE_SECTIONS)]
         report = replace(report, sections=keep, findings=kept)

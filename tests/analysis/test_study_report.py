@@ -178,3 +178,38 @@ def test_study_page_in_chromium(study, tmp_path):
     keep = os.environ.get("CARDSIM_STUDY_SCREENSHOT")
     if keep:
         shutil.copy(png, keep)
+
+
+def test_a_strategy_comparison_part_builds_only_its_sections_with_the_same_content(study):
+    """The part of a ``compare`` scenario builds only the sections it shows (``build_report``'s
+    ``only``: the other sections' figures are never drawn), and they are the ones the full
+    report has: tables, figures, findings and verdicts equal."""
+    from dataclasses import replace
+
+    from cardsim.analysis import verdicts
+    from cardsim.analysis.report import build_report, judge
+    from cardsim.analysis.study_report import COMPARE_SECTIONS
+
+    _, res = study
+    run = res.runs["yz-greedy-vs-random"]
+
+    def part(report):  # what _compare_parts does with the report it builds
+        keep = [s for s in report.sections if s.key in COMPARE_SECTIONS]
+        kept = [(k, f) for k, f in report.findings if k in ("config", *COMPARE_SECTIONS)]
+        judge(kept)
+        verdicts.fill_tables(keep)
+        return replace(report, sections=keep, findings=kept)
+
+    full = build_report([run])
+    lean, whole = part(build_report([run], only=COMPARE_SECTIONS)), part(full)
+    assert len(full.sections) > len(lean.sections) == 2
+    assert [s.key for s in lean.sections] == [s.key for s in whole.sections]
+    for a, b in zip(lean.sections, whole.sections, strict=True):
+        assert (a.title, a.intro, a.notes) == (b.title, b.intro, b.notes)
+        assert [(f.key, f.title, f.png) for f in a.figures] == [
+            (f.key, f.title, f.png) for f in b.figures
+        ]
+        assert len(a.tables) == len(b.tables)
+        for s, t in zip(a.tables, b.tables, strict=True):
+            assert s.key == t.key and s.df.equals(t.df)
+    assert repr(lean.findings) == repr(whole.findings)
