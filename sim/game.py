@@ -123,6 +123,11 @@ class Warmup:
     entry_points: dict[str, tuple[str, str]]
     #: seconds to compile each purpose on the 2-core reference machine (what the notice quotes)
     compile_seconds: dict[str, float]
+    #: the run kernels' first compile split over two processes (optional): ``(side, own)``, each
+    #: the (module, function) of a function compiling some of the driver's callees with their
+    #: exact types. ``side`` runs in a process of its own while ``own`` runs in the process that
+    #: then compiles the driver, which loads the side's kernels from the on-disk cache.
+    split: tuple[tuple[str, str], tuple[str, str]] | None = None
 
 
 @dataclass

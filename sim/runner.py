@@ -988,13 +988,15 @@ def _commit(out, manifest, chunk, pieces, seconds, *, stop_rule, result, decided
 
 def _warm_up(engine: GameEngine, config: RunConfig, bar, kernel: KernelThread) -> float:
     """Play one game so kernels compile (or load from cache) before anything is written."""
-    from cardsim.sim.warmup import notice_for
+    from cardsim.sim.warmup import compile_split, notice_for
 
     text = notice_for(config)  # what compiles and roughly how long, once, before compiling
     if text:
         bar.message(text)
     t = time.perf_counter()
     try:
+        if text:  # part of the driver's callees on a second core, where the game splits them
+            kernel.call("compiling", compile_split, config.game)
         kernel.call("game 0 (compiling and playing it)", engine.play_chunk, config, 0, 1)
     except KeyboardInterrupt:
         raise

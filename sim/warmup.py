@@ -5,7 +5,9 @@ later runs load them in seconds. Compilation holds the interpreter lock, so two 
 at once only in separate processes: :func:`start` compiles the first game here and every other
 game in a process of its own (``python -m cardsim.sim.warmup GAME``), and :meth:`Compiling.wait` waits
 for a game's process before that game is first played. Before compiling it prints one notice
-naming what is compiled and roughly how long it takes.
+naming what is compiled and roughly how long it takes. A game compiled here may split its run
+kernels over two processes (``Warmup.split``, :func:`compile_split`): a second core then
+compiles some of the driver's callees while this process compiles others.
 
 A user strategy (``path/file.py:function``) compiles alone, in seconds, and plays in the
 driver's user variant, compiled once for every user strategy and cached on disk too
@@ -16,6 +18,7 @@ happens, so nothing here announces user drivers.
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib
 import os
 import subprocess
@@ -166,6 +169,11 @@ def compile_here(game: str, purpose: str = "run") -> float:
     if purpose == "search":  # the search strategies alone, for the run driver's search table
         importlib.import_module(entry_point(game, "run")[0]).load_search()
         return time.perf_counter() - t
+    if purpose == "side":  # the side share of a split first compile (compile_split)
+        split = _warmup(game).split
+        if split is not None:
+            _function(split[0])()
+        return time.perf_counter() - t
     engine = get_engine(game)
     config = build_config(engine, games=1, seed=0)
     if purpose == "run":
@@ -177,6 +185,49 @@ def compile_here(game: str, purpose: str = "run") -> float:
 
 def _command(game: str, purpose: str) -> list[str]:
     return [sys.executable, "-m", "cardsim.sim.warmup", game, purpose]
+
+
+def _function(where: tuple[str, str]) -> Callable[[], None]:
+    module, name = where
+    return getattr(importlib.import_module(module), name)
+
+
+def compile_split(game: str, command: Callable[[str, str], list[str]] = _command) -> float:
+    """Compile ``game``'s run kernels over two processes where its engine declares a split
+    (``Warmup.split``) and they are not cached: the side share in a process of its own (purpose
+    "side") while this one compiles its own share, then wait for it; the driver compiled next
+    loads the side's kernels from the on-disk cache. Returns seconds (0.0: nothing to split).
+    A failed side process costs only time: the driver compiles what it did not save."""
+    w = _warmup(game)
+    if w is None or w.split is None or is_cached(game, "run"):
+        return 0.0
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        command(game, "side"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    stop = functools.partial(_stop, proc)
+    atexit.register(stop)  # an interrupted run leaves no compiling process behind
+    try:
+        _function(w.split[1])()
+        proc.wait()
+    finally:
+        _stop(proc)
+        atexit.unregister(stop)
+    return time.perf_counter() - t
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 @dataclass
@@ -199,6 +250,8 @@ class Compiling:
         key = (game, purpose)
         if key in self.here:
             self.here.remove(key)
+            if purpose == "run":
+                compile_split(game, self.command)
             compile_here(game, purpose)
         proc = self.processes.pop(key, None)
         if proc is not None:
@@ -214,13 +267,7 @@ class Compiling:
     def close(self) -> None:
         """Stop processes still compiling (an interrupted or failed study)."""
         for proc in self.processes.values():
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            _stop(proc)
         self.processes.clear()
         self.here.clear()
         for log in self.logs.values():
@@ -281,22 +328,23 @@ def start(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsim.sim.warmup GAME [run|replay|search ...]``: compile one game's kernels
-    into the cache, the purposes one after another in this process (the later ones reuse what
-    the earlier compiled: a game's replay after its run costs a fraction of a separate one)."""
+    """``python -m cardsim.sim.warmup GAME [run|replay|search|side ...]``: compile one game's
+    kernels into the cache, the purposes one after another in this process (the later ones reuse
+    what the earlier compiled: a game's replay after its run costs a fraction of a separate one;
+    "side" is the side share of a split run compile, :func:`compile_split`)."""
     args = sys.argv[1:] if argv is None else argv
     from cardsim.sim.games import GAMES
 
     if not args or args[0] not in GAMES:
         games = "|".join(GAMES)
         print(
-            f"usage: python -m cardsim.sim.warmup {{{games}}} [run|replay|search ...]",
+            f"usage: python -m cardsim.sim.warmup {{{games}}} [run|replay|search|side ...]",
             file=sys.stderr,
         )
         return 2
     purposes = args[1:] or ["run"]
-    if any(p not in ("run", "replay", "search") for p in purposes):
-        print("purpose must be run, replay or search", file=sys.stderr)
+    if any(p not in ("run", "replay", "search", "side") for p in purposes):
+        print("purpose must be run, replay, search or side", file=sys.stderr)
         return 2
     for purpose in purposes:
         compile_here(args[0], purpose)

@@ -51,6 +51,9 @@ def nothing_cached(monkeypatch, tmp_path):
         return 0.0
 
     monkeypatch.setattr(warmup, "compile_here", compile_here)
+    monkeypatch.setattr(  # a split compile is tested on its own (below)
+        warmup, "compile_split", lambda game, command=None: compiled_here.append((game, "split"))
+    )
     return compiled_here
 
 
@@ -73,7 +76,8 @@ def test_both_games_compile_at_once_after_one_notice(tmp_path, nothing_cached):
     (tmp_path / "atlas-run").mkdir()  # where the ATLAS process will say it started
     compiling.wait("yuanzi")  # the first game compiles here, while ATLAS compiles elsewhere
     compiling.wait("atlas")
-    assert nothing_cached == [("yuanzi", "run", True)]  # ATLAS had started meanwhile
+    # its split share first, then the driver, while ATLAS had started meanwhile
+    assert nothing_cached == [("yuanzi", "split"), ("yuanzi", "run", True)]
     assert (tmp_path / "atlas-run" / "done").read_text() == "True"  # and was released by it
 
 
@@ -208,6 +212,52 @@ def test_the_compile_process_command_line(capsys):
     assert warmup.main([]) == 2 and "usage" in capsys.readouterr().err
     assert warmup.main(["chess"]) == 2
     assert warmup.main(["atlas", "soon"]) == 2
+    assert warmup.main(["atlas", "side"]) == 0  # a game without a split: nothing to do
+
+
+def test_a_split_compile_runs_its_own_share_while_the_side_process_compiles(tmp_path, monkeypatch):
+    """``Warmup.split``: the side share starts in a process of its own ("side"), this process
+    compiles its own share meanwhile, then waits for the side before the driver compiles."""
+    from cardsim.sim.game import Warmup
+
+    split = Warmup("X", {}, {}, split=(("m", "side"), ("m", "own")))
+    monkeypatch.setattr(warmup, "_warmup", lambda game: split)
+    monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": False)
+    side = tmp_path / "yuanzi-side"
+    seen = []
+
+    def own():  # runs while the side process is up; releases it once it has started
+        t = time.time()
+        while not (side / "started").exists() and time.time() - t < 60:
+            time.sleep(0.01)
+        seen.append((side / "started").exists() and not (side / "done").exists())
+        (side / "release").touch()
+
+    monkeypatch.setattr(warmup, "_function", lambda where: own if where == ("m", "own") else None)
+    assert warmup.compile_split("yuanzi", pretend_compiler(tmp_path)) > 0
+    assert seen == [True] and (side / "done").read_text() == "True"  # waited for the side
+    monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": True)
+    assert warmup.compile_split("yuanzi", pretend_compiler(tmp_path)) == 0.0  # cached: nothing
+
+
+def test_a_split_declares_the_types_the_driver_calls_its_kernels_with():
+    """原子's split (``compile_side``, ``compile_own``) compiles each kernel with the exact
+    types the play loop calls it with: after them, a game of every built-in compiles no second
+    specialization (which would compile the kernel twice on a first run)."""
+    from cardsim.kernels.yuanzi import driver
+
+    w = get_engine("yuanzi").warmup
+    assert w.split == (
+        ("cardsim.kernels.yuanzi.driver", "compile_side"),
+        ("cardsim.kernels.yuanzi.driver", "compile_own"),
+    )
+    driver.compile_side()
+    driver.compile_own()
+    engine = get_engine("yuanzi")
+    seats = {0: "greedy:eps=0.1", 1: "points", 2: "bomber", 3: "soft:temp=1"}
+    engine.play_chunk(build_config(engine, games=20, seed=0, seat_strategies=seats), 0, 20)
+    for fn in (driver.choose_builtin, driver.choose_level, driver.legal_call):
+        assert len(fn.signatures) == 1, (fn, fn.signatures)
 
 
 @pytest.mark.parametrize("game", ["yuanzi", "atlas"])

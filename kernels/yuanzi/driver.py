@@ -163,6 +163,29 @@ def for_seats(sids, driver=None):
     return SEARCH.for_seats(sids, driver if driver is not None else sys.modules[__name__])
 
 
+# --- the first compile over two processes (``Warmup.split``, sim/warmup.py) --------------------
+#: ``legal_call``'s exact argument types: hands, st, rules, buf
+LEGAL_ARGTYPES = (
+    nt.Array(nt.uint8, 2, "C"),
+    nt.Array(nt.int64, 1, "C"),
+    nt.Array(nt.int64, 1, "C"),
+    nt.Array(nt.int32, 1, "C"),
+)
+
+
+def compile_side() -> None:
+    """Compile (or load) the built-in strategies and levels with the types the play loop calls
+    them with: the warm-up runs this in a second process while :func:`compile_own` runs in the
+    first, whose driver compile then loads them from the on-disk cache."""
+    choose_builtin.compile((nt.int64, *USER_ARGTYPES))
+    choose_level.compile((nt.int64, *USER_ARGTYPES))
+
+
+def compile_own() -> None:
+    """Compile (or load) the legal-move generator, meanwhile, in the driver's process."""
+    legal_call.compile(LEGAL_ARGTYPES)
+
+
 # --- games matrix: one row per match -------------------------------------------------------
 # per half h, at base G_HALF * h:
 H_DAO = 0  # 刀 rank value (A = 1 … K = 13)

@@ -259,6 +259,8 @@ WARMUP = Warmup(
                   "replay": ("cardsim.kernels.yuanzi.driver", "simulate_trace"),
                   "search": ("cardsim.kernels.yuanzi.pimc", "choose_pimc")},
     compile_seconds={"run": 60, "replay": 70, "search": 35},
+    split=(("cardsim.kernels.yuanzi.driver", "compile_side"),
+           ("cardsim.kernels.yuanzi.driver", "compile_own")),
 )  # fmt: skip
 
 ENGINE = YuanziEngine()
