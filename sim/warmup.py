@@ -131,7 +131,10 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
     Examples
     --------
     >>> notice([("yuanzi", "run"), ("atlas", "run")], cores=2)  # doctest: +NORMALIZE_WHITESPACE
-    'compiling the kernels of 原子 and ATLAS (first run only; cached for later runs), 2
+    'compiling the kernels of 原子 and ATLAS (first run only; cached for later runs), 3
+     processes at once: about 60 s'
+    >>> notice([("atlas", "run"), ("yuanzi", "run")], cores=2)  # doctest: +NORMALIZE_WHITESPACE
+    'compiling the kernels of ATLAS and 原子 (first run only; cached for later runs), 2
      processes at once: about 60 s'
     """
     kinds = {p for _, p in jobs}
@@ -140,7 +143,10 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
         next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
     )
     first = "first replay" if kinds == {"replay"} else "first run"
-    at_once = f", {len(jobs)} processes at once" if len(jobs) > 1 else ""
+    # the first job compiles here; a split run compile (compile_split) adds its side process
+    split = bool(jobs) and jobs[0][1] == "run" and getattr(_warmup(jobs[0][0]), "split", None)
+    processes = len(jobs) + (1 if split else 0)
+    at_once = f", {processes} processes at once" if processes > 1 else ""
     return (
         f"compiling the {what} of {names} ({first} only; cached for later runs){at_once}: "
         f"{_about(estimate_seconds(jobs, cores))}"
@@ -192,6 +198,10 @@ def _function(where: tuple[str, str]) -> Callable[[], None]:
     return getattr(importlib.import_module(module), name)
 
 
+#: How long the driver's process waits for a split compile's side process at most.
+SIDE_TIMEOUT_S = 900.0
+
+
 def compile_split(game: str, command: Callable[[str, str], list[str]] = _command) -> float:
     """Compile ``game``'s run kernels over two processes where its engine declares a split
     (``Warmup.split``) and they are not cached: the side share in a process of its own (purpose
@@ -213,7 +223,9 @@ def compile_split(game: str, command: Callable[[str, str], list[str]] = _command
     atexit.register(stop)  # an interrupted run leaves no compiling process behind
     try:
         _function(w.split[1])()
-        proc.wait()
+        proc.wait(timeout=SIDE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        pass  # stopped below: the driver compiles what the side did not save
     finally:
         _stop(proc)
         atexit.unregister(stop)

@@ -72,7 +72,8 @@ def test_both_games_compile_at_once_after_one_notice(tmp_path, nothing_cached):
     assert len(said) == 1 and not nothing_cached  # the notice comes before any compiling
     assert said[0].startswith("compiling the kernels of 原子 and ATLAS (first run only")
     slowest = max(warmup.compile_seconds(g, "run") for g in ("yuanzi", "atlas"))
-    assert f"2 processes at once: {warmup._about(slowest)}" in said[0]
+    # 原子 here, its split's side process, ATLAS
+    assert f"3 processes at once: {warmup._about(slowest)}" in said[0]
     (tmp_path / "atlas-run").mkdir()  # where the ATLAS process will say it started
     compiling.wait("yuanzi")  # the first game compiles here, while ATLAS compiles elsewhere
     compiling.wait("atlas")
@@ -238,6 +239,27 @@ def test_a_split_compile_runs_its_own_share_while_the_side_process_compiles(tmp_
     assert seen == [True] and (side / "done").read_text() == "True"  # waited for the side
     monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": True)
     assert warmup.compile_split("yuanzi", pretend_compiler(tmp_path)) == 0.0  # cached: nothing
+
+
+def test_a_hung_side_process_is_stopped_and_leaves_the_compiling_to_the_driver(monkeypatch):
+    from cardsim.sim.game import Warmup
+
+    split = Warmup("X", {}, {}, split=(("m", "side"), ("m", "own")))
+    monkeypatch.setattr(warmup, "_warmup", lambda game: split)
+    monkeypatch.setattr(warmup, "is_cached", lambda game, purpose="run": False)
+    monkeypatch.setattr(warmup, "_function", lambda where: lambda: None)
+    monkeypatch.setattr(warmup, "SIDE_TIMEOUT_S", 0.5)
+    procs = []
+    real_popen = subprocess.Popen
+
+    def popen(*a, **kw):
+        procs.append(real_popen(*a, **kw))
+        return procs[-1]
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    hang = [sys.executable, "-c", "import time; time.sleep(60)"]
+    assert warmup.compile_split("yuanzi", lambda game, purpose: hang) < 30
+    assert len(procs) == 1 and procs[0].poll() is not None  # stopped, not left running
 
 
 def test_a_split_declares_the_types_the_driver_calls_its_kernels_with():
