@@ -214,6 +214,7 @@ def test_the_compile_process_command_line(capsys):
     assert warmup.main(["chess"]) == 2
     assert warmup.main(["atlas", "soon"]) == 2
     assert warmup.main(["atlas", "side"]) == 0  # a game without a split: nothing to do
+    assert warmup.main(["yuanzi", "side"]) == 0  # 原子's side share (loaded if cached)
 
 
 def test_a_split_compile_runs_its_own_share_while_the_side_process_compiles(tmp_path, monkeypatch):
