@@ -405,10 +405,11 @@ def play_game(
     tracing,
 ):
     """One whole match of game index ``g`` into ``grow`` (NG) and ``srows`` (4 × NS)."""
-    seed_stream(rng_deal, root, g, STREAM_DEAL)
+    # int64 stream ids and half numbers: a literal argument compiles a callee once per value
+    seed_stream(rng_deal, root, g, np.int64(STREAM_DEAL))
     p0 = draw_half_deck(rng_deal, deck0, rules[R_JOKER_INDICATOR])
     p1 = draw_half_deck(rng_deal, deck1, rules[R_JOKER_INDICATOR])
-    seed_stream(rng_strat, root, g, STREAM_STRATEGY)
+    seed_stream(rng_strat, root, g, np.int64(STREAM_STRATEGY))
     grow[:] = -1
     srows[:, :] = -1
     for s in range(4):
@@ -435,7 +436,7 @@ def play_game(
         leg,
         tracing,
     )
-    _record_half(0, st, info, grow, srows)
+    _record_half(np.int64(0), st, info, grow, srows)
     up0 = np.int64(st[ST_OUT])
     # YZ-28: the first half's result stays public in the second half (begin_half keeps it)
     st[ST_H0_TEAM_PTS] = st[ST_TEAM_PTS]
@@ -468,7 +469,7 @@ def play_game(
             leg,
             tracing,
         )
-        _record_half(1, st, info, grow, srows)
+        _record_half(np.int64(1), st, info, grow, srows)
         t0 += st[ST_TEAM_PTS]
         t1 += st[ST_TEAM_PTS + 1]
         winner = up0 % 2 if t0 == t1 else (0 if t0 > t1 else 1)

@@ -453,10 +453,10 @@ def draw_half_deck(state, deck, joker_rule):
     for i in range(N_CARDS):
         deck[i] = i // 3
     shuffle(state, deck, N_CARDS)
-    p = bounded(state, N_CARDS)
+    p = bounded(state, np.int64(N_CARDS))  # int64, not a literal: bounded compiled once
     if joker_rule == 1:  # YZ-06 redraw: rejection, uniform over non-joker positions
         while deck[p] >= SMALL_JOKER:
-            p = bounded(state, N_CARDS)
+            p = bounded(state, np.int64(N_CARDS))
     return p
 
 

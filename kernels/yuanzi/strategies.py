@@ -289,7 +289,7 @@ def choose_level(sid, own, played, pub, legal, n, rng):
     from the strategy stream ``rng`` only."""
     kind, v = decode(LEVEL_BASE, sid)
     if kind == KIND_EPS:
-        if bounded(rng, 100) < v:
+        if bounded(rng, np.int64(100)) < v:  # int64: bounded compiled once
             return bounded(rng, n)
         # greedy compiled once, in choose_builtin (an int64 id: no second specialization)
         return choose_builtin(np.int64(GREEDY), own, played, pub, legal, n, rng)
