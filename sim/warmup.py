@@ -68,7 +68,12 @@ SEARCH_STRATEGIES = ("pimc", "ismcts")
 
 
 def _dispatcher(game: str, purpose: str):
-    module, name = entry_point(game, purpose)
+    return _function(entry_point(game, purpose))
+
+
+def _function(where: tuple[str, str]) -> Callable:
+    """The object ``(module, name)`` names (an entry point, or a split's compile function)."""
+    module, name = where
     return getattr(importlib.import_module(module), name)
 
 
@@ -125,8 +130,11 @@ def _about(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min"
 
 
-def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
-    """The one line said before compiling ``jobs``.
+def notice(
+    jobs: list[tuple[str, str]], cores: int | None = None, here: tuple[str, str] | None = None
+) -> str:
+    """The one line said before compiling ``jobs``; ``here`` is the job compiled in this process
+    (default: the first), whose split run compile (:func:`compile_split`) adds a side process.
 
     Examples
     --------
@@ -143,8 +151,8 @@ def notice(jobs: list[tuple[str, str]], cores: int | None = None) -> str:
         next(iter(kinds)) if len(kinds) == 1 else "", "kernels"
     )
     first = "first replay" if kinds == {"replay"} else "first run"
-    # the first job compiles here; a split run compile (compile_split) adds its side process
-    split = bool(jobs) and jobs[0][1] == "run" and getattr(_warmup(jobs[0][0]), "split", None)
+    here = here or (jobs[0] if jobs else None)
+    split = here is not None and here[1] == "run" and getattr(_warmup(here[0]), "split", None)
     processes = len(jobs) + (1 if split else 0)
     at_once = f", {processes} processes at once" if processes > 1 else ""
     return (
@@ -191,11 +199,6 @@ def compile_here(game: str, purpose: str = "run") -> float:
 
 def _command(game: str, purpose: str) -> list[str]:
     return [sys.executable, "-m", "cardsim.sim.warmup", game, purpose]
-
-
-def _function(where: tuple[str, str]) -> Callable[[], None]:
-    module, name = where
-    return getattr(importlib.import_module(module), name)
 
 
 #: How long the driver's process waits for a split compile's side process at most.
@@ -317,9 +320,10 @@ def start(
     compiling = Compiling(command=command)
     if not jobs:
         return compiling
-    if say is not None:
-        say(notice(jobs, cores))
     first = next(iter(c.game for c in configs_list))  # the game played first compiles here
+    if say is not None:
+        here = next((job for job in jobs if job[0] == first), ("", ""))  # ("", ""): none here
+        say(notice(jobs, cores, here))
     if len(jobs) > 1 or jobs[0][0] != first:
         atexit.register(compiling.close)  # never leave a compiling process behind
     for game, what in jobs:

@@ -3,6 +3,7 @@
 
 import doctest
 import importlib
+import importlib.util
 import pkgutil
 from pathlib import Path
 

@@ -204,6 +204,10 @@ def test_the_notice_estimates_from_the_measured_compile_times():
         warmup.compile_seconds(g, "run") for g in ("yuanzi", "atlas")
     )
     assert warmup.notice(jobs, cores=1).endswith(warmup._about(both))
+    # the side process of a split is counted only for the job that compiles here
+    assert ", 3 processes at once" in warmup.notice(jobs)
+    assert ", 2 processes at once" in warmup.notice(jobs, here=("atlas", "run"))
+    assert ", 2 processes at once" in warmup.notice(jobs, here=("", ""))
     assert warmup.notice([("atlas", "replay")]).startswith(
         "compiling the replay kernels of ATLAS (first replay only"
     )
