@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 from cardsim.analysis import plots, stats
 from cardsim.analysis.exprs import (
@@ -99,7 +101,8 @@ def section(items: list[RunData]) -> Section:
             Figure(
                 key,
                 what,
-                plots.line_rates(
+                partial(
+                    plots.line_rates,
                     df.filter(pl.col("n") >= 30),
                     "dealt",
                     group=group,

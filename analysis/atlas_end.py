@@ -3,6 +3,8 @@ rates, and the effect of the player count when several runs are given."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 from cardsim.analysis import plots
 from cardsim.analysis.exprs import mean_ci, with_rate
@@ -86,8 +88,14 @@ def section(items: list[RunData]) -> Section:
         Figure(
             "ends",
             "round ends",
-            plots.bar_rates(
-                df, "end", group=group, title="How rounds end (95 % CI)", xlabel="", ylabel="share"
+            partial(
+                plots.bar_rates,
+                df,
+                "end",
+                group=group,
+                title="How rounds end (95 % CI)",
+                xlabel="",
+                ylabel="share",
             ),
         )
     )
@@ -125,12 +133,13 @@ def section(items: list[RunData]) -> Section:
             Figure(
                 "players",
                 "player count",
-                plots.player_counts(
+                partial(
+                    plots.player_counts,
                     pdf.with_columns(
                         rate=pl.col("first_share"),
                         rate_lo=pl.col("first_share_lo"),
                         rate_hi=pl.col("first_share_hi"),
-                    )
+                    ),
                 ),
             )
         )
@@ -184,8 +193,13 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
         Figure(
             "winner_points",
             "winner points",
-            plots.histogram(
-                h, "value", group=group, title="Points of the round winner", xlabel="points"
+            partial(
+                plots.histogram,
+                h,
+                "value",
+                group=group,
+                title="Points of the round winner",
+                xlabel="points",
             ),
         )
     )

@@ -9,6 +9,8 @@ plain-words findings. Runs without seat assignments get no rows here.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import polars as pl
 from cardsim.analysis import compare, plots
@@ -162,8 +164,13 @@ def section(items: list[RunData]) -> Section:
             Figure(
                 f"matrix{suffix}",
                 f"{pre}paired difference of win rate, row − column",
-                plots.diff_matrix(
-                    names, d, lo, hi, title=f"{pre}win rate row − column (points, 95 % CI)"
+                partial(
+                    plots.diff_matrix,
+                    names,
+                    d,
+                    lo,
+                    hi,
+                    title=f"{pre}win rate row − column (points, 95 % CI)",
                 ),
             )
         )
@@ -231,7 +238,8 @@ def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.Da
         Figure(
             f"ratings{suffix}",
             f"{pre}ratings and position term",
-            plots.interval_points(
+            partial(
+                plots.interval_points,
                 [
                     (f"{pre}rating (logit, {ref} = 0)", table, "strategy", "rating"),
                     (
@@ -240,7 +248,7 @@ def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.Da
                         "position",
                         "effect (logit, position 0 = 0)",
                     ),
-                ]
+                ],
             ),
         )
     )

@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -645,7 +646,8 @@ def section(
             Figure(
                 f"trend{'-' + group if group else ''}",
                 f"{group + ': ' if group else ''}each measure against the level's rating",
-                plots.trend_panels(
+                partial(
+                    plots.trend_panels,
                     values.filter(pl.col("group") == group),
                     trends.filter(pl.col("group") == group),
                     "level's rank by rating" if group in by_rank else "level's rating (logit)",

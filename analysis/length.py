@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 from cardsim.analysis import plots
 from cardsim.analysis.exprs import mean_ci, summary_from_counts
@@ -78,7 +80,8 @@ def section(items: list[RunData]) -> Section:
         Figure(
             "histogram",
             main,
-            plots.histogram(
+            partial(
+                plots.histogram,
                 hist.filter(pl.col("measure") == main),
                 "value",
                 group=group,

@@ -8,7 +8,9 @@ shown as percentages; ``p``-value columns (``p``, ``p_*``) are shown to three pl
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import polars as pl
 
@@ -27,9 +29,16 @@ class Table:
 
 @dataclass
 class Figure:
+    """A figure, drawn the first time a writer reads :attr:`png`: a JSON report, or a
+    caller that reads only tables and findings, never draws it (a draw is ~0.2 s)."""
+
     key: str
     title: str
-    png: bytes
+    draw: Callable[[], bytes]  # e.g. ``partial(plots.bar_rates, df, "seat")``
+
+    @cached_property
+    def png(self) -> bytes:
+        return self.draw()
 
 
 #: Kinds of finding: a question the user asked (in the Holm family), a validation check of the

@@ -539,7 +539,8 @@ def build_report(
     only: Collection[str] | None = None,
 ) -> Report:
     """Open the runs, run every analysis (one ``collect_all``) and build the sections (those
-    whose keys ``only`` names, when given: a section's figures are drawn when it is built)."""
+    whose keys ``only`` names, when given). Figures are drawn when a writer reads them
+    (:class:`~cardsim.analysis.model.Figure`): the JSON writer never does."""
     runs = open_runs([Path(p) for p in run_dirs])
     game = runs[0].game
     try:

@@ -14,6 +14,8 @@ assignment, so the rows of a deal are not independent: the variances are cluster
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import polars as pl
 from cardsim.analysis import plots, stats
@@ -223,7 +225,8 @@ def _add_tables_and_figures(sec: Section, items: list[RunData], rows: list[dict]
             Figure(
                 key,
                 what,
-                plots.bar_rates(
+                partial(
+                    plots.bar_rates,
                     df,
                     key,
                     group=group,

@@ -10,6 +10,7 @@ counted by (first player's side, winning side). Unit: one game (``facts.row_unit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -353,7 +354,8 @@ def _add_rates_table(sec: Section, frames: list[pl.DataFrame], runs: int, f) -> 
         Figure(
             "rates",
             "strategy win rates",
-            plots.bar_rates(
+            partial(
+                plots.bar_rates,
                 df,
                 "strategy",
                 group="run" if "run" in df.columns else None,

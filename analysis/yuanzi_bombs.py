@@ -8,6 +8,8 @@ games table has totals only (see docs/report.md, "Columns the kernels do not pro
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 from cardsim.analysis import plots
 from cardsim.analysis.exprs import (
@@ -166,7 +168,8 @@ def section(items: list[RunData]) -> Section:
         Figure(
             "share",
             "bomb shares",
-            plots.bar_rates(
+            partial(
+                plots.bar_rates,
                 summ.with_columns(label=pl.format("{} (half {})", "kind", "half")),
                 "label",
                 "share",

@@ -10,6 +10,7 @@ indicator can be: 12 of each natural rank, 6 jokers. First half: 3 is 刀 for a 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -554,7 +555,8 @@ def _figures(items: list[RunData], tables: dict[str, pl.DataFrame]) -> list[Figu
             Figure(
                 f"dao_{h}",
                 f"刀 half {h}",
-                plots.bar_rates(
+                partial(
+                    plots.bar_rates,
                     d,
                     "rank",
                     group=group,
@@ -571,7 +573,8 @@ def _figures(items: list[RunData], tables: dict[str, pl.DataFrame]) -> list[Figu
             Figure(
                 name,
                 what,
-                plots.line_rates(
+                partial(
+                    plots.line_rates,
                     d,
                     "dealt",
                     group=group,

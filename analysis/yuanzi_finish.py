@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 from cardsim.analysis import plots
 from cardsim.analysis.exprs import rate_table, with_rate
@@ -149,7 +151,8 @@ def section(items: list[RunData]) -> Section:
         Figure(
             "patterns",
             "finish patterns",
-            plots.bar_rates(
+            partial(
+                plots.bar_rates,
                 pats.with_columns(label=pl.format("{} (half {})", "pattern", "half")),
                 "label",
                 group=group,
@@ -212,7 +215,8 @@ def length_figures(hist: pl.DataFrame, items: list) -> list[Figure]:
         Figure(
             "tricks_half",
             "tricks per half",
-            plots.histogram(
+            partial(
+                plots.histogram,
                 h1,
                 "value",
                 group="measure" if len(items) == 1 else None,
@@ -298,8 +302,13 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
         Figure(
             "team_points",
             "team half-scores",
-            plots.histogram(
-                h, "value", group=group, title="Team 0 (南北) score in half 1", xlabel="points"
+            partial(
+                plots.histogram,
+                h,
+                "value",
+                group=group,
+                title="Team 0 (南北) score in half 1",
+                xlabel="points",
             ),
         )
     )
@@ -307,7 +316,8 @@ def score_section(sec: Section, items: list[RunData], hist: pl.DataFrame) -> Non
         Figure(
             "delta",
             "match delta",
-            plots.bar_rates(
+            partial(
+                plots.bar_rates,
                 delta,
                 "delta",
                 "share",

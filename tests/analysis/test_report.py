@@ -99,9 +99,26 @@ def test_half_finished_run_reports_the_games_it_has(tmp_path, yz_run):
 # --- numbers = direct Polars -------------------------------------------------------------------
 
 
+def test_a_json_report_draws_no_figure_and_an_html_one_draws_each_once(
+    tmp_path, yz_run, monkeypatch
+):
+    """Figures are drawn when a writer reads them (``model.Figure``): a JSON report alone
+    draws none; an HTML report draws each figure it shows once, with the JSON beside it."""
+    from cardsim.analysis import plots
+
+    drawn, real = [], plots._png
+    monkeypatch.setattr(plots, "_png", lambda fig: drawn.append(1) or real(fig))
+    write_report([yz_run], tmp_path / "r.json")
+    assert drawn == [] and json.loads((tmp_path / "r.json").read_text())["sections"]
+    write_report([yz_run], tmp_path / "r.html", json_out=tmp_path / "again.json")
+    shown = (tmp_path / "r.html").read_text().count("data:image/png;base64,")
+    assert len(drawn) == shown >= 5
+    one, two = (json.loads((tmp_path / f).read_text()) for f in ("r.json", "again.json"))
+    assert {**one, "generated": None} == {**two, "generated": None}
+
+
 def test_yuanzi_numbers_equal_direct_polars(tmp_path, yz_run):
-    res = write_report([yz_run], tmp_path / "r.html", json_out=tmp_path / "r.json")
-    doc = json.loads(res.json_out.read_text())
+    doc = json.loads(write_report([yz_run], tmp_path / "r.json").out.read_text())
     games = pl.read_parquet(yz_run / "games" / "*.parquet")
     seats = pl.read_parquet(yz_run / "seats" / "*.parquet")
     # team win rates (the seats table agrees: partners share every result)
@@ -130,11 +147,7 @@ def test_yuanzi_numbers_equal_direct_polars(tmp_path, yz_run):
 
 
 def test_yuanzi_dao_frequencies_match_exact_probabilities(tmp_path, yz_run):
-    doc = json.loads(
-        write_report(
-            [yz_run], tmp_path / "r.html", json_out=tmp_path / "r.json"
-        ).json_out.read_text()
-    )
+    doc = json.loads(write_report([yz_run], tmp_path / "r.json").out.read_text())
     gof = [f for f in doc["findings"] if f["section"] == "yuanzi_dao" and "刀 freq" in f["text"]]
     assert len(gof) == 2 and all(f["p"] > 0.001 for f in gof)
 
