@@ -95,3 +95,36 @@ def test_category_ticks_never_overlap():
         assert [t.get_text() for t in fig.axes[0].get_xticklabels()][2] == "last card\ndraw"
         for a, b in zip(boxes, boxes[1:], strict=False):
             assert a.x1 < b.x0, (a, b)
+
+
+@pytest.mark.parametrize("runs", [["yz_run"], ["yz_cmp_run"], ["at_run", "at6_run"]])
+def test_figures_are_byte_identical_to_matplotlibs_tight_bbox(runs, request, monkeypatch):
+    """``_png`` finds the tight bounding box from the layout and draws once; matplotlib's
+    ``bbox_inches="tight"`` draws twice. Every figure of these reports (rates, histograms,
+    lines, the duplicate matrix and ratings, player counts) and a ladder's trend panels come
+    out the same bytes both ways."""
+    import io
+
+    from cardsim.analysis.report import build_report
+
+    def tight(fig) -> bytes:
+        plots._relabel(fig)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=plots.DPI, bbox_inches="tight")
+        plots.plt.close(fig)
+        return buf.getvalue()
+
+    figures = [f for s in build_report([request.getfixturevalue(r) for r in runs]).sections
+               for f in s.figures]  # fmt: skip
+    values = pl.DataFrame({
+        "key": ["a", "a", "b", "b"], "label": ["bombs", "bombs", "刀 held", "刀 held"],
+        "kind": ["mean"] * 4, "level": ["random", "greedy"] * 2, "x": [-1.0, 1.0] * 2,
+        "estimate": [2.0, 3.0, 0.4, 0.5], "estimate_lo": [1.5, 2.5, 0.3, 0.4],
+        "estimate_hi": [2.5, 3.5, 0.5, 0.6], "se": [0.25, 0.25, 0.05, 0.05],
+    })  # fmt: skip
+    trends = pl.DataFrame({"key": ["a", "b"], "slope": [0.5, 0.05], "change": [1.0, 0.1]})
+    drawers = [f.draw for f in figures] + [lambda: plots.trend_panels(values, trends)]
+    assert len(drawers) >= 8
+    ours = [draw() for draw in drawers]
+    monkeypatch.setattr(plots, "_png", tight)
+    assert [draw() for draw in drawers] == ours
