@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import itertools
 import json
 import math
@@ -813,8 +812,7 @@ def _unsure_text(mr: MeasureResult, unsure: list[Effect], margin: float) -> str:
 def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> bytes:
     """PNG: the measure's mean by the first factor's levels, one line per level of the second
     (averaged over the other factors; 95 % intervals of the cell-group means)."""
-    import matplotlib.pyplot as plt
-    from cardsim.analysis.plots import COLORS, label  # Agg backend, report style, CJK fallback
+    from cardsim.analysis import plots
 
     f, g = (part.split("=")[0] for part in term.term.split(" × "))
     rows = pl.DataFrame(result.cell_means[measure])
@@ -826,33 +824,11 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
             ((pl.col("sd") ** 2 * pl.col("len")).sum() / pl.col("len").sum()).sqrt().alias("sd"),
         )
         .sort(f, g)
+        .with_columns(half=1.96 * pl.col("sd") / pl.col("len").sqrt())
     )
-    fig, ax = plt.subplots(figsize=(7.0, 3.6), dpi=100)
-    xs = result.factors[f]
-    for i, lv in enumerate(result.factors[g]):
-        part = agg.filter(pl.col(g) == lv)
-        order = [xs.index(v) for v in part[f].to_list()]
-        half = 1.96 * part["sd"].to_numpy() / np.sqrt(part["len"].to_numpy())
-        ax.errorbar(
-            order,
-            part["mean"].to_numpy(),
-            yerr=half,
-            marker="o",
-            capsize=3,
-            label=f"{g}={lv}",
-            color=COLORS[i % len(COLORS)],
-        )
-    ax.set_xticks(range(len(xs)), xs)
-    ax.set_xlabel(f)
     mr = next(m for m in result.measures if m.name == measure)
-    ax.set_ylabel(label(mr.label + (" (share)" if mr.kind == "binary" else "")))
-    ax.margins(x=0.15)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return buf.getvalue()
+    ylabel = mr.label + (" (share)" if mr.kind == "binary" else "")
+    return plots.interaction(agg, f, g, result.factors[f], result.factors[g], ylabel)
 
 
 def _table_html(mr: MeasureResult, aliases: bool = True) -> str:

@@ -373,6 +373,29 @@ def interval_points(
     return _png(fig)
 
 
+def interaction(df: pl.DataFrame, x: str, line: str, xs: list, lines: list, ylabel: str) -> bytes:
+    """An interaction plot: ``mean`` (± ``half``, the 95 % half-width) at each level of ``x`` (in
+    the order ``xs``), one line per level of ``line`` (in the order ``lines``)."""
+    fig, ax = plt.subplots(figsize=(7.0, 3.6))
+    for i, lv in enumerate(lines):
+        part = df.filter(pl.col(line) == lv)
+        ax.errorbar(
+            [xs.index(v) for v in part[x].to_list()],
+            part["mean"].to_numpy(),
+            yerr=part["half"].to_numpy(),
+            marker="o",
+            capsize=3,
+            label=f"{line}={lv}",
+            color=COLORS[i % len(COLORS)],
+        )
+    ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel)
+    ax.margins(x=0.15)
+    _legend(ax)
+    return _png(fig)
+
+
 def player_counts_fig(df: pl.DataFrame, y: str = "rate", ylabel: str = "first player's share"):
     """``y`` (with ``y_lo``/``y_hi``) per simulated player count: points with 95 % error bars,
     no line between counts (counts in between were not simulated), the fair share 1/n as a

@@ -103,7 +103,7 @@ def test_figures_are_byte_identical_to_matplotlibs_tight_bbox(
     """``_png`` finds the tight bounding box from the layout and draws once; matplotlib's
     ``bbox_inches="tight"`` draws twice. A figure of each plot function of these reports, with
     a legend and without (rates, histograms, lines, the duplicate matrix and ratings, player
-    counts), and a ladder's trend panels come out the same bytes both ways."""
+    counts), a ladder's trend panels and a factorial study's interaction plot come out the same bytes both ways."""
     import io
 
     from cardsim.analysis.report import build_report
@@ -126,7 +126,13 @@ def test_figures_are_byte_identical_to_matplotlibs_tight_bbox(
         "estimate_hi": [2.5, 3.5, 0.5, 0.6], "se": [0.25, 0.25, 0.05, 0.05],
     })  # fmt: skip
     trends = pl.DataFrame({"key": ["a", "b"], "slope": [0.5, 0.05], "change": [1.0, 0.1]})
-    drawers = [*kinds.values(), lambda: plots.trend_panels(values, trends)]
+    cells = pl.DataFrame({"a": [0, 0, 1, 1], "b": ["x", "y"] * 2,
+                          "mean": [0.1, 0.2, 0.15, 0.3], "half": [0.02] * 4})  # fmt: skip
+    drawers = [
+        *kinds.values(),
+        lambda: plots.trend_panels(values, trends),
+        lambda: plots.interaction(cells, "a", "b", [0, 1], ["x", "y"], "刀 held (share)"),
+    ]
     assert {name for name, _ in kinds} >= {"bar_rates", "histogram", "line_rates", "diff_matrix",
                                            "interval_points", "player_counts"}  # fmt: skip
     ours = [draw() for draw in drawers]
