@@ -43,6 +43,7 @@ def _warm_kernels() -> None:
     ]
     width = max(1, os.cpu_count() or 1)
     running: dict[subprocess.Popen, tuple[str, str]] = {}
+    started, count = time.perf_counter(), len(jobs)
 
     def ready(game: str, purpose: str) -> bool:
         if purpose in ("run", "search"):
@@ -60,11 +61,22 @@ def _warm_kernels() -> None:
         for proc in [p for p in running if p.poll() is not None]:
             del running[proc]
             _reap(proc)
+    if count:
+        WARM_UP.append(f"{count} jobs on {width} cores in {time.perf_counter() - started:.0f} s")
 
 
 def _reap(proc: subprocess.Popen) -> None:
     if proc.wait() != 0:  # the tests themselves then compile and report the error
         print(f"conftest: kernel warm-up exited {proc.returncode}", file=sys.stderr)
+
+
+#: what the session's kernel warm-up did (said in the terminal summary: where CI's time goes)
+WARM_UP: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if WARM_UP:
+        terminalreporter.write_line(f"kernel warm-up (compiling, before the tests): {WARM_UP[0]}")
 
 
 def pytest_sessionstart(session) -> None:
