@@ -26,43 +26,46 @@ def _warm_kernels() -> None:
     from cardsim.sim.games import GAMES
 
     # one process per job, as many at once as cores, longest first where the order allows:
-    # a game's user variant (tests/warm_user_variants.py) and replay kernels after its run
-    # kernels, whose callees they load from the cache; the search strategies compile apart
-    # from any driver (kernels/call_tables.py)
+    # both games' run kernels first; a game's search strategies (compiled apart from any
+    # driver: kernels/call_tables.py), user variant (tests/warm_user_variants.py) and replay
+    # kernels after its run kernels, whose callees (the legal-move generator, the rules) they
+    # load from the cache instead of compiling them a second time (原子's search job: 128 s
+    # beside its run job, less than half after it)
     warm = [sys.executable, "-m", "cardsim.sim.warmup"]
     user = [sys.executable, "-m", "tests.warm_user_variants"]
-    order = [("yuanzi", "run"), ("yuanzi", "search"), ("atlas", "run"), ("atlas", "search"),
+    order = [("yuanzi", "run"), ("atlas", "run"), ("yuanzi", "search"), ("atlas", "search"),
              ("yuanzi", "user"), ("atlas", "user"), ("yuanzi", "replay"), ("atlas", "replay")]  # fmt: skip
     order += [
         (g, p) for g in GAMES for p in ("run", "search", "user", "replay") if (g, p) not in order
     ]
-    jobs = [  # (game, purpose, command): a user or replay job waits for its game's run job
+    jobs = [  # (game, purpose, command): all but a run job wait for the game's run job
         (g, p, [*user, g] if p == "user" else [*warm, g, p])
         for g, p in order
         if g in GAMES and not warmup.is_cached(g, "run" if p == "user" else p)
     ]
     width = max(1, os.cpu_count() or 1)
-    running: dict[subprocess.Popen, tuple[str, str]] = {}
-    started, count = time.perf_counter(), len(jobs)
+    running: dict[subprocess.Popen, tuple[str, str, float]] = {}
+    started, took = time.perf_counter(), []
 
     def ready(game: str, purpose: str) -> bool:
-        if purpose in ("run", "search"):
+        if purpose == "run":
             return True
-        return (
-            all((g, p) != (game, "run") for g, p, _ in jobs)
-            and (game, "run") not in running.values()
-        )
+        return all((g, p) != (game, "run") for g, p, _ in jobs) and (game, "run") not in [
+            r[:2] for r in running.values()
+        ]
 
     while jobs or running:
         while len(running) < width and (job := next((j for j in jobs if ready(*j[:2])), None)):
             jobs.remove(job)
-            running[subprocess.Popen(job[2], cwd=ROOT)] = job[:2]
+            running[subprocess.Popen(job[2], cwd=ROOT)] = (*job[:2], time.perf_counter())
         time.sleep(0.5)
         for proc in [p for p in running if p.poll() is not None]:
-            del running[proc]
+            game, purpose, t0 = running.pop(proc)
+            took.append(f"{game} {purpose} {time.perf_counter() - t0:.0f} s")
             _reap(proc)
-    if count:
-        WARM_UP.append(f"{count} jobs on {width} cores in {time.perf_counter() - started:.0f} s")
+    if took:
+        WARM_UP.append(f"{len(took)} jobs on {width} cores in {time.perf_counter() - started:.0f} s"
+                       f" ({', '.join(took)})")  # fmt: skip
 
 
 def _reap(proc: subprocess.Popen) -> None:
