@@ -50,9 +50,7 @@ def _warm_kernels() -> None:
     def ready(game: str, purpose: str) -> bool:
         if purpose == "run":
             return True
-        return all((g, p) != (game, "run") for g, p, _ in jobs) and (game, "run") not in [
-            r[:2] for r in running.values()
-        ]
+        return all((g, p) != (game, "run") for g, p, _ in (*jobs, *running.values()))
 
     while jobs or running:
         while len(running) < width and (job := next((j for j in jobs if ready(*j[:2])), None)):

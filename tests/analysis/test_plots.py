@@ -103,7 +103,8 @@ def test_figures_are_byte_identical_to_matplotlibs_tight_bbox(
     """``_png`` finds the tight bounding box from the layout and draws once; matplotlib's
     ``bbox_inches="tight"`` draws twice. A figure of each plot function of these reports, with
     a legend and without (rates, histograms, lines, the duplicate matrix and ratings, player
-    counts), a ladder's trend panels and a factorial study's interaction plot come out the same bytes both ways."""
+    counts), a ladder's trend panels and a factorial study's interaction plot come out the same
+    bytes both ways."""
     import io
 
     from cardsim.analysis.report import build_report
