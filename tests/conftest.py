@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _warm_kernels() -> None:
+def _warm_kernels(purposes: tuple[str, ...]) -> None:
     from cardsim.sim import warmup
     from cardsim.sim.games import GAMES
 
@@ -41,7 +41,7 @@ def _warm_kernels() -> None:
     jobs = [  # (game, purpose, command): all but a run job wait for the game's run job
         (g, p, [*user, g] if p == "user" else [*warm, g, p])
         for g, p in order
-        if g in GAMES and not warmup.is_cached(g, "run" if p == "user" else p)
+        if g in GAMES and p in purposes and not warmup.is_cached(g, "run" if p == "user" else p)
     ]
     width = max(1, os.cpu_count() or 1)
     running: dict[subprocess.Popen, tuple[str, str, float]] = {}
@@ -85,17 +85,27 @@ def pytest_sessionstart(session) -> None:
         return
     if not getattr(session.config.option, "numprocesses", None):
         return  # one process (no -n): each game compiles when a test first plays it
-    _warm_kernels()
+    _warm_kernels(PURPOSES)
+
+
+#: What the warm-up compiles for each game: what the fast tier plays (its search smoke and
+#: hygiene tests play pimc and ismcts on a few deals) and so what the heavy tier plays too.
+PURPOSES = ("run", "search", "user", "replay")
 
 
 #: Tests that take 15 s or more on a warm cache (``pytest --durations``): started first, so that
 #: with ``-n`` none of them is left running alone at the end while the other worker idles.
 LONG_FIRST = (
+    # the heavy tier (-m heavy)
     "tests/atlas/test_pimc.py::test_pimc_beats_greedy_on_duplicate_deals",
     "tests/test_user_labels.py::test_a_user_strategy_goes_through_every_command",
     "tests/test_documented_commands.py::test_documented_commands_run_in_order",
     "tests/test_cluster_workflows.py::test_study_on_a_dask_scheduler_equals_a_local_study",
     "tests/test_reliability.py::test_3_kill_9_at_the_moment_of_creation",
+    # the fast tier
+    "tests/test_cli.py::test_resume_after_kill_9_equals_an_uninterrupted_run",
+    "tests/test_user_labels.py::test_a_user_strategy_runs_through_run_and_compare",
+    "tests/test_conformance.py::test_run_compare_report",
 )
 
 

@@ -33,6 +33,7 @@ def test_dask_local_cluster_matches_a_local_run(tmp_path):
         assert_frame_equal(a, b)
 
 
+@pytest.mark.heavy
 def test_dask_runs_duplicate_deal_comparisons(tmp_path):
     engine = get_engine("atlas")
     cfg = build_compare_config(engine, ["greedy", "random"], games=100, seed=4, players=3)
@@ -51,6 +52,7 @@ def test_dask_runs_duplicate_deal_comparisons(tmp_path):
         assert_frame_equal(a, b)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("game", ["yuanzi", "atlas"])
 def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
     """User strategies are entered in each process's own table (kernels/call_tables.py): this
@@ -80,6 +82,7 @@ def test_user_strategies_on_a_dask_cluster_match_a_local_run(game, tmp_path):
         assert_frame_equal(a, b)
 
 
+@pytest.mark.heavy
 def test_a_busy_port_8787_gives_no_warning(tmp_path, recwarn):
     """distributed's default HTTP port taken by something else (another cluster, a dashboard):
     a local cluster run says nothing about it (it printed a UserWarning into cardsim's stderr)."""

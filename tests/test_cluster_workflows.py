@@ -23,6 +23,7 @@ from polars.testing import assert_frame_equal
 from cardsim.cli import main
 
 pytest.importorskip("dask.distributed")
+pytestmark = pytest.mark.heavy  # the heavy tier (docs/testing.md): a real cluster per module
 
 STUDY = """
 [study]

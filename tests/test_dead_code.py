@@ -53,6 +53,7 @@ def test_every_whitelist_entry_has_a_reason():
     assert entries and all("  # " in line for line in entries)
 
 
+@pytest.mark.heavy
 def test_the_check_sees_dead_code(tmp_path):
     # a function nobody calls, and an unused import, are reported (a folder checked beside
     # the real ones: the source tree is left alone)

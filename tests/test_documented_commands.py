@@ -185,6 +185,7 @@ def run_cardsim(capsys, argv: list[str]) -> tuple[int, str, str]:
     return e.value.code, out.out, out.err
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("document", [d for d in DOCUMENTS if documented_commands(d)])
 def test_documented_commands_run_in_order(document, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

@@ -57,6 +57,7 @@ def test_the_version_is_one_number_that_the_changelog_names(capsys, small_run):
 
 
 # --- report: Ctrl-C and a full disk, in real processes -------------------------------------------
+@pytest.mark.heavy
 def test_ctrl_c_in_report_advises_no_resume(small_run, tmp_path):
     script = (
         "import sys, time\n"
@@ -82,6 +83,7 @@ def test_ctrl_c_in_report_advises_no_resume(small_run, tmp_path):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.heavy
 def test_a_full_disk_names_the_report_file(small_run, tmp_path):
     """Past the file-size limit (``ulimit -f``: EFBIG, like ENOSPC an error of the write that
     names no file) the one line names the report being written, never "(None)"."""

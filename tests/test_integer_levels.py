@@ -185,6 +185,7 @@ def test_off_step_rule_on_the_command_line_is_one_line(tmp_path, capsys):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and not out.exists()
 
 
+@pytest.mark.heavy
 def test_real_integer_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子: a higher 双夹 threshold (YZ-D1) ends more matches after the first half, so matches
     are shorter; racing shuangjia_threshold = 60, 180, 300 for a short length picks 300, and its

@@ -157,6 +157,7 @@ def test_ladder_writes_the_section_for_both_games(capsys, tmp_path, game, args):
             assert f["verdict"] == "not enough games"
 
 
+@pytest.mark.heavy
 def test_ladder_resumes_to_identical_tables_and_reuses_finished_runs(capsys, tmp_path):
     out = tmp_path / "lad"
     args = ["ladder", "yuanzi", "--levels", "random,greedy", "--games", 300, "--deals", 40]
@@ -206,6 +207,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, args, message):
     assert not out.exists()
 
 
+@pytest.mark.heavy
 def test_a_study_ladder_section_runs_its_sub_runs_and_writes_its_report(capsys, tmp_path):
     study = tmp_path / "s.toml"
     study.write_text(

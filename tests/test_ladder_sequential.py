@@ -57,28 +57,63 @@ def _null_looks(rng, sims: int, looks: int, delta: float, margin: float, se1: fl
     return np.cumsum(batches, axis=1) / k, se1 / np.sqrt(k)
 
 
+def _verdicts(est, se, level: float, margin: float, family: int) -> np.ndarray:
+    """The verdict of every estimate of one look, as :func:`verdicts.judge` gives it, computed
+    for all simulations at once (``est``: one row per family, one column per measure): Holm over
+    the family's p-values, 'clear' below the look's level, else TOST within the margin."""
+    p = 2 * ss.norm.sf(np.abs(est) / se)
+    order = np.argsort(p, axis=1, kind="stable")
+    ranked = np.take_along_axis(p, order, axis=1) * (family - np.arange(family))
+    holm = np.empty_like(p)
+    np.put_along_axis(holm, order, np.minimum(1.0, np.maximum.accumulate(ranked, axis=1)), axis=1)
+    tost = np.maximum(ss.norm.sf((est + margin) / se), ss.norm.cdf((est - margin) / se))
+    return np.where(
+        holm < level, stats.CLEAR, np.where(tost < level, stats.EQUIVALENT, stats.NOT_ENOUGH)
+    )
+
+
 def _wrong_verdicts(est, se, levels, margin, wrong: str, family: int) -> float:
     """Share of families (``family`` null measures judged together per look, Holm over them,
     as the ladder judges its measures) where some look gives some measure the ``wrong``
     verdict at the look's level."""
-    sims, looks = est.shape[0] // family, est.shape[1]
-    hits = 0
-    for s in range(sims):
-        for k in range(looks):
-            found = []
-            for m in range(family):
-                e = float(est[family * s + m, k])
-                p = float(2 * ss.norm.sf(abs(e) / se[k]))
-                found.append(
-                    Finding(
-                        "", "", p, estimate=e, se=float(se[k]), n=100, margin=margin, measure="rate"
-                    )  # fmt: skip
-                )
-            verdicts.judge([("ladder", f) for f in found], None, levels[k])
-            if any(f.verdict == wrong for f in found):
-                hits += 1
-                break
-    return hits / sims
+    looks = est.shape[1]
+    hit = np.zeros(est.shape[0] // family, dtype=bool)
+    for k in range(looks):
+        rows = est[:, k].reshape(-1, family)
+        hit |= (_verdicts(rows, se[k], levels[k], margin, family) == wrong).any(axis=1)
+    return float(hit.mean())
+
+
+def _judged(est, se: float, level: float, margin: float) -> list[str]:
+    """One family's verdicts from the ladder's own verdict code."""
+    found = [
+        Finding(
+            "",
+            "",
+            float(2 * ss.norm.sf(abs(e) / se)),
+            estimate=float(e),
+            se=se,
+            n=100,
+            margin=margin,
+            measure="rate",
+        )  # fmt: skip
+        for e in est
+    ]
+    verdicts.judge([("ladder", f) for f in found], None, level)
+    return [f.verdict for f in found]
+
+
+def test_the_vectorised_verdicts_are_the_ladders_own():
+    """The null-data test below judges 96,000 looks at once; here its array verdicts
+    equal :func:`verdicts.judge`'s, family by family, on estimates that reach every verdict."""
+    rng = np.random.default_rng(5)
+    margin, se, family = 0.01, 0.003, 3
+    est = rng.normal(0.0, 0.01, size=(150, family))
+    for level in (0.05, 0.0079, 0.001):
+        fast = _verdicts(est, se, level, margin, family)
+        slow = [_judged(row, se, level, margin) for row in est]
+        assert fast.tolist() == slow
+        assert {stats.CLEAR, stats.EQUIVALENT, stats.NOT_ENOUGH} <= set(fast.ravel())
 
 
 @pytest.mark.parametrize("kind", ["pocock", "obrien-fleming"])
@@ -87,7 +122,7 @@ def test_repeated_looks_keep_the_error_rate_on_null_data(kind):
     ladders (naive 5 % at every look: far more); with a true change exactly at the margin,
     'stable' at some look in at most ~5 %."""
     rng = np.random.default_rng(23)
-    looks, margin, se1, sims = 8, 0.01, 0.006, 600
+    looks, margin, se1, sims = 8, 0.01, 0.006, 4000
     levels = look_levels(looks, 0.05, kind)
     bound = 0.05 + 3 * math.sqrt(0.05 * 0.95 / sims)
     # 'skill-dependent' is judged with Holm over the measures: the family's error (3 measures)
@@ -133,6 +168,7 @@ def answers(d: Path) -> list[str]:
     return [f["text"] for f in doc["findings"] if f["text"].startswith("Played until decided")]
 
 
+@pytest.mark.heavy
 def test_a_small_budget_stops_with_a_verdict_or_budget_spent_and_is_reproducible(capsys, tmp_path):
     args = [*LADDER, "--until-decided", "--max-games", 120]
     code, out, err = cardsim(capsys, *args, "--out", tmp_path / "a")
@@ -161,6 +197,7 @@ def test_a_small_budget_stops_with_a_verdict_or_budget_spent_and_is_reproducible
     assert looks_of(tmp_path / "a") == looks_of(tmp_path / "b")
 
 
+@pytest.mark.heavy
 def test_a_time_budget_stops_between_looks_and_the_same_command_continues(capsys, tmp_path):
     """--max-minutes that one look already spends: one look, 'budget of time'; the command
     without it continues from look 2 to the same looks and tables as an uninterrupted run."""
@@ -216,6 +253,7 @@ def test_is_scripted_names_the_built_ins_that_do_not_search():
             assert not is_scripted(engine, level), level
 
 
+@pytest.mark.heavy
 def test_scripted_games_give_the_scripted_levels_more_games_and_stay_reproducible(capsys, tmp_path):
     """--scripted-games: the built-in levels that do not search play that many self-play games
     per look, the others (here a user strategy) --games; after k looks every sub-run is the

@@ -198,6 +198,7 @@ def test_study_template_writes_the_example(capsys, tmp_path):
     assert code == 2 and "exists" in err and f.read_text() == "mine"
 
 
+@pytest.mark.heavy
 def test_study_games_makes_a_quick_trial(capsys, tmp_path):
     f = tmp_path / "s.toml"
     f.write_text(STUDY_TEMPLATE)

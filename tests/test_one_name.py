@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 CARDSIM = Path(sys.executable).with_name("cardsim")
 
@@ -22,6 +24,7 @@ print("ok", cardsim.__version__, type(r).__name__)
 """
 
 
+@pytest.mark.heavy
 def test_a_folder_with_sim_analysis_and_kernels_modules_of_its_own(tmp_path):
     for name in ("sim", "analysis", "kernels"):
         (tmp_path / f"{name}.py").write_text(f"raise ImportError('the user file {name}.py')\n")
@@ -39,6 +42,7 @@ def test_a_folder_with_sim_analysis_and_kernels_modules_of_its_own(tmp_path):
     assert rep.returncode == 0 and (tmp_path / "r2.html").exists(), rep.stderr[-2000:]
 
 
+@pytest.mark.heavy
 def test_the_distribution_installs_cardsim_alone(tmp_path):
     out = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],

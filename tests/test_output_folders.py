@@ -100,6 +100,7 @@ strategy = "random"
 """
 
 
+@pytest.mark.heavy
 def test_8_a_second_study_with_force_is_refused_and_the_first_is_intact(tmp_path):
     """The issue's case: the second study --force replaced the first's finished scenario."""
     study, out = tmp_path / "s.toml", tmp_path / "study"
@@ -119,6 +120,7 @@ def test_8_a_second_study_with_force_is_refused_and_the_first_is_intact(tmp_path
     assert rundir.writer_pid(out) is None
 
 
+@pytest.mark.heavy
 def test_8_a_second_ladder_with_force_is_refused_and_the_first_keeps_its_rating(tmp_path):
     out = tmp_path / "lad"
     base = ["ladder", "yuanzi", "--levels", "random,greedy", "--out", out, "--threads", "1"]
@@ -131,6 +133,7 @@ def test_8_a_second_ladder_with_force_is_refused_and_the_first_keeps_its_rating(
     assert (out / "ladder.json").is_file()
 
 
+@pytest.mark.heavy
 def test_8_a_second_tune_with_force_is_refused_and_the_first_finishes(tmp_path):
     """The issue's case: the second --force deleted configs/ and the first crashed."""
     out = tmp_path / "tune"
@@ -217,6 +220,7 @@ def children(pid: int) -> list[int]:
     return out
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "how", ["SIGTERM while the cluster starts", "SIGTERM", "Ctrl-C to the process group"]
 )
@@ -340,6 +344,7 @@ def test_11_verify_checks_checksums_a_report_does_not_read(runs, tmp_path, capsy
 # --- 13. AT-D1: a deal that leaves under 2 cards per player to draw -------------------------
 
 
+@pytest.mark.heavy
 def test_13_run_study_and_tune_warn_of_a_thin_stock(tmp_path, capsys):
     warning = "hand_size 19 × 10 players leaves 14 of the deck's 204 cards to draw"
     base = ["run", "atlas", "--players", "10", "--games", "20", "--threads", "1"]

@@ -62,6 +62,7 @@ def test_api_errors_name_arguments_not_command_line_options(tmp_path, call, word
     assert word in str(err.value) and "--" not in str(err.value)
 
 
+@pytest.mark.heavy
 def test_results_show_themselves_in_a_notebook(tmp_path):
     result = cardsim.run("yuanzi", tmp_path / "r", games=30, seed=1)
     html = result._repr_html_()

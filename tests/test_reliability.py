@@ -110,6 +110,7 @@ def test_1_a_locked_directory_refuses_a_second_writer_and_report_warns(tmp_path)
     assert rundir.writer_pid(out) is None
 
 
+@pytest.mark.heavy
 def test_1_two_concurrent_cardsim_runs_on_one_directory(tmp_path):
     """Two real processes, seeds 1 and 2, one --out: one writes, the other is refused."""
     out = tmp_path / "run"
@@ -219,6 +220,7 @@ def test_3_every_intermediate_state_of_creation_is_reusable(tmp_path, state):
     assert not list(tmp_path.glob(".run.new-*"))
 
 
+@pytest.mark.heavy
 def test_3_kill_9_at_the_moment_of_creation(tmp_path):
     """Real processes killed with SIGKILL as soon as anything of the run appears on disk."""
     ref = tmp_path / "ref"
@@ -255,6 +257,7 @@ def test_3_kill_9_at_the_moment_of_creation(tmp_path):
 # --- 4. what can fail before the first game is checked before anything is written -------------
 
 
+@pytest.mark.heavy
 def test_4_unreachable_scheduler_leaves_nothing(capsys, tmp_path):
     pytest.importorskip("dask.distributed")
     out = tmp_path / "run"
@@ -286,6 +289,7 @@ def _limit_file_size(limit):
     return pre
 
 
+@pytest.mark.heavy
 def test_5_file_size_limit_is_one_line_and_resume_gives_the_uninterrupted_tables(tmp_path):
     ref, out = tmp_path / "ref", tmp_path / "run"
     args = [*RUN, "--games", "1200", "--chunk-size", "400", "--seed", "8"]
@@ -311,6 +315,7 @@ def test_5_file_size_limit_is_one_line_and_resume_gives_the_uninterrupted_tables
     assert not list(out.rglob("*.tmp-*"))
 
 
+@pytest.mark.heavy
 def test_5_disk_full_on_a_small_tmpfs_then_resume(tmp_path):
     """ENOSPC on a real 1 MiB tmpfs (in a private mount namespace), then --resume after
     freeing space gives the uninterrupted tables."""
@@ -383,7 +388,9 @@ def test_5_immutable_directory_during_resume_is_one_line(capsys, tmp_path):
 # --- 7. Ctrl-C / SIGTERM stop a run promptly at any moment, leaving it resumable --------------
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, pytest.param(signal.SIGTERM, marks=pytest.mark.heavy)]
+)
 def test_7_signal_during_a_long_kernel_call_exits_promptly(tmp_path, sig):
     """A chunk of 200,000 games is minutes of kernel work; the signal lands mid-chunk."""
     out = tmp_path / "run"

@@ -29,7 +29,9 @@ def test_plan_chunks_covers_every_game_once():
     assert [c["first"] for c in chunks] == [0, 250, 500, 750, 1000]
 
 
-@pytest.mark.parametrize("chunk_size", [1, 77, 1000, 5000])
+@pytest.mark.parametrize(
+    "chunk_size", [pytest.param(1, marks=pytest.mark.heavy), 77, 1000, 5000]
+)  # 1: 300 parts
 def test_tables_do_not_depend_on_chunk_size(tmp_path, chunk_size):
     cfg = config(games=300)
     runner.run(cfg, tmp_path / "a", chunk_size=300, progress=False, engine=FakeEngine())

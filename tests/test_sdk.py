@@ -327,6 +327,7 @@ def test_strategy_check_of_a_python_atlas_strategy(capsys):
     assert "vs greedy on 10 duplicate deals (2 seat assignments" in out
 
 
+@pytest.mark.heavy
 def test_strategy_check_locates_illegal_answers(capsys):
     """A compiled function (compiled alone, located through the Python engine) and a py: one."""
     for spec, returned in (

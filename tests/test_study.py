@@ -65,6 +65,7 @@ def test_small_study_runs_reports_and_reuses_finished_runs(capsys, tmp_path):
     assert (out / "yz" / "games" / "part-00000.parquet").stat().st_mtime_ns == before
 
 
+@pytest.mark.heavy
 def test_changed_scenario_needs_force(capsys, tmp_path):
     f = tmp_path / "study.toml"
     f.write_text(STUDY)

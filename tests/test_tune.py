@@ -201,6 +201,7 @@ def test_18_budget_too_large_names_budget_and_writes_nothing(tmp_path, capsys):
     assert not out.exists()  # no tune-manifest.json left behind
 
 
+@pytest.mark.heavy
 def test_18_ctrl_c_advises_rerunning_the_command_not_resume(tmp_path):
     """A real `cardsim tune` process, SIGINT mid-rung: the line names what resumes a tune (the
     same command again; tune has no --resume; resuming is test_interrupted_race_resumes…)."""
@@ -239,6 +240,7 @@ def test_cli_bad_objective_is_one_line(tmp_path, capsys):
     assert err.startswith("cardsim: error:") and "Traceback" not in err
 
 
+@pytest.mark.heavy
 def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     """原子 tricks per match: both `pass_only_if_unable=true` and `lead_after_out=partner` shorten
     a match (by about 1.5 tricks each); the race for a short target picks a configuration
@@ -261,6 +263,7 @@ def test_real_winner_confirmed_on_fresh_seeds(tmp_path):
     assert deals == 1500 and diff < 0 and p < 0.001  # clearly shorter on the fresh deals
 
 
+@pytest.mark.heavy
 def test_interrupted_race_resumes_to_the_same_answer(tmp_path):
     kw = dict(
         out=tmp_path / "t",
@@ -327,6 +330,7 @@ def test_a_linked_configs_folder_is_refused_and_kept(tmp_path, capsys):
     assert sorted(str(p.relative_to(kept)) for p in kept.rglob("*")) == before
 
 
+@pytest.mark.heavy
 def test_unplayable_configurations_are_left_out_and_said(tmp_path):
     """AT-D1: 20 cards × 10 players cannot be dealt from a deck without ATLAS cards (198); the
     race leaves that configuration out before playing, says so, and races the others."""

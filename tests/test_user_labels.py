@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 from cardsim.sim.schema import strategy_label
 
@@ -49,6 +50,24 @@ def test_every_spelling_of_one_file_has_one_label(user, tmp_path, monkeypatch):
     assert strategy_label(relative + "@2") == label + "@2"
 
 
+def test_a_user_strategy_runs_through_run_and_compare(user, tmp_path, capsys):
+    """The fast tier's check (docs/testing.md): each kind, through a symlink, plays a run and a
+    duplicate-deal comparison; the tables and the manifest name it by its label."""
+    direct, linked, label, _ = user
+    code, _, err = cardsim(capsys, "run", "yuanzi", "--seat", f"1={linked}", "--games", 8,
+                           "--out", tmp_path / "run", "--quiet")  # fmt: skip
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["games_done"] == 8
+    seats = pl.read_parquet(tmp_path / "run" / "seats" / "*.parquet")
+    assert set(seats.filter(pl.col("seat") == 1)["strategy"].cast(pl.String)) == {label}
+    code, out, err = cardsim(capsys, "compare", "yuanzi", "--strategies", f"random,{direct}",
+                             "--games", 6, "--out", tmp_path / "cmp")  # fmt: skip
+    assert code == 0, err
+    assert label in out and str(ROOT) not in out
+
+
+@pytest.mark.heavy
 def test_a_user_strategy_goes_through_every_command(user, tmp_path, capsys):
     direct, linked, label, games = user
     # compare (through the link) -> report: the report names the label, never the path

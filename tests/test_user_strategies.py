@@ -200,6 +200,7 @@ def test_a_full_table_is_one_line(monkeypatch):
 
 
 # --- the compile cache --------------------------------------------------------------------------
+@pytest.mark.heavy
 def test_a_second_process_loads_the_user_driver_from_the_cache(tmp_path):
     """The user variant compiles once, for every user strategy: a second process with another
     user strategy (a new file) compiles only that function and loads the driver, silently."""

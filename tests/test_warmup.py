@@ -102,6 +102,7 @@ def test_cached_kernels_and_user_strategies_compile_nothing_here(tmp_path, monke
     assert warmup.notice_for(user) is None
 
 
+@pytest.mark.heavy
 def test_a_cached_user_driver_is_announced_by_nothing(tmp_path):
     """Issue 19 #15, a real process: the second run with an unchanged user strategy file says
     nothing about compiling (the first may compile it, and then says so)."""

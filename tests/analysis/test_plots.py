@@ -97,6 +97,7 @@ def test_category_ticks_never_overlap():
             assert a.x1 < b.x0, (a, b)
 
 
+@pytest.mark.heavy
 def test_figures_are_byte_identical_to_matplotlibs_tight_bbox(
     yz_run, yz_cmp_run, at_run, at6_run, monkeypatch
 ):

@@ -26,6 +26,7 @@ def default_study(tmp_path_factory):
     return page, text
 
 
+@pytest.mark.heavy
 def test_the_default_study_report_reads_plainly(default_study):
     page, text = default_study
     assert "**" not in text and "<strong>seat-adjusted expectation</strong>" in page

@@ -159,6 +159,7 @@ def test_pimc_reproducible_and_chunk_independent():
     assert whole.equals(again)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     "deals, rules",
     [

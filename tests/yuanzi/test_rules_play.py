@@ -517,12 +517,18 @@ VARIANTS = [
 
 
 @pytest.mark.parametrize(
-    ("rules", "games"), [(VARIANTS[0], 120), (VARIANTS[1], 50), (VARIANTS[2], 30)]
+    ("rules", "games"),
+    [
+        (VARIANTS[0], range(40)),
+        pytest.param(VARIANTS[0], range(40, 120), marks=pytest.mark.heavy),  # docs/testing.md
+        (VARIANTS[1], range(50)),
+        (VARIANTS[2], range(30)),
+    ],
 )
 def test_invariants_over_random_matches(rules, games):
     assert set(rules) <= set(RULE_DEFAULTS)
     counts = {"shuangjia": 0, "second_half": 0, "one_two": 0}
-    for g in range(games):
+    for g in games:
         deal = deal_from_seed(2024, g, rules)
         checker = Checker(deal, seed=g)
         m = play_match(deal, checker, rules)
