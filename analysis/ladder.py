@@ -40,6 +40,7 @@ levels by rating and names any given out of order (:func:`out_of_order`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,8 +59,8 @@ from scipy import stats as ss
 
 KEY = "ladder"
 TITLE = "Does it hold under stronger play?"
-#: |rating| beyond this (logit scale): the model separates (cardsim.analysis.duplicate.SEPARATION)
-SEPARATION = 8.0
+#: |rating| beyond this (logit scale): the model separates (one threshold, compare's)
+SEPARATION = compare.SEPARATION
 #: the ladder's verdict words for the report's three verdicts
 WORDS = {
     stats.CLEAR: "skill-dependent",
@@ -578,9 +579,11 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     note = ""
     try:
         rt = compare.ratings(run.seats.collect(), game)
-        table = rt.table.rename({"strategy": "level"}).select(
+        names = rt.table["strategy"].to_list()  # the covariance by level name (JSON text)
+        cov = [json.dumps(dict(zip(names, c, strict=True))) for c in rt.cov.tolist()]
+        table = rt.table.rename({"strategy": "level"}).with_columns(pl.Series("cov", cov)).select(
             "level", "rating", pl.col("lo").alias("rating_lo"), pl.col("hi").alias("rating_hi"),
-            "se", pl.lit(rt.units).alias("games_rated"),
+            "se", "finite", "bound", pl.lit(rt.units).alias("games_rated"), "cov",
         )  # fmt: skip
     except (ValueError, np.linalg.LinAlgError) as e:
         table = pl.DataFrame({"level": levels, "rating": [float("nan")] * len(levels)})
@@ -589,9 +592,12 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     table = table.with_columns(pl.col("level").replace_strict(order, default=None).alias("_o"))
     table = table.filter(pl.col("_o").is_not_null()).sort("_o").drop("_o")
     ratings = table["rating"].to_numpy().astype(float)
+    separated = (
+        ~table["finite"].to_numpy() if "finite" in table.columns else np.abs(ratings) > SEPARATION
+    )
     if not np.all(np.isfinite(ratings)):
         x = np.arange(table.height, dtype=float)
-    elif np.any(np.abs(ratings) > SEPARATION):
+    elif np.any(separated):
         rank = np.argsort(np.argsort(ratings, kind="stable"), kind="stable")
         x = rank.astype(float)
         note = (
@@ -667,8 +673,9 @@ def _read_levels(data: LadderData, sec: Section):
             by_rank.append(group)
         rated[group] = rt
         x_of = dict(zip(rt["level"], rt["x"], strict=True))
-        rating_of = {r["level"]: r for r in rt.iter_rows(named=True)}
-        rating_frames.append(rt.select(pl.lit(group).alias("group"), pl.all()))
+        shown = compare.shown_ratings(rt)  # no number for a rating that is not finite
+        rating_frames.append(shown.select(pl.lit(group).alias("group"), pl.all()))
+        rating_of = {r["level"]: r for r in shown.iter_rows(named=True)}
         for level in data.levels:
             run = open_run(data.level_runs[group][level])
             for v in level_values(run):
@@ -695,7 +702,10 @@ def _add_tables(sec, values, trends, rating_frames, one: bool, drop_group: list[
             "Ratings of the levels (conditional logit, logit scale, deal-clustered 95 % CI)",
             ratings.drop([c for c in ("se",) if c in ratings.columns]),
             note="x: where the level sits in the trend (its rating; its rank where the ratings "
-            "separate). A rating difference of 1 multiplies the odds of winning by e ≈ 2.7.",
+            "separate). A rating difference of 1 multiplies the odds of winning by e ≈ 2.7. "
+            "bound: what is known of a rating that is not finite (no number is given for it). "
+            "The JSON's cov: each rating's covariance with every level's.",
+            display=ratings.drop([c for c in ("se", "cov", "finite") if c in ratings.columns]),
             unit="deal",
         )
     )
@@ -789,13 +799,31 @@ def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.Dat
     )
 
 
+def _separated(row: dict) -> bool:
+    """Whether a level's rating is not finite (compare's ``finite`` flag, or beyond ±8)."""
+    if row.get("finite") is not None:
+        return not row["finite"]
+    return abs(row["rating"]) > SEPARATION
+
+
+def _difference_se(ra: dict, rb: dict, a: str, b: str) -> float:
+    """The standard error of rating b − rating a: from the fit's covariance where the ratings
+    table carries it (``cov``, JSON by level), else as if independent (conservative)."""
+    se_a, se_b = (float(r.get("se") or 0.0) for r in (ra, rb))
+    cov_ab = 0.0
+    if ra.get("cov"):
+        cov_ab = float(json.loads(ra["cov"]).get(b, 0.0))
+    return math.sqrt(max(se_a**2 + se_b**2 - 2 * cov_ab, 0.0))
+
+
 def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str, bool]:
     """The levels ordered by their rating (lowest first; the given order where ratings are
     missing or tie) and a sentence naming every pair given in the wrong order — a level listed
     before another but rated above it — with the rating difference and whether that is clear
-    (its 95 % interval excludes 0) or within noise. The interval of a difference takes the two
-    ratings as independent (their covariance is not kept), which is conservative for "clear";
-    against the reference level (rating 0 by definition) it is exact. ``""`` when in order.
+    (its 95 % interval excludes 0) or within noise. The interval of a difference uses the
+    rating fit's covariance of the two (the ``cov`` column :func:`level_ratings` writes; without
+    it, the two are taken as independent, which is conservative for "clear"). ``""`` when in
+    order.
     The flag: whether the levels could be ordered by rating (all rated, finite)."""
     if ratings is None or ratings.height == 0 or "rating" not in ratings.columns:
         return list(levels), "", False
@@ -808,15 +836,14 @@ def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[
     parts = []
     for i, a in enumerate(levels):
         for b in levels[i + 1 :]:
-            if rating[a] > rating[b] and max(abs(rating[a]), abs(rating[b])) > SEPARATION:
+            if rating[a] > rating[b] and (_separated(r[a]) or _separated(r[b])):
                 parts.append(
                     f"{b} rated below {a} — clearly weaker (the ratings separate: no finite "
                     "rating, one level won almost every game)"
                 )
             elif rating[a] > rating[b]:
                 d = rating[b] - rating[a]
-                se_a, se_b = (float(r[lv].get("se") or 0.0) for lv in (a, b))
-                se = math.sqrt(se_a**2 + se_b**2)
+                se = _difference_se(r[a], r[b], a, b)
                 lo, hi = d - z * se, d + z * se
                 clear = hi < 0
                 parts.append(

@@ -472,7 +472,7 @@ def _sequential_defaults(test_spec, delta, alpha, beta) -> tuple[float, float, f
 
 def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
     """The pairwise differences and the ratings of a finished comparison (text or --json)."""
-    from cardsim.analysis.compare import pairwise, ratings
+    from cardsim.analysis.compare import pairwise, rating_text, ratings, shown_ratings
     from cardsim.analysis.stopping import scan_finished
 
     seats = scan_finished(Path(out), "seats", result.manifest)
@@ -487,7 +487,7 @@ def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
                 "deals": int(result.manifest.get("games_done", result.games_done)),
                 "stopped_by": result.stopped_by,
                 "pairwise": pw.to_dicts(),
-                "ratings": rt.table.sort("rating", descending=True).to_dicts(),
+                "ratings": shown_ratings(rt.table.sort("rating", descending=True)).to_dicts(),
                 "position": rt.position.to_dicts(),
             }
         )
@@ -504,10 +504,9 @@ def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
             f"{r['unpaired_hi']:+.4f}] = {r['equivalent_unpaired_games']:,.0f} unpaired games"
         )
     rt = ratings(seats.collect(), game)
-    ref = rt.table["strategy"][0]  # fixed at 0: it has no interval
     for r in rt.table.sort("rating", descending=True).iter_rows(named=True):
-        where = "(the reference)" if r["strategy"] == ref else f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
-        click.echo(f"rating {r['strategy']:<12} {r['rating']:+.3f} {where}")
+        ref = r["rating"] == 0 and r["se"] == 0  # fixed at 0: it has no interval
+        click.echo(f"rating {r['strategy']:<12} {rating_text(r, 3, reference=ref)}")
 
 
 @cli.command("study")
