@@ -797,8 +797,21 @@ def _suggested_foldover(spec: DesignSpec, terms, out_measures) -> list:
         for t in terms
         if t.name == e.term
     ]
+    if not separate and not spec.foldover and _mains_all_aliased(spec, terms):
+        # resolution III, every main effect aliased with a two-factor interaction: the full
+        # fold-over (resolution IV) frees them all (issue 45 item 9)
+        separate = [w for w in defining_words(spec) if _popcount(w) == 3]
     suggested = choose_foldover(spec, separate) if separate and not spec.foldover else []
     return suggested
+
+
+def _mains_all_aliased(spec: DesignSpec, terms) -> bool:
+    """Whether every main effect of a fraction is aliased with a two-factor interaction."""
+    if not spec.fraction or design_resolution(spec) != 3:
+        return False
+    return all(
+        any(_popcount(m) == 2 for m in alias_chain(spec, t.factors)) for t in terms if t.order == 1
+    )
 
 
 def _factors_of(term: str) -> list[str]:
@@ -866,6 +879,13 @@ def answers(result: FactorialResult) -> list[str]:
         lines.append(
             f"{label} (per {unit}) is {value:g} in every {unit} of every cell: no option changes it."
         )
+    confounded = any(e.confounded for mr in result.measures for e in mr.effects)
+    if result.suggested_foldover and not confounded:
+        lines.append(
+            f"Resolution III: every main effect is aliased with a two-factor interaction; the "
+            f"fold-over on {', '.join(result.suggested_foldover)} separates them"
+            + (f" ({result.foldover_file})." if result.foldover_file else ".")
+        )
     return lines
 
 
@@ -915,7 +935,8 @@ def _unsure_text(mr: MeasureResult, unsure: list[Effect], margin: float) -> str:
             e = max(far, key=lambda x: x.deals_to_detect)
             text += (
                 f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
-                f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
+                f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power (unadjusted: a "
+                "two-sided 5 % test, if the observed effect is the true one; Holm needs more)"
                 + (
                     f" ({len(far)} terms are not well inside the margin; this is the "
                     "one needing most)"
@@ -968,7 +989,7 @@ def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
                 f" (≈{e.deals_needed:,.0f} deals per cell to show equivalence if it is 0"
                 + (
                     f"; ≈{e.deals_to_detect:,.0f} to detect the observed "
-                    f"{_fmt_size(e, mr)} at 80 % power)"
+                    f"{_fmt_size(e, mr)} at 80 % power, unadjusted)"
                     if math.isfinite(e.deals_to_detect)
                     else ")"
                 )
@@ -1051,12 +1072,17 @@ def _foldover_html(result: FactorialResult) -> list[str]:
         if result.foldover_file
         else ""
     )
+    what = (
+        "separates the clear-but-aliased terms from the interactions they are aliased with"
+        if any(e.confounded for mr in result.measures for e in mr.effects)
+        else "frees every main effect from the two-factor interactions this resolution III "
+        "fraction aliases it with (resolution IV or better)"
+    )
     return [
         "<h2>Separating the aliased terms</h2><p>The fold-over on "
         f"{html.escape(fold)} (the same cells with "
         f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
-        "switched to its other level) separates the clear-but-aliased terms from the "
-        f"interactions they are aliased with.{where}</p>"
+        f"switched to its other level) {what}.{where}</p>"
     ]
 
 

@@ -525,9 +525,9 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
     """The finding's sentence for its verdict (and the table's ``verdict`` word)."""
     pre = f"{r['group']}: " if r["group"] else ""
     kind = r["kind"]
-    ends = (
-        f"{_level_value(kind, r['key'], r['value_lowest'])} at {r['lowest']} to "
-        f"{_level_value(kind, r['key'], r['value_highest'])} at {r['highest']}"
+    ends = (  # by rating, not by value: the answer line gives the smallest and largest
+        f"{_level_value(kind, r['key'], r['value_lowest'])} at {r['lowest']} (lowest rated) to "
+        f"{_level_value(kind, r['key'], r['value_highest'])} at {r['highest']} (highest rated)"
     )
     change = (
         (
@@ -878,8 +878,10 @@ def answer_line(
             hi = _level_value(r["kind"], r["key"], r["max_value"])
             shape = "; the levels differ, not along a line" if _no_line(r) else ""
             trend.append(
-                f"{r['measure']} ({lo} at {r['min_level']} to {hi} at {r['max_level']}; "
-                f"fitted change {_value(r['kind'], r['change'], True)}{shape})"
+                f"{r['measure']} (smallest {lo} at {r['min_level']}, largest {hi} at "
+                f"{r['max_level']}; "
+                f"fitted change from the lowest- to the highest-rated level "
+                f"{_value(r['kind'], r['change'], True)}{shape})"
             )
         elif r["verdict"] == WORDS[stats.EQUIVALENT]:
             stable.append(r["measure"])

@@ -80,6 +80,8 @@ class Finding:
     #: well inside the margin (issue 19: "needed" alone assumes a true difference of 0)
     needed_detect: float | None = None
     answer: bool = False  # one of the report's Answers (shown first)
+    #: the level the verdict was judged at (a sequential ladder look's share of alpha)
+    level: float | None = None
 
     def __post_init__(self) -> None:
         if self.pvalue is None and self.kind == QUESTION:
