@@ -968,7 +968,8 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
     default=None,
     help="Also write every number of the report as JSON to this file.",
 )
-def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
+@click.option("--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+def report_cmd(run_dirs, out, fmt, json_out, margins, quiet) -> None:
     """Write a balance report for one or more run directories of the same game.
 
     Example: cardsim report runs/yz --out reports/yz.html
@@ -981,6 +982,8 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
     )
     for w in result.warnings:
         click.echo(f"cardsim: warning: {w}", err=True)
+    if quiet:
+        return
     click.echo(f"report written to {result.out}", err=True)
     if result.json_out:
         click.echo(f"numbers written to {result.json_out}", err=True)
