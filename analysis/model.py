@@ -266,14 +266,15 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
                     s = s.replace("] ", "]")
                 else:
                     s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
-            cells.append(_points(s, c) if pct else s)
+            cells.append(_points(s, c, pct))
         rows.append(cells)
     return header_row, rows
 
 
-def _points(cell: str, col: str) -> str:
+def _points(cell: str, col: str, pct: bool) -> str:
     """A share cell of a "(pp)" column (percentage points) without its "%"."""
-    return cell.replace(" %", "") if header(col.split(" · ")[0]).endswith("(pp)") else cell
+    pp = pct and header(col.split(" · ")[0]).endswith("(pp)")
+    return cell.replace(" %", "") if pp else cell
 
 
 @dataclass
