@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from cardsim.analysis import compare, duplicate, plots, seats, stats, verdicts
-from cardsim.analysis.exprs import clustered_rate_table, deal_cluster
+from cardsim.analysis.exprs import clustered_rate_table, deal_cluster, mean_sd
 from cardsim.analysis.facts import facts as facts_of
 from cardsim.analysis.io import Run, open_run
 from cardsim.analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
@@ -131,14 +131,7 @@ def clustered_mean(lf: pl.LazyFrame, value: pl.Expr, cluster: list[str] | None) 
     normal 95 % interval."""
     y = value.cast(pl.Float64)
     if cluster is None:
-        r = (
-            lf.select(y.alias("y"))
-            .drop_nulls("y")
-            .select(n=pl.len(), mean=pl.col("y").mean(), sd=pl.col("y").std())
-            .collect()
-            .row(0, named=True)
-        )
-        n, mean, sd = int(r["n"]), r["mean"], r["sd"]
+        n, mean, sd = mean_sd(lf, value)  # order-exact (issue 45 item 11)
         if n < 2 or mean is None or sd is None:
             return {"estimate": mean, "se": float("nan"), "lo": float("nan"), "hi": float("nan"),
                     "n": n}  # fmt: skip

@@ -2,9 +2,12 @@
 
 from types import SimpleNamespace
 
+import polars as pl
 import pytest
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.games import get_engine
+
+import cardsim
 
 
 def test_engine_unknown_strategy_suggests_the_close_name():
@@ -15,3 +18,21 @@ def test_engine_unknown_strategy_suggests_the_close_name():
         atlas.seat_ids(config)
     with pytest.raises(CardsimError, match="did you mean 'greedy'"):
         get_engine("yuanzi").strategy_ids(("gready",) * 4)
+
+
+def test_every_part_carries_every_enum_category(tmp_path):
+    """issue 45 item 10: a part's Enum columns carry their full category list, not only the
+    values present (pandas saw 6 of 8 ``end`` values): read back with pyarrow (as pandas does)."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    run = tmp_path / "r"
+    cardsim.run("atlas", run, games=12, seed=1)
+    part = run / "games" / "part-00000.parquet"
+    schema = pl.read_parquet_schema(part)
+    ends = pl.read_parquet(part)["end"]
+    assert ends.n_unique() < len(schema["end"].categories)  # some `end` values absent here
+    table = pq.read_table(part)
+    enums = [n for n, d in schema.items() if isinstance(d, pl.Enum)]
+    assert "end" in enums
+    for name in enums:
+        for chunk in table.column(name).chunks:
+            assert chunk.dictionary.to_pylist() == list(schema[name].categories), name
