@@ -36,3 +36,36 @@ def test_every_part_carries_every_enum_category(tmp_path):
     for name in enums:
         for chunk in table.column(name).chunks:
             assert chunk.dictionary.to_pylist() == list(schema[name].categories), name
+
+
+def test_docs_list_the_atlas_decision_constants_in_full():
+    """issue 45 item 10: docs/strategies.md lists every decision constant a ``py:`` ATLAS
+    strategy compares ``dtype`` with, with its value (``SELF`` was guessed for ``SELF_MELD``)."""
+    import re
+    from pathlib import Path
+
+    from cardsim.sim.rules import atlas as ref
+
+    text = (Path(__file__).parents[1] / "docs" / "strategies.md").read_text()
+    rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (\d) \|", text, re.M))
+    assert len(rows) == len(ref.DECISION_NAMES) == 6
+    for name, value in rows.items():
+        assert getattr(ref, name) == int(value), name
+
+
+@pytest.mark.heavy
+def test_strategy_check_stops_at_the_first_exception():
+    """issue 45 item 10: a ``py:`` strategy using an undefined constant failed every decision of
+    every game (132 s) before the report; the check stops at its first exception."""
+    from pathlib import Path
+
+    from cardsim.workflows.strategy_check import check
+
+    spec = Path(__file__).parent / "user_strategy_files" / "undefined_constant.py"
+    lines: list[str] = []
+    code = check("atlas", f"py:{spec}:choose", games=3, echo=lines.append)
+    assert code == 1
+    stopped = [x for x in lines if "STOPPED at the first exception" in x]
+    assert len(stopped) == 1 and "game 0, decision 0" in stopped[0]
+    assert "has no attribute 'SELF'" in stopped[0]
+    assert not any(x.startswith("vs ") for x in lines)  # no comparison
