@@ -244,10 +244,17 @@ def _nav(report, idp: str = "") -> list[tuple[str, str]]:
 def html_text(report) -> str:
     """The report as one self-contained HTML page (template ``report.html.j2``)."""
     title = f"cardsim balance report — {game_title(report.game)}"
-    games = sum(r.games_done for r in report.runs)
+    from cardsim.analysis.report import played_text
+
+    runs = report.runs
+    played = (
+        f"{sum(r.games_done for r in runs):,} games"
+        if len(runs) > 1 and not any(r.is_comparison for r in runs)
+        else "; ".join(played_text(r) for r in runs)
+    )
     sub = (
-        f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {games:,} "
-        f"games · generated {report.generated} by cardsim {report.version}"
+        f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {played} "
+        f"· generated {report.generated} by cardsim {report.version}"
     )
     return (
         _env()

@@ -69,3 +69,19 @@ def test_strategy_check_stops_at_the_first_exception():
     assert len(stopped) == 1 and "game 0, decision 0" in stopped[0]
     assert "has no attribute 'SELF'" in stopped[0]
     assert not any(x.startswith("vs ") for x in lines)  # no comparison
+
+
+def test_compare_header_counts_deals_and_rounds(tmp_path):
+    """issue 45 item 10: the report of a comparison said "4,000 games" for 4,000 deals played
+    in 4 seat assignments (16,000 rounds): it says deals, assignments and rounds."""
+    from cardsim.analysis.io import open_run
+    from cardsim.analysis.report import config_section
+
+    out = tmp_path / "c"
+    cardsim.compare("atlas", ["random", "greedy", "careful"], out, games=5,
+                    rules={"rounds": 2})  # fmt: skip
+    run = open_run(out)
+    sec = config_section([run], ["c"], [])
+    cell = sec.tables[0].df["games"][0]
+    a = len(run.assignments)  # 4 seats: the 3 strategies rotated over 4 assignments
+    assert cell == f"5 of 5 deals × {a} seat assignments = {5 * a} games, {10 * a} rounds"
