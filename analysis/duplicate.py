@@ -200,6 +200,11 @@ def _add_pair_findings(sec: Section, pw: pl.DataFrame, pre: str, offset: int) ->
         )
 
 
+def _is_reference(col: str) -> pl.Expr:
+    """The model's reference row (fixed at 0 with SE 0): shown as "reference" (issue 45 item 10)."""
+    return ((pl.col(col) == 0) & (pl.col("se") == 0)).fill_null(False).alias("reference")
+
+
 def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The rating model's finding, note and figure; its rating and position tables."""
     ordered = rt.table.sort("rating", descending=True)
@@ -212,6 +217,7 @@ def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.Da
         "wins",
         "played",
         "bound",
+        _is_reference("rating"),
     )
     position = rt.position.select(
         "position",
@@ -219,6 +225,7 @@ def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.Da
         pl.col("lo").alias("effect_lo"),
         pl.col("hi").alias("effect_hi"),
         "se",
+        _is_reference("effect"),
     )
     # the reference (0, no interval): the first strategy, or the first with a finite rating
     ref = rt.table.filter((pl.col("rating") == 0) & (pl.col("se") == 0))["strategy"][0]

@@ -577,6 +577,7 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
         table = rt.table.rename({"strategy": "level"}).with_columns(pl.Series("cov", cov)).select(
             "level", "rating", pl.col("lo").alias("rating_lo"), pl.col("hi").alias("rating_hi"),
             "se", "finite", "bound", pl.lit(rt.units).alias("games_rated"), "cov",
+            ((pl.col("rating") == 0) & (pl.col("se") == 0)).alias("reference"),  # issue 45 item 10
         )  # fmt: skip
     except (ValueError, np.linalg.LinAlgError) as e:
         table = pl.DataFrame({"level": levels, "rating": [float("nan")] * len(levels)})

@@ -216,7 +216,10 @@ HEADERS = {
 }
 #: Columns kept in the JSON but not shown in the HTML / Markdown tables (width).
 HIDDEN = {"se", "var", "bonferroni", "bonferroni_lo", "bonferroni_hi", "unpaired",
-          "unpaired_lo", "unpaired_hi"}  # fmt: skip
+          "unpaired_lo", "unpaired_hi", "reference"}  # fmt: skip
+#: a row whose hidden ``reference`` column is true is the model's reference (its value fixed
+#: at 0, no interval): its interval cells read "reference", not "0 [0, 0]" (issue 45 item 10)
+REFERENCE = "reference"
 
 
 def header(col: str) -> str:
@@ -246,10 +249,14 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
         for c in cols
     ]
     rows = []
-    for rec in df.iter_rows(named=True):
+    ref = table.df["reference"].to_list() if "reference" in table.df.columns else None
+    for i, rec in enumerate(df.iter_rows(named=True)):
         cells = []
         for c in cols:
             v = rec[c]
+            if ref is not None and ref[i] and f"{c}_lo" in rec and f"{c}_hi" in rec:
+                cells.append(REFERENCE)
+                continue
             pct = c in table.percent or c.split(" · ")[0] in table.percent
             is_p = c == "p" or c.startswith("p_")
             if is_p:

@@ -85,3 +85,22 @@ def test_compare_header_counts_deals_and_rounds(tmp_path):
     cell = sec.tables[0].df["games"][0]
     a = len(run.assignments)  # 4 seats: the 3 strategies rotated over 4 assignments
     assert cell == f"5 of 5 deals × {a} seat assignments = {5 * a} games, {10 * a} rounds"
+
+
+def test_reference_rows_read_reference(tmp_path):
+    """issue 45 item 10: the rating model's reference strategy and position 0 are fixed at 0:
+    their rows read "reference", not "0 [0, 0]"."""
+    from cardsim.analysis.model import display_rows
+    from cardsim.analysis.report import build_report
+
+    out = tmp_path / "c"
+    cardsim.compare("atlas", ["greedy", "careful"], out, games=30, seed=2)
+    report = build_report([out], only={"duplicate"})
+    tables = {t.key: t for s in report.sections for t in s.tables}
+    for key, col in (("ratings", "rating"), ("position", "effect")):
+        head, rows = display_rows(tables[key])
+        j = next(i for i, h in enumerate(head) if h.startswith(col))
+        cells = [r[j] for r in rows]
+        assert cells.count("reference") == 1, (key, cells)
+        assert not any(c.startswith("0 [0, 0]") or c == "0.00 [0.00, 0.00]" for c in cells)
+        assert "reference" not in head  # the marker column itself is hidden
