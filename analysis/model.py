@@ -231,6 +231,20 @@ def header(col: str) -> str:
     return HEADERS.get(col, col.replace("_", " "))
 
 
+def words(df: pl.DataFrame, col: str, names: dict[str, str] | None = None) -> pl.DataFrame:
+    """``df`` with the snake_case labels of ``col`` in words for the HTML / Markdown tables
+    (``names``, else underscores as spaces: ``last_card_draw`` → ``last card draw``); the JSON
+    keeps the names (issue 45 item 10)."""
+    if col not in df.columns:
+        return df
+    names = names or {}
+    return df.with_columns(
+        pl.col(col)
+        .cast(pl.String)
+        .map_elements(lambda v: names.get(v, v.replace("_", " ")), return_dtype=pl.String)
+    )
+
+
 def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
     """Header and formatted cells of a table (interval columns merged into their estimate)."""
     df = table.df.drop([c for c in table.df.columns if c in HIDDEN])

@@ -20,12 +20,24 @@ from cardsim.analysis.exprs import (
     rate_sums,
     summary_from_counts,
 )
-from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+from cardsim.analysis.model import (
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    fmt_num,
+    prefix,
+    stack,
+    words,
+)
 
 #: unit of each table: what one counted row is
 UNITS = {"summary": "half"}
 KEY = "yuanzi_bombs"
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
+#: the kinds in words (tables; the JSON keeps the names)
+KIND_WORDS = {"dao_bombs": "刀 bombs", "hydrogens": "hydrogen bombs"}
 
 
 def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
@@ -147,7 +159,10 @@ def section(items: list[RunData]) -> Section:
             for k in more
         ]
     summ = stack(items, f"{KEY}.summary")
-    sec.tables.append(Table("summary", "Bomb-class plays per half", summ, ("share",)))
+    sec.tables.append(
+        Table("summary", "Bomb-class plays per half", summ, ("share",),
+              display=words(summ, "kind", KIND_WORDS))
+    )  # fmt: skip
     if rows:
         sec.tables.append(
             Table(
@@ -155,6 +170,7 @@ def section(items: list[RunData]) -> Section:
                 "Match win rate of the team that played more of them in the first half",
                 pl.concat(rows),
                 ("rate",),
+                display=words(pl.concat(rows), "kind", KIND_WORDS),
             )
         )
     else:

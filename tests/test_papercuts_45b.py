@@ -104,3 +104,47 @@ def test_reference_rows_read_reference(tmp_path):
         assert cells.count("reference") == 1, (key, cells)
         assert not any(c.startswith("0 [0, 0]") or c == "0.00 [0.00, 0.00]" for c in cells)
         assert "reference" not in head  # the marker column itself is hidden
+
+
+def _shown(table) -> tuple[list[str], list[list[str]]]:
+    from cardsim.analysis.model import Table, display_rows
+
+    df = table.display if table.display is not None else table.df
+    return display_rows(Table(table.key, table.title, df, table.percent))
+
+
+def test_no_filler_rows_and_words_not_snake_case(tmp_path):
+    """issue 45 item 10: a share of nothing ("0.0 % ± 2.3 % of rounds end with no winner and
+    0.0 % ± 2.3 % hit the turn cap") is no Answer and an end no round reached no table row;
+    labels are words ("last card paired by a draw", not ``last_card_draw``; the headline
+    measures by their label, not ``first_side_wins``); the JSON keeps every row and name."""
+    from cardsim.analysis.report import build_report
+
+    cardsim.run("atlas", tmp_path / "r", games=30, seed=1)
+    report = build_report([tmp_path / "r"], only={"atlas_end", "measures"})
+    ends = report.runs[0].games.select("end").collect()["end"].cast(pl.String)
+    assert "no_winner" not in ends.to_list() and "turn_cap" not in ends.to_list()
+    texts = [f.text for _, f in report.findings]
+    assert not any("no winner" in t or "turn cap" in t for t in texts), texts
+    tables = {t.key: t for s in report.sections for t in s.tables}
+    head, rows = _shown(tables["ends"])
+    assert len(rows) == ends.n_unique() and not any(r[1] == "0" for r in rows)
+    assert all("_" not in r[0] for r in rows)
+    assert tables["ends"].df.height == 8  # the JSON: every end, zero-filled
+    head, rows = _shown(tables["table"])
+    assert "measure" not in head and all("_" not in r[0] for r in rows)
+    notes = [n for s in report.sections for n in s.notes]
+    assert any("never seen (0 rounds each)" in n and "no winner" in n for n in notes)
+
+
+def test_yuanzi_bomb_kinds_in_words(tmp_path):
+    """issue 45 item 10: the bombs table says "刀 bombs", not ``dao_bombs``."""
+    from cardsim.analysis.report import build_report
+
+    cardsim.run("yuanzi", tmp_path / "y", games=10, seed=1)
+    report = build_report([tmp_path / "y"], only={"yuanzi_bombs"})
+    table = next(t for s in report.sections for t in s.tables if t.key == "summary")
+    _head, rows = _shown(table)
+    kinds = {r[1] for r in rows}
+    assert "刀 bombs" in kinds and not any("_" in k for k in kinds)
+    assert "dao_bombs" in table.df["kind"].to_list()  # the JSON keeps the name
