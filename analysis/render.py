@@ -102,6 +102,8 @@ def _p_text(f: Finding) -> str:
         return f" (p {_fmt_p(f.pvalue)}, outside the family)"
     if f.pvalue is None or f.p_adjusted is None:
         return ""
+    if f.verdict == verdicts.stats.EQUIVALENT:  # one p-value: the text's TOST p (issue 45 item 10)
+        return ""
     return f" (Holm-adjusted p {_fmt_p(f.p_adjusted)})"
 
 

@@ -118,7 +118,10 @@ def text(f: Finding) -> str:
         return f.clear
     base = f.unclear or f.clear
     if f.verdict == stats.EQUIVALENT:
-        return f"{base} Equivalent within {_margin_text(f)} (TOST {_p(f.p_tost)})."
+        return (
+            f"{base} Equivalent within {_margin_text(f)} (TOST {_p(f.p_tost)}: the larger p of "
+            "the two one-sided tests against the margin)."
+        )
     tell = f"Not enough games to tell{_level_text(f)}"
     if f.needed is not None and math.isfinite(f.needed):
         unit = plural(f.unit) if f.unit else "games"

@@ -148,3 +148,20 @@ def test_yuanzi_bomb_kinds_in_words(tmp_path):
     kinds = {r[1] for r in rows}
     assert "刀 bombs" in kinds and not any("_" in k for k in kinds)
     assert "dao_bombs" in table.df["kind"].to_list()  # the JSON keeps the name
+
+
+def test_an_equivalent_verdict_prints_one_p_value_the_tost_one():
+    """issue 45 item 10: "Equivalent within ±1 point (TOST p = 0.000). (Holm-adjusted p =
+    1.000)" printed two p-values; one is left, and it says it is the TOST one."""
+    import re
+
+    from cardsim.analysis import render, verdicts
+    from cardsim.analysis.model import Finding
+
+    f = Finding("a differs", "a vs b: +0.05 ± 0.3 points.", pvalue=0.9, estimate=0.0005,
+                se=0.001, n=40_000, margin=0.01, measure="rate", unit="round")  # fmt: skip
+    verdicts.judge([("s", f)])
+    assert f.verdict == "equivalent"
+    line = f.text + render._p_text(f)
+    assert len(re.findall(r"\bp [=<]", line)) == 1, line
+    assert "TOST p" in line and "Holm" not in line
