@@ -85,6 +85,25 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     return {"ends": ends(run.games), "players": by_players(run.games, run.players)}
 
 
+def _no_winner_answers(items: list[RunData]) -> list[Finding]:
+    """Per run the no-winner and turn-cap shares, as an Answer: only the ones that happened (a
+    share of nothing is no answer, issue 45 item 10)."""
+    out = []
+    for it in items:
+        e = {r["end"]: r for r in it.get(f"{KEY}.ends").iter_rows(named=True)}
+        said = [
+            f"{pm(r['rate'], r['rate_lo'], r['rate_hi'])} of rounds {what}"
+            for r, what in (
+                (e["no_winner"], "end with no winner"),
+                (e["turn_cap"], "hit the turn cap"),
+            )
+            if r["k"] > 0
+        ]
+        if said:
+            out.append(Finding(f"{prefix(items, it)}{' and '.join(said)}.", answer=True))
+    return out
+
+
 def section(items: list[RunData]) -> Section:
     sec = Section(
         KEY,
@@ -120,18 +139,7 @@ def section(items: list[RunData]) -> Section:
             ),
         )
     )
-    for it in items:
-        e = {r["end"]: r for r in it.get(f"{KEY}.ends").iter_rows(named=True)}
-        said = [
-            f"{pm(r['rate'], r['rate_lo'], r['rate_hi'])} of rounds {what}"
-            for r, what in (
-                (e["no_winner"], "end with no winner"),
-                (e["turn_cap"], "hit the turn cap"),
-            )
-            if r["k"] > 0  # a share of nothing is no answer (issue 45 item 10)
-        ]
-        if said:
-            sec.findings.append(Finding(f"{prefix(items, it)}{' and '.join(said)}.", answer=True))
+    sec.findings.extend(_no_winner_answers(items))
     if len(items) > 1:
         rows = []
         for it in items:

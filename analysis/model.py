@@ -265,31 +265,34 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
     rows = []
     ref = table.df["reference"].to_list() if "reference" in table.df.columns else None
     for i, rec in enumerate(df.iter_rows(named=True)):
-        cells = []
-        for c in cols:
-            v = rec[c]
-            if ref is not None and ref[i] and f"{c}_lo" in rec and f"{c}_hi" in rec:
-                cells.append(REFERENCE)
-                continue
-            pct = c in table.percent or c.split(" · ")[0] in table.percent
-            is_p = c == "p" or c.startswith("p_")
-            if is_p:
-                s = fmt_p(v)
-            elif pct:
-                s = fmt_pct(v, _digits_for(df, c))
-            else:
-                s = fmt_num(v)
-            if f"{c}_lo" in rec and f"{c}_hi" in rec:
-                lo, hi = rec[f"{c}_lo"], rec[f"{c}_hi"]
-                if pct:
-                    d = _digits_for(df, c)
-                    s += f" [{fmt_pct(lo, d)}, {fmt_pct(hi, d)}]".replace(" %", "")
-                    s = s.replace("] ", "]")
-                else:
-                    s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
-            cells.append(_points(s, c, pct))
-        rows.append(cells)
+        is_ref = ref is not None and bool(ref[i])
+        rows.append([_cell(table, df, rec, c, is_ref) for c in cols])
     return header_row, rows
+
+
+def _cell(table: Table, df: pl.DataFrame, rec: dict, c: str, is_ref: bool) -> str:
+    """One formatted cell: the value with its interval merged (``reference`` for the model's
+    reference row, issue 45 item 10)."""
+    v = rec[c]
+    interval = f"{c}_lo" in rec and f"{c}_hi" in rec
+    if is_ref and interval:
+        return REFERENCE
+    pct = c in table.percent or c.split(" · ")[0] in table.percent
+    if c == "p" or c.startswith("p_"):
+        s = fmt_p(v)
+    elif pct:
+        s = fmt_pct(v, _digits_for(df, c))
+    else:
+        s = fmt_num(v)
+    if interval:
+        lo, hi = rec[f"{c}_lo"], rec[f"{c}_hi"]
+        if pct:
+            d = _digits_for(df, c)
+            s += f" [{fmt_pct(lo, d)}, {fmt_pct(hi, d)}]".replace(" %", "")
+            s = s.replace("] ", "]")
+        else:
+            s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
+    return _points(s, c, pct)
 
 
 def _points(cell: str, col: str, pct: bool) -> str:

@@ -138,21 +138,10 @@ def section(items: list[RunData]) -> Section:
     )
     rows = []
     for it in items:
-        s = it.get(f"{KEY}.summary")
-        it.data[f"{KEY}.summary"] = mean_ci(s).select(
-            "half",
-            "kind",
-            "n",
-            "mean",
-            "mean_lo",
-            "mean_hi",
-            "sd",
-            "max",
-            "halves_with",
-            "share",
-            "share_lo",
-            "share_hi",
-        )
+        it.data[f"{KEY}.summary"] = mean_ci(it.get(f"{KEY}.summary")).select(
+            "half", "kind", "n", "mean", "mean_lo", "mean_hi", "sd", "max", "halves_with",
+            "share", "share_lo", "share_hi",
+        )  # fmt: skip
         more = [k for k in it.data if k.startswith(f"{KEY}.more_")]
         rows += [
             it.get(k).select(*([pl.lit(it.label).alias("run")] if len(items) > 1 else []), pl.all())
