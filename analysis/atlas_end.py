@@ -18,9 +18,21 @@ from cardsim.analysis.model import (
     pm,
     prefix,
     stack,
+    words,
 )
 from cardsim.kernels.atlas.encoding import END_NAMES  # protocol §6 end codes, in order
 
+#: the protocol §6 end names in words (tables and notes; the JSON keeps the names)
+END_WORDS = {
+    "claim": "a winning claim",
+    "self_meld": "a self-meld",
+    "last_card_draw": "last card paired by a draw",
+    "last_card_claim": "last card paired by a claim",
+    "action_card": "a last action card",
+    "no_winner": "no winner",
+    "turn_cap": "the turn cap",
+    "last_discard": "a last discard (variant)",
+}
 #: unit of each table: what one counted row is
 UNITS = {"ends": "round", "players": "run"}
 KEY = "atlas_end"
@@ -73,6 +85,25 @@ def queries(run) -> dict[str, pl.LazyFrame]:
     return {"ends": ends(run.games), "players": by_players(run.games, run.players)}
 
 
+def _no_winner_answers(items: list[RunData]) -> list[Finding]:
+    """Per run the no-winner and turn-cap shares, as an Answer: only the ones that happened (a
+    share of nothing is no answer, issue 45 item 10)."""
+    out = []
+    for it in items:
+        e = {r["end"]: r for r in it.get(f"{KEY}.ends").iter_rows(named=True)}
+        said = [
+            f"{pm(r['rate'], r['rate_lo'], r['rate_hi'])} of rounds {what}"
+            for r, what in (
+                (e["no_winner"], "end with no winner"),
+                (e["turn_cap"], "hit the turn cap"),
+            )
+            if r["k"] > 0
+        ]
+        if said:
+            out.append(Finding(f"{prefix(items, it)}{' and '.join(said)}.", answer=True))
+    return out
+
+
 def section(items: list[RunData]) -> Section:
     sec = Section(
         KEY,
@@ -82,7 +113,16 @@ def section(items: list[RunData]) -> Section:
         "last discard (variant), or no winner (empty piles, AT-23) and the turn cap.",
     )
     df = stack(items, f"{KEY}.ends")
-    sec.tables.append(Table("ends", "How rounds end", df, ("rate",)))
+    # an end no run ever reached is no row (nothing to say), only named in a note (issue 45 item 10)
+    never = [e for e in END_NAMES if df.filter(pl.col("end") == e)["k"].sum() == 0]
+    shown = df.filter(~pl.col("end").is_in(never))  # the JSON keeps every row
+    if never:
+        sec.notes.append(
+            f"never seen (0 rounds each): {', '.join(END_WORDS.get(e, e) for e in never)}."
+        )
+    sec.tables.append(
+        Table("ends", "How rounds end", df, ("rate",), display=words(shown, "end", END_WORDS))
+    )
     group = "run" if len(items) > 1 else None
     sec.figures.append(
         Figure(
@@ -90,7 +130,7 @@ def section(items: list[RunData]) -> Section:
             "round ends",
             partial(
                 plots.bar_rates,
-                df,
+                words(shown, "end", END_WORDS),
                 "end",
                 group=group,
                 title="How rounds end (95 % CI)",
@@ -99,16 +139,7 @@ def section(items: list[RunData]) -> Section:
             ),
         )
     )
-    for it in items:
-        e = {r["end"]: r for r in it.get(f"{KEY}.ends").iter_rows(named=True)}
-        nw, tc = e["no_winner"], e["turn_cap"]
-        sec.findings.append(
-            Finding(
-                f"{prefix(items, it)}{pm(nw['rate'], nw['rate_lo'], nw['rate_hi'])} of rounds end "
-                f"with no winner and {pm(tc['rate'], tc['rate_lo'], tc['rate_hi'])} hit the turn cap.",
-                answer=True,
-            )
-        )
+    sec.findings.extend(_no_winner_answers(items))
     if len(items) > 1:
         rows = []
         for it in items:

@@ -114,11 +114,25 @@ def _clip(x: float) -> float:
     return float(min(max(x, -1.0), 1.0)) if np.isfinite(x) else x
 
 
+#: |rating| beyond this (logit scale): one side won (almost) every game against another, the
+#: model separates and the rating is not finite. The one threshold of ``compare``, the report
+#: and the ladder (docs/ladder.md).
+SEPARATION = 8.0
+
+
 @dataclass(frozen=True)
 class Ratings:
-    table: pl.DataFrame  # strategy, rating, se, lo, hi (logit scale, first strategy = 0)
+    """The rating model's fit. ``table``: strategy, rating, se, lo, hi (logit scale, the first
+    strategy = 0 — the first with a finite rating when the first never or always won), ``wins``
+    and ``played`` (its side-games with a winner: won, played), ``finite`` (False where the
+    model separates: no wins, no losses, or beyond ±:data:`SEPARATION`) and ``bound`` (for
+    those, what can be said instead: "below every other: 0 wins in …", a one-sided bound).
+    ``cov``: the ratings' covariance (table order; the reference's row and column are 0)."""
+
+    table: pl.DataFrame
     position: pl.DataFrame  # position, effect, se, lo, hi (position 0 = 0)
     units: int  # games (with a winner) the model was fitted on
+    cov: np.ndarray | None = None
 
 
 def _sides(seats: pl.DataFrame, side_column: str) -> pl.DataFrame:
@@ -198,12 +212,87 @@ def ratings(seats: pl.LazyFrame | pl.DataFrame, game: str, level: float = 0.95) 
              "se": err, "lo": est - z * err, "hi": est + z * err}
         )  # fmt: skip
 
-    est_s = np.concatenate([[0.0], beta[:n_s]])
-    se_s = np.concatenate([[0.0], se[:n_s]])
+    cov_s = np.zeros((n_s + 1, n_s + 1))
+    cov_s[1:, 1:] = cov[:n_s, :n_s]
+    wins = np.bincount(s_idx[rows, won], minlength=n_s + 1)
+    played = np.bincount(s_idx.ravel(), minlength=n_s + 1)
+    est_s, cov_s = _rebase(np.concatenate([[0.0], beta[:n_s]]), cov_s, wins, played)
+    se_s = np.sqrt(np.clip(np.diag(cov_s), 0, None))
     est_p = np.concatenate([[0.0], beta[n_s:]])
     se_p = np.concatenate([[0.0], se[n_s:]])
+    table = frame(strategies, est_s, se_s, "strategy")
+    f = facts(game)
     return Ratings(
-        frame(strategies, est_s, se_s, "strategy"),
+        _mark_separated(table, wins, played, f"{f.side}-{f.row_unit}s"),
         frame([str(v) for v in positions], est_p, se_p, "position"),
         n_units,
+        cov_s,
     )
+
+
+def _rebase(est: np.ndarray, cov: np.ndarray, wins: np.ndarray, played: np.ndarray):
+    """The ratings against the first strategy with a finite rating when the first one (the
+    reference, 0) never or always won: against it every other rating is "infinitely" far."""
+    extreme = (wins == 0) | (wins == played)
+    if not extreme[0] or extreme.all():
+        return est, cov
+    r = int(np.argmin(extreme))
+    t = np.eye(est.size)
+    t[:, r] -= 1.0  # rating_j − rating_r
+    return t @ est, t @ cov @ t.T
+
+
+def _mark_separated(
+    table: pl.DataFrame, wins: np.ndarray, played: np.ndarray, unit: str
+) -> pl.DataFrame:
+    """The table with ``wins``, ``played``, ``finite`` and ``bound`` (see :class:`Ratings`)."""
+    rating = table["rating"].to_numpy()
+    bound = []
+    for w, n, r in zip(wins, played, rating, strict=True):
+        if w == 0:
+            ub = 1 - 0.05 ** (1 / n) if n else 1.0
+            bound.append(
+                f"below every other: 0 wins in {n:,} {unit} (win share < {100 * ub:.2g} %, "
+                "one-sided 95 %)"
+            )
+        elif w == n:
+            lb = 0.05 ** (1 / n)
+            bound.append(
+                f"above every other: {n:,} wins in {n:,} {unit} (win share > "
+                f"{100 * lb:.4g} %, one-sided 95 %)"
+            )
+        elif abs(r) > SEPARATION:
+            bound.append(
+                f"not finite: beyond ±{SEPARATION:g} (won or lost (almost) every game against "
+                f"another; {w:,} wins in {n:,} {unit})"
+            )
+        else:
+            bound.append("")
+    return table.with_columns(
+        pl.Series("wins", wins, dtype=pl.Int64),
+        pl.Series("played", played, dtype=pl.Int64),
+        pl.Series("finite", [not b for b in bound], dtype=pl.Boolean),
+        pl.Series("bound", bound, dtype=pl.String),
+    )
+
+
+def shown_ratings(table: pl.DataFrame) -> pl.DataFrame:
+    """The ratings table as printed and written (compare, report, JSON, ladder): rating, se, lo
+    and hi null where the rating is not finite (its ``bound`` says what is known instead)."""
+    if "finite" not in table.columns:
+        return table
+    cols = [c for c in ("rating", "se", "lo", "hi", "rating_lo", "rating_hi") if c in table.columns]
+    return table.with_columns(
+        pl.when(pl.col("finite")).then(pl.col(c)).otherwise(None).alias(c) for c in cols
+    )
+
+
+def rating_text(row: dict, digits: int = 2, reference: bool = False) -> str:
+    """One rating as words: ``+0.52 [+0.40, +0.64]``, or its ``bound`` where it is not finite."""
+    if row.get("bound"):
+        return str(row["bound"])
+    lo = row.get("lo", row.get("rating_lo"))
+    hi = row.get("hi", row.get("rating_hi"))
+    if reference:
+        return f"{row['rating']:+.{digits}f} (the reference)"
+    return f"{row['rating']:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"

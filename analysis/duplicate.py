@@ -18,8 +18,8 @@ from cardsim.analysis.facts import facts
 from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, plural, prefix
 
 KEY = "duplicate"
-#: |rating| beyond this (logit scale) means one side won (almost) every game: no finite MLE.
-SEPARATION = 8.0
+#: |rating| beyond this (logit scale): no finite rating (one threshold, compare's)
+SEPARATION = compare.SEPARATION
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:
@@ -200,14 +200,24 @@ def _add_pair_findings(sec: Section, pw: pl.DataFrame, pre: str, offset: int) ->
         )
 
 
+def _is_reference(col: str) -> pl.Expr:
+    """The model's reference row (fixed at 0 with SE 0): shown as "reference" (issue 45 item 10)."""
+    return ((pl.col(col) == 0) & (pl.col("se") == 0)).fill_null(False).alias("reference")
+
+
 def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The rating model's finding, note and figure; its rating and position tables."""
-    table = rt.table.sort("rating", descending=True).select(
+    ordered = rt.table.sort("rating", descending=True)
+    table = compare.shown_ratings(ordered).select(
         "strategy",
         "rating",
         pl.col("lo").alias("rating_lo"),
         pl.col("hi").alias("rating_hi"),
         "se",
+        "wins",
+        "played",
+        "bound",
+        _is_reference("rating"),
     )
     position = rt.position.select(
         "position",
@@ -215,18 +225,20 @@ def _add_ratings(sec, rt, f, pre: str, suffix: str) -> tuple[pl.DataFrame, pl.Da
         pl.col("lo").alias("effect_lo"),
         pl.col("hi").alias("effect_hi"),
         "se",
+        _is_reference("effect"),
     )
-    ref = rt.table["strategy"][0]
-    if (rt.table["rating"].abs() > SEPARATION).any():
+    # the reference (0, no interval): the first strategy, or the first with a finite rating
+    ref = rt.table.filter((pl.col("rating") == 0) & (pl.col("se") == 0))["strategy"][0]
+    if not rt.table["finite"].all():
         sec.notes.append(
-            f"{pre}one strategy won (almost) every game: the ratings are not finite (the "
-            "model separates) and their numbers only say 'far apart'."
+            f"{pre}a strategy won or lost (almost) every game: its rating is not finite (the "
+            "model separates), so no number is given for it, only the bound (docs/ladder.md)."
         )
     sec.findings.append(
         Finding(
             f"{pre}Ratings (logit scale, against {ref}, the reference at 0): "
             + "; ".join(
-                f"{r['strategy']} {r['rating']:+.2f} [{r['rating_lo']:+.2f}, {r['rating_hi']:+.2f}]"
+                f"{r['strategy']} {compare.rating_text(r)}"
                 for r in table.iter_rows(named=True)
                 if r["strategy"] != ref
             )

@@ -382,8 +382,8 @@ def verdict(
 ) -> tuple[str, float, float]:
     """(verdict, TOST p, units needed) with the semantics of the report's verdicts: clear if
     the Holm-adjusted p < 5 %, else equivalent if TOST p < 5 %, else not enough games."""
-    if np.isfinite(p_adjusted) and p_adjusted < ALPHA:
-        return CLEAR, float("nan"), float("nan")
+    if np.isfinite(p_adjusted) and p_adjusted < ALPHA and np.isfinite(se) and se > 0:
+        return CLEAR, float("nan"), float("nan")  # never "clear" from a standard error of 0
     pt = tost_p(estimate, se, margin)
     if np.isfinite(pt) and pt < ALPHA:
         return EQUIVALENT, pt, float("nan")
@@ -437,6 +437,9 @@ class MeasureResult:
     rows: int
     deals: int
     effects: list[Effect]
+    #: why the effects are not the regression's (few events or a separating logistic fit:
+    #: cell-mean differences with exact intervals instead, :func:`sparse_effects`); "" if fitted
+    fallback: str = ""
 
 
 @dataclass
@@ -593,19 +596,17 @@ def analyse(
         if y.size == 0 or np.unique(y).size < 2:  # nothing varies (e.g. no round ever ends
             constant.append((mname, label, unit, float(y[0]) if y.size else float("nan")))
             continue  # without a winner): no regression, a line in the Answers
-        res = fit_cells(y, cell_idx, groups, xcell, d.kind)
-        coef = np.asarray(res.params)[1:]
-        se = np.asarray(res.bse)[1:]
-        p = np.asarray(res.pvalues)[1:]
-        coef, se, p = _exact_zeros(coef, se, p)
-        scale = mean * (1 - mean) if d.kind == "binary" else 1.0
         margin = float(m.get(mname, m[d.kind]))
         n_deals = int(np.unique(groups).size)
-        effects = _effects(mname, terms, coef, se, p, scale, margin, n_deals)
+        effects, fallback = _measure_effects(
+            mname, unit, d.kind, y, cell_idx, groups, xcell, terms, margin, n_deals
+        )
         _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
-            MeasureResult(mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects)
+            MeasureResult(
+                mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects, fallback
+            )
         )
     res_ = design_resolution(spec) if spec.fraction else None
     suggested = _suggested_foldover(spec, terms, out_measures)
@@ -614,6 +615,118 @@ def analyse(
         len(cells), deals_per_cell, spec.fraction, res_, notes, out_measures, cell_means,
         constant, list(spec.foldover), suggested,
     )  # fmt: skip
+
+
+def _measure_effects(mname, unit, kind, y, cell_idx, groups, xcell, terms, margin, n_deals):
+    """The terms' effects from the regression or, for a yes/no measure whose logistic fit
+    cannot be trusted (:func:`sparse_reason`), from cell-mean differences with exact
+    intervals (:func:`sparse_effects`). Returns (effects, why the fallback was taken or "")."""
+    res = fit_cells(y, cell_idx, groups, xcell, kind)
+    coef = np.asarray(res.params)[1:]
+    se = np.asarray(res.bse)[1:]
+    p = np.asarray(res.pvalues)[1:]
+    coef, se, p = _exact_zeros(coef, se, p)
+    if kind == "binary":
+        why = sparse_reason(y, coef, se, len(terms), unit)
+        if why:
+            return sparse_effects(mname, terms, xcell, y, cell_idx, margin, n_deals), why
+    mean = float(y.mean())
+    scale = mean * (1 - mean) if kind == "binary" else 1.0
+    return _effects(mname, terms, coef, se, p, scale, margin, n_deals), ""
+
+
+#: the logistic fit needs at least this many of the rarer outcome per estimated term
+EVENTS_PER_TERM = 10
+#: a log-odds coefficient beyond this is a separating fit, not an estimate
+COEF_BOUND = 10.0
+
+
+def sparse_reason(y: np.ndarray, coef: np.ndarray, se: np.ndarray, n_terms: int, unit: str) -> str:
+    """Why a logistic fit of the 0/1 ``y`` cannot be trusted ("" when it can): fewer than
+    :data:`EVENTS_PER_TERM` of the rarer outcome per estimated term, a standard error of 0 (for
+    a coefficient that is not exactly 0) or not finite, or a coefficient beyond
+    ±:data:`COEF_BOUND` log-odds — the marks of a fit that separates (issue 45 item 1)."""
+    ones = int(np.sum(y))
+    events = min(ones, y.size - ones)
+    if events < EVENTS_PER_TERM * n_terms:
+        return (
+            f"only {events:,} of {y.size:,} {unit}s have the rarer outcome, fewer than "
+            f"{EVENTS_PER_TERM} per estimated term ({n_terms} terms)"
+        )
+    if not np.all(np.isfinite(coef) & np.isfinite(se)) or np.any((se <= 0) & (coef != 0)):
+        return "the logistic fit separates (a standard error of 0 or not finite)"
+    if np.any(np.abs(coef) > COEF_BOUND):
+        return f"the logistic fit separates (a coefficient beyond ±{COEF_BOUND:g} log-odds)"
+    return ""
+
+
+def sparse_effects(
+    mname: str,
+    terms: list[Term],
+    xcell: np.ndarray,
+    y: np.ndarray,
+    cell_idx: np.ndarray,
+    margin: float,
+    n_deals: int,
+) -> list[Effect]:
+    """Each term's effect on the share scale as a difference of cell means (the linear
+    probability model's coefficient: cells weighted by their rows), with an exact interval:
+    the cells the contrast counts positively (P) and negatively (M) are pooled, each pooled
+    rate gets its Clopper–Pearson interval at 97.5 %, and the effect lies between
+    ``S·L_P − S·U_M`` and ``S·U_P − S·L_M`` with at least 95 % (Bonferroni; ``S`` the
+    contrast's weight per group — exact pooling for balanced designs, where every cell has
+    the same rows). p: Fisher's exact test of P against M, Holm over the measure's terms.
+    "Equivalent" needs the whole interval inside ±margin. Common deals correlate the cells
+    positively, which makes these independent-sample intervals conservative."""
+    n_cells = xcell.shape[0]
+    n = np.bincount(cell_idx, minlength=n_cells).astype(float)
+    x = np.bincount(cell_idx, weights=y, minlength=n_cells)
+    keep = n > 0
+    xk = xcell[keep]
+    contrast = np.linalg.pinv((xk * n[keep, None]).T @ xk) @ (xk * n[keep, None]).T
+    means = x[keep] / n[keep]
+    rows = [_sparse_term(a, means, n[keep], x[keep]) for a in contrast[1:]]
+    padj = holm(np.array([r[3] for r in rows]))
+    effects = []
+    for t, (est, lo, hi, pv, se), pa in zip(terms, rows, padj, strict=True):
+        if pa < ALPHA and (lo > 0 or hi < 0):
+            v, need = CLEAR, float("nan")
+        elif -margin < lo and hi < margin:
+            v, need = EQUIVALENT, float("nan")
+        else:
+            v, need = NOT_ENOUGH, units_needed(se, n_deals, margin)
+        nan = float("nan")
+        effects.append(
+            Effect(mname, t.name, t.order, nan, nan, est, lo, hi, se, pv, float(pa), v, margin,
+                   nan, need)
+        )  # fmt: skip
+    for e in effects:
+        if e.verdict == NOT_ENOUGH and not well_inside(e.effect, margin):
+            e.deals_to_detect = units_to_detect(e.effect, e.se, n_deals)
+    return effects
+
+
+def _sparse_term(a: np.ndarray, means: np.ndarray, n: np.ndarray, x: np.ndarray):
+    """(effect, lo, hi, p, se) of the contrast ``a`` of cell means (see :func:`sparse_effects`)."""
+    pos, neg = a > 1e-12, a < -1e-12
+    est = float(a @ means)
+    if not pos.any() or not neg.any():
+        return est, float("nan"), float("nan"), 1.0, float("nan")
+    s = float(a[pos].sum())
+    n_p, x_p, n_m, x_m = n[pos].sum(), x[pos].sum(), n[neg].sum(), x[neg].sum()
+    lo_p, hi_p = _clopper_pearson(x_p, n_p, ALPHA / 2)
+    lo_m, hi_m = _clopper_pearson(x_m, n_m, ALPHA / 2)
+    p = float(ss.fisher_exact([[x_p, n_p - x_p], [x_m, n_m - x_m]])[1])
+    rate = (x_p + x_m) / (n_p + n_m)
+    se = s * math.sqrt(max(rate * (1 - rate), 1e-12) * (1 / n_p + 1 / n_m))
+    return est, s * (lo_p - hi_m), s * (hi_p - lo_m), p, se
+
+
+def _clopper_pearson(k: float, n: float, alpha: float) -> tuple[float, float]:
+    """The exact (Clopper–Pearson) two-sided ``1 − alpha`` interval of a binomial rate."""
+    lo = 0.0 if k <= 0 else float(ss.beta.ppf(alpha / 2, k, n - k + 1))
+    hi = 1.0 if k >= n else float(ss.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    return lo, hi
 
 
 def _read_cells(tables, deal_column: str, exprs: list) -> tuple[pl.DataFrame, int]:
@@ -684,8 +797,21 @@ def _suggested_foldover(spec: DesignSpec, terms, out_measures) -> list:
         for t in terms
         if t.name == e.term
     ]
+    if not separate and not spec.foldover and _mains_all_aliased(spec, terms):
+        # resolution III, every main effect aliased with a two-factor interaction: the full
+        # fold-over (resolution IV) frees them all (issue 45 item 9)
+        separate = [w for w in defining_words(spec) if _popcount(w) == 3]
     suggested = choose_foldover(spec, separate) if separate and not spec.foldover else []
     return suggested
+
+
+def _mains_all_aliased(spec: DesignSpec, terms) -> bool:
+    """Whether every main effect of a fraction is aliased with a two-factor interaction."""
+    if not spec.fraction or design_resolution(spec) != 3:
+        return False
+    return all(
+        any(_popcount(m) == 2 for m in alias_chain(spec, t.factors)) for t in terms if t.order == 1
+    )
 
 
 def _factors_of(term: str) -> list[str]:
@@ -753,6 +879,13 @@ def answers(result: FactorialResult) -> list[str]:
         lines.append(
             f"{label} (per {unit}) is {value:g} in every {unit} of every cell: no option changes it."
         )
+    confounded = any(e.confounded for mr in result.measures for e in mr.effects)
+    if result.suggested_foldover and not confounded:
+        lines.append(
+            f"Resolution III: every main effect is aliased with a two-factor interaction; the "
+            f"fold-over on {', '.join(result.suggested_foldover)} separates them"
+            + (f" ({result.foldover_file})." if result.foldover_file else ".")
+        )
     return lines
 
 
@@ -762,6 +895,11 @@ def _clear_text(mr: MeasureResult) -> str:
     clear = [e for e in mr.effects if e.verdict == CLEAR]
     head = f"What matters for {mr.topic} ({mr.label}, per {mr.unit}"
     head += f", mean {100 * mr.mean:.1f} %)" if mr.kind == "binary" else f", mean {mr.mean:.3g})"
+    if mr.fallback:
+        head += (
+            f" [{mr.fallback}: no logistic fit; effects are cell-mean differences with exact "
+            "binomial intervals]"
+        )
     plain = [e for e in clear if not e.confounded]
     mixed = [e for e in clear if e.confounded]
     if plain:
@@ -797,7 +935,8 @@ def _unsure_text(mr: MeasureResult, unsure: list[Effect], margin: float) -> str:
             e = max(far, key=lambda x: x.deals_to_detect)
             text += (
                 f"; about {e.deals_to_detect:,.0f} deals per cell would detect the "
-                f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power"
+                f"observed {_fmt_size(e, mr)} of {e.term} at 80 % power (unadjusted: a "
+                "two-sided 5 % test, if the observed effect is the true one; Holm needs more)"
                 + (
                     f" ({len(far)} terms are not well inside the margin; this is the "
                     "one needing most)"
@@ -850,14 +989,19 @@ def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
                 f" (≈{e.deals_needed:,.0f} deals per cell to show equivalence if it is 0"
                 + (
                     f"; ≈{e.deals_to_detect:,.0f} to detect the observed "
-                    f"{_fmt_size(e, mr)} at 80 % power)"
+                    f"{_fmt_size(e, mr)} at 80 % power, unadjusted)"
                     if math.isfinite(e.deals_to_detect)
                     else ")"
                 )
             )
         rows.append(
             f"<tr><td>{html.escape(e.term)}</td><td>{_fmt_effect(e, mr.kind)}</td>"
-            f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td><td>{p_value(e.p)}</td>"
+            + (
+                f"<td>{e.coef:+.4f} ({e.coef_se:.4f} {scale})</td>"
+                if math.isfinite(e.coef)
+                else "<td>– (cell means, exact interval)</td>"
+            )
+            + f"<td>{p_value(e.p)}</td>"
             f"<td>{p_value(e.p_holm)}</td><td>{html.escape(verdict_text)}</td>"
             + (f"<td>{html.escape('; '.join(e.aliases) or '–')}</td>" if aliases else "")
             + "</tr>"
@@ -928,12 +1072,17 @@ def _foldover_html(result: FactorialResult) -> list[str]:
         if result.foldover_file
         else ""
     )
+    what = (
+        "separates the clear-but-aliased terms from the interactions they are aliased with"
+        if any(e.confounded for mr in result.measures for e in mr.effects)
+        else "frees every main effect from the two-factor interactions this resolution III "
+        "fraction aliases it with (resolution IV or better)"
+    )
     return [
         "<h2>Separating the aliased terms</h2><p>The fold-over on "
         f"{html.escape(fold)} (the same cells with "
         f"{'every option' if len(result.suggested_foldover) == k else 'these options'} "
-        "switched to its other level) separates the clear-but-aliased terms from the "
-        f"interactions they are aliased with.{where}</p>"
+        f"switched to its other level) {what}.{where}</p>"
     ]
 
 

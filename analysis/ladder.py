@@ -40,6 +40,7 @@ levels by rating and names any given out of order (:func:`out_of_order`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +50,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 from cardsim.analysis import compare, duplicate, plots, seats, stats, verdicts
-from cardsim.analysis.exprs import clustered_rate_table, deal_cluster
+from cardsim.analysis.exprs import clustered_rate_table, deal_cluster, mean_sd
 from cardsim.analysis.facts import facts as facts_of
 from cardsim.analysis.io import Run, open_run
 from cardsim.analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
@@ -58,8 +59,8 @@ from scipy import stats as ss
 
 KEY = "ladder"
 TITLE = "Does it hold under stronger play?"
-#: |rating| beyond this (logit scale): the model separates (cardsim.analysis.duplicate.SEPARATION)
-SEPARATION = 8.0
+#: |rating| beyond this (logit scale): the model separates (one threshold, compare's)
+SEPARATION = compare.SEPARATION
 #: the ladder's verdict words for the report's three verdicts
 WORDS = {
     stats.CLEAR: "skill-dependent",
@@ -130,14 +131,7 @@ def clustered_mean(lf: pl.LazyFrame, value: pl.Expr, cluster: list[str] | None) 
     normal 95 % interval."""
     y = value.cast(pl.Float64)
     if cluster is None:
-        r = (
-            lf.select(y.alias("y"))
-            .drop_nulls("y")
-            .select(n=pl.len(), mean=pl.col("y").mean(), sd=pl.col("y").std())
-            .collect()
-            .row(0, named=True)
-        )
-        n, mean, sd = int(r["n"]), r["mean"], r["sd"]
+        n, mean, sd = mean_sd(lf, value)  # order-exact (issue 45 item 11)
         if n < 2 or mean is None or sd is None:
             return {"estimate": mean, "se": float("nan"), "lo": float("nan"), "hi": float("nan"),
                     "n": n}  # fmt: skip
@@ -524,9 +518,9 @@ def _texts(r: dict, f: Finding) -> tuple[str, str]:
     """The finding's sentence for its verdict (and the table's ``verdict`` word)."""
     pre = f"{r['group']}: " if r["group"] else ""
     kind = r["kind"]
-    ends = (
-        f"{_level_value(kind, r['key'], r['value_lowest'])} at {r['lowest']} to "
-        f"{_level_value(kind, r['key'], r['value_highest'])} at {r['highest']}"
+    ends = (  # by rating, not by value: the answer line gives the smallest and largest
+        f"{_level_value(kind, r['key'], r['value_lowest'])} at {r['lowest']} (lowest rated) to "
+        f"{_level_value(kind, r['key'], r['value_highest'])} at {r['highest']} (highest rated)"
     )
     change = (
         (
@@ -578,9 +572,12 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     note = ""
     try:
         rt = compare.ratings(run.seats.collect(), game)
-        table = rt.table.rename({"strategy": "level"}).select(
+        names = rt.table["strategy"].to_list()  # the covariance by level name (JSON text)
+        cov = [json.dumps(dict(zip(names, c, strict=True))) for c in rt.cov.tolist()]
+        table = rt.table.rename({"strategy": "level"}).with_columns(pl.Series("cov", cov)).select(
             "level", "rating", pl.col("lo").alias("rating_lo"), pl.col("hi").alias("rating_hi"),
-            "se", pl.lit(rt.units).alias("games_rated"),
+            "se", "finite", "bound", pl.lit(rt.units).alias("games_rated"), "cov",
+            ((pl.col("rating") == 0) & (pl.col("se") == 0)).alias("reference"),  # issue 45 item 10
         )  # fmt: skip
     except (ValueError, np.linalg.LinAlgError) as e:
         table = pl.DataFrame({"level": levels, "rating": [float("nan")] * len(levels)})
@@ -589,9 +586,12 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     table = table.with_columns(pl.col("level").replace_strict(order, default=None).alias("_o"))
     table = table.filter(pl.col("_o").is_not_null()).sort("_o").drop("_o")
     ratings = table["rating"].to_numpy().astype(float)
+    separated = (
+        ~table["finite"].to_numpy() if "finite" in table.columns else np.abs(ratings) > SEPARATION
+    )
     if not np.all(np.isfinite(ratings)):
         x = np.arange(table.height, dtype=float)
-    elif np.any(np.abs(ratings) > SEPARATION):
+    elif np.any(separated):
         rank = np.argsort(np.argsort(ratings, kind="stable"), kind="stable")
         x = rank.astype(float)
         note = (
@@ -667,8 +667,9 @@ def _read_levels(data: LadderData, sec: Section):
             by_rank.append(group)
         rated[group] = rt
         x_of = dict(zip(rt["level"], rt["x"], strict=True))
-        rating_of = {r["level"]: r for r in rt.iter_rows(named=True)}
-        rating_frames.append(rt.select(pl.lit(group).alias("group"), pl.all()))
+        shown = compare.shown_ratings(rt)  # no number for a rating that is not finite
+        rating_frames.append(shown.select(pl.lit(group).alias("group"), pl.all()))
+        rating_of = {r["level"]: r for r in shown.iter_rows(named=True)}
         for level in data.levels:
             run = open_run(data.level_runs[group][level])
             for v in level_values(run):
@@ -695,7 +696,10 @@ def _add_tables(sec, values, trends, rating_frames, one: bool, drop_group: list[
             "Ratings of the levels (conditional logit, logit scale, deal-clustered 95 % CI)",
             ratings.drop([c for c in ("se",) if c in ratings.columns]),
             note="x: where the level sits in the trend (its rating; its rank where the ratings "
-            "separate). A rating difference of 1 multiplies the odds of winning by e ≈ 2.7.",
+            "separate). A rating difference of 1 multiplies the odds of winning by e ≈ 2.7. "
+            "bound: what is known of a rating that is not finite (no number is given for it). "
+            "The JSON's cov: each rating's covariance with every level's.",
+            display=ratings.drop([c for c in ("se", "cov", "finite") if c in ratings.columns]),
             unit="deal",
         )
     )
@@ -789,13 +793,31 @@ def _scaled(df: pl.DataFrame, kinds: pl.Series, cols: tuple[str, ...]) -> pl.Dat
     )
 
 
+def _separated(row: dict) -> bool:
+    """Whether a level's rating is not finite (compare's ``finite`` flag, or beyond ±8)."""
+    if row.get("finite") is not None:
+        return not row["finite"]
+    return abs(row["rating"]) > SEPARATION
+
+
+def _difference_se(ra: dict, rb: dict, a: str, b: str) -> float:
+    """The standard error of rating b − rating a: from the fit's covariance where the ratings
+    table carries it (``cov``, JSON by level), else as if independent (conservative)."""
+    se_a, se_b = (float(r.get("se") or 0.0) for r in (ra, rb))
+    cov_ab = 0.0
+    if ra.get("cov"):
+        cov_ab = float(json.loads(ra["cov"]).get(b, 0.0))
+    return math.sqrt(max(se_a**2 + se_b**2 - 2 * cov_ab, 0.0))
+
+
 def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str, bool]:
     """The levels ordered by their rating (lowest first; the given order where ratings are
     missing or tie) and a sentence naming every pair given in the wrong order — a level listed
     before another but rated above it — with the rating difference and whether that is clear
-    (its 95 % interval excludes 0) or within noise. The interval of a difference takes the two
-    ratings as independent (their covariance is not kept), which is conservative for "clear";
-    against the reference level (rating 0 by definition) it is exact. ``""`` when in order.
+    (its 95 % interval excludes 0) or within noise. The interval of a difference uses the
+    rating fit's covariance of the two (the ``cov`` column :func:`level_ratings` writes; without
+    it, the two are taken as independent, which is conservative for "clear"). ``""`` when in
+    order.
     The flag: whether the levels could be ordered by rating (all rated, finite)."""
     if ratings is None or ratings.height == 0 or "rating" not in ratings.columns:
         return list(levels), "", False
@@ -808,15 +830,14 @@ def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[
     parts = []
     for i, a in enumerate(levels):
         for b in levels[i + 1 :]:
-            if rating[a] > rating[b] and max(abs(rating[a]), abs(rating[b])) > SEPARATION:
+            if rating[a] > rating[b] and (_separated(r[a]) or _separated(r[b])):
                 parts.append(
                     f"{b} rated below {a} — clearly weaker (the ratings separate: no finite "
                     "rating, one level won almost every game)"
                 )
             elif rating[a] > rating[b]:
                 d = rating[b] - rating[a]
-                se_a, se_b = (float(r[lv].get("se") or 0.0) for lv in (a, b))
-                se = math.sqrt(se_a**2 + se_b**2)
+                se = _difference_se(r[a], r[b], a, b)
                 lo, hi = d - z * se, d + z * se
                 clear = hi < 0
                 parts.append(
@@ -851,8 +872,10 @@ def answer_line(
             hi = _level_value(r["kind"], r["key"], r["max_value"])
             shape = "; the levels differ, not along a line" if _no_line(r) else ""
             trend.append(
-                f"{r['measure']} ({lo} at {r['min_level']} to {hi} at {r['max_level']}; "
-                f"fitted change {_value(r['kind'], r['change'], True)}{shape})"
+                f"{r['measure']} (smallest {lo} at {r['min_level']}, largest {hi} at "
+                f"{r['max_level']}; "
+                f"fitted change from the lowest- to the highest-rated level "
+                f"{_value(r['kind'], r['change'], True)}{shape})"
             )
         elif r["verdict"] == WORDS[stats.EQUIVALENT]:
             stable.append(r["measure"])

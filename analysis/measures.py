@@ -115,5 +115,8 @@ def section(items: list[RunData]) -> Section:
             for it in items
         ]
     )
-    sec.tables.append(Table("table", "Headline measures", df, unit=f.row_unit))
+    # the label says it in words; the JSON keeps the measure's name (issue 45 item 10)
+    sec.tables.append(
+        Table("table", "Headline measures", df, unit=f.row_unit, display=df.drop("measure"))
+    )
     return sec

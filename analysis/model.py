@@ -80,6 +80,8 @@ class Finding:
     #: well inside the margin (issue 19: "needed" alone assumes a true difference of 0)
     needed_detect: float | None = None
     answer: bool = False  # one of the report's Answers (shown first)
+    #: the level the verdict was judged at (a sequential ladder look's share of alpha)
+    level: float | None = None
 
     def __post_init__(self) -> None:
         if self.pvalue is None and self.kind == QUESTION:
@@ -214,7 +216,10 @@ HEADERS = {
 }
 #: Columns kept in the JSON but not shown in the HTML / Markdown tables (width).
 HIDDEN = {"se", "var", "bonferroni", "bonferroni_lo", "bonferroni_hi", "unpaired",
-          "unpaired_lo", "unpaired_hi"}  # fmt: skip
+          "unpaired_lo", "unpaired_hi", "reference"}  # fmt: skip
+#: a row whose hidden ``reference`` column is true is the model's reference (its value fixed
+#: at 0, no interval): its interval cells read "reference", not "0 [0, 0]" (issue 45 item 10)
+REFERENCE = "reference"
 
 
 def header(col: str) -> str:
@@ -224,6 +229,20 @@ def header(col: str) -> str:
         base, run = col.split(" · ", 1)
         return f"{header(base)} · {run}"
     return HEADERS.get(col, col.replace("_", " "))
+
+
+def words(df: pl.DataFrame, col: str, names: dict[str, str] | None = None) -> pl.DataFrame:
+    """``df`` with the snake_case labels of ``col`` in words for the HTML / Markdown tables
+    (``names``, else underscores as spaces: ``last_card_draw`` → ``last card draw``); the JSON
+    keeps the names (issue 45 item 10)."""
+    if col not in df.columns:
+        return df
+    names = names or {}
+    return df.with_columns(
+        pl.col(col)
+        .cast(pl.String)
+        .map_elements(lambda v: names.get(v, v.replace("_", " ")), return_dtype=pl.String)
+    )
 
 
 def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
@@ -244,29 +263,42 @@ def display_rows(table: Table) -> tuple[list[str], list[list[str]]]:
         for c in cols
     ]
     rows = []
-    for rec in df.iter_rows(named=True):
-        cells = []
-        for c in cols:
-            v = rec[c]
-            pct = c in table.percent or c.split(" · ")[0] in table.percent
-            is_p = c == "p" or c.startswith("p_")
-            if is_p:
-                s = fmt_p(v)
-            elif pct:
-                s = fmt_pct(v, _digits_for(df, c))
-            else:
-                s = fmt_num(v)
-            if f"{c}_lo" in rec and f"{c}_hi" in rec:
-                lo, hi = rec[f"{c}_lo"], rec[f"{c}_hi"]
-                if pct:
-                    d = _digits_for(df, c)
-                    s += f" [{fmt_pct(lo, d)}, {fmt_pct(hi, d)}]".replace(" %", "")
-                    s = s.replace("] ", "]")
-                else:
-                    s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
-            cells.append(s)
-        rows.append(cells)
+    ref = table.df["reference"].to_list() if "reference" in table.df.columns else None
+    for i, rec in enumerate(df.iter_rows(named=True)):
+        is_ref = ref is not None and bool(ref[i])
+        rows.append([_cell(table, df, rec, c, is_ref) for c in cols])
     return header_row, rows
+
+
+def _cell(table: Table, df: pl.DataFrame, rec: dict, c: str, is_ref: bool) -> str:
+    """One formatted cell: the value with its interval merged (``reference`` for the model's
+    reference row, issue 45 item 10)."""
+    v = rec[c]
+    interval = f"{c}_lo" in rec and f"{c}_hi" in rec
+    if is_ref and interval:
+        return REFERENCE
+    pct = c in table.percent or c.split(" · ")[0] in table.percent
+    if c == "p" or c.startswith("p_"):
+        s = fmt_p(v)
+    elif pct:
+        s = fmt_pct(v, _digits_for(df, c))
+    else:
+        s = fmt_num(v)
+    if interval:
+        lo, hi = rec[f"{c}_lo"], rec[f"{c}_hi"]
+        if pct:
+            d = _digits_for(df, c)
+            s += f" [{fmt_pct(lo, d)}, {fmt_pct(hi, d)}]".replace(" %", "")
+            s = s.replace("] ", "]")
+        else:
+            s += f" [{fmt_num(lo)}, {fmt_num(hi)}]"
+    return _points(s, c, pct)
+
+
+def _points(cell: str, col: str, pct: bool) -> str:
+    """A share cell of a "(pp)" column (percentage points) without its "%"."""
+    pp = pct and header(col.split(" · ")[0]).endswith("(pp)")
+    return cell.replace(" %", "") if pp else cell
 
 
 @dataclass

@@ -135,6 +135,25 @@ def objective_values(obj: Objective, d: DealData) -> tuple[float, np.ndarray]:
     return float(total), psi
 
 
+def term_measures(obj: Objective, d: DealData, length_label: str = "length") -> dict[str, str]:
+    """Each term's measure itself, not its distance (issue 45 item 4): ``length=40`` → "turns
+    per round 47.6 (target 40)", ``first_excess`` → "first side's win share 26.4 % (fair
+    25.0 %)", ``seat_spread`` → "win shares 22.1 % to 27.9 %". Keyed by the term's text."""
+    out = {}
+    for t in obj.terms:
+        key = t.text().rsplit("*", 1)[0]
+        if t.name == "first_excess":
+            out[key] = (
+                f"first side's win share {100 * d.first.mean():.1f} % (fair {100 * d.fair:.1f} %)"
+            )
+        elif t.name == "seat_spread":
+            rates = d.wins.mean(axis=0)
+            out[key] = f"win shares {100 * rates.min():.1f} % to {100 * rates.max():.1f} %"
+        else:
+            out[key] = f"{length_label} {d.length.mean():.3g} (target {t.target:g})"
+    return out
+
+
 def se_of_mean(x: np.ndarray) -> float:
     return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else float("nan")
 

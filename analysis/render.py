@@ -102,6 +102,8 @@ def _p_text(f: Finding) -> str:
         return f" (p {_fmt_p(f.pvalue)}, outside the family)"
     if f.pvalue is None or f.p_adjusted is None:
         return ""
+    if f.verdict == verdicts.stats.EQUIVALENT:  # one p-value: the text's TOST p (issue 45 item 10)
+        return ""
     return f" (Holm-adjusted p {_fmt_p(f.p_adjusted)})"
 
 
@@ -244,10 +246,17 @@ def _nav(report, idp: str = "") -> list[tuple[str, str]]:
 def html_text(report) -> str:
     """The report as one self-contained HTML page (template ``report.html.j2``)."""
     title = f"cardsim balance report — {game_title(report.game)}"
-    games = sum(r.games_done for r in report.runs)
+    from cardsim.analysis.report import played_text
+
+    runs = report.runs
+    played = (
+        f"{sum(r.games_done for r in runs):,} games"
+        if len(runs) > 1 and not any(r.is_comparison for r in runs)
+        else "; ".join(played_text(r) for r in runs)
+    )
     sub = (
-        f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {games:,} "
-        f"games · generated {report.generated} by cardsim {report.version}"
+        f"{len(report.runs)} run{'s' if len(report.runs) > 1 else ''} · {played} "
+        f"· generated {report.generated} by cardsim {report.version}"
     )
     return (
         _env()

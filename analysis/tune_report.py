@@ -75,13 +75,16 @@ def findings(result) -> list[Finding]:
     out.append(
         Finding(
             f"The race's best of {result.configurations} configurations: {b.id} "
-            f"({_rules(b.rules)}), objective {_iv(b.estimate, max(0.0, b.estimate - z * b.se), b.estimate + z * b.se)} "
+            f"({_rules(b.rules)}): {'; '.join(getattr(b, 'measures', {}).values()) or 'objective'}"
+            f" — objective (distance) "
+            f"{_iv(b.estimate, max(0.0, b.estimate - z * b.se), b.estimate + z * b.se)} "
             f"over {b.games:,} games of the race (biased low: chosen as the smallest of many "
             f"noisy estimates; the fresh seeds are the unbiased check). "
             f"{result.games_spent:,} games spent of a budget of {result.budget:,}.",
             kind=FACT,
         )
     )
+    out += [Finding(f"At the edge of the search: {e}", kind=FACT) for e in result.edges]
     verdicts.judge([("tune", f) for f in out])
     return out
 
@@ -124,6 +127,7 @@ def sections(result) -> list[Section]:
         secs += [s, o]
     top = pl.DataFrame(
         [{"configuration": c.id, "rules": _rules(c.rules), "rungs": c.rungs, "games": c.games,
+          "measure": "; ".join(c.measures.values()),
           "objective": c.estimate, "objective_lo": max(0.0, c.estimate - z * c.se),
           "objective_hi": c.estimate + z * c.se,
           "dropped": "" if c.dropped_at is None else f"rung {c.dropped_at} ({c.dropped_by})"}

@@ -20,12 +20,24 @@ from cardsim.analysis.exprs import (
     rate_sums,
     summary_from_counts,
 )
-from cardsim.analysis.model import Figure, Finding, RunData, Section, Table, fmt_num, prefix, stack
+from cardsim.analysis.model import (
+    Figure,
+    Finding,
+    RunData,
+    Section,
+    Table,
+    fmt_num,
+    prefix,
+    stack,
+    words,
+)
 
 #: unit of each table: what one counted row is
 UNITS = {"summary": "half"}
 KEY = "yuanzi_bombs"
 KINDS = ("bombs", "dao_bombs", "atoms", "hydrogens")
+#: the kinds in words (tables; the JSON keeps the names)
+KIND_WORDS = {"dao_bombs": "刀 bombs", "hydrogens": "hydrogen bombs"}
 
 
 def per_half(games: pl.LazyFrame) -> pl.LazyFrame:
@@ -126,28 +138,20 @@ def section(items: list[RunData]) -> Section:
     )
     rows = []
     for it in items:
-        s = it.get(f"{KEY}.summary")
-        it.data[f"{KEY}.summary"] = mean_ci(s).select(
-            "half",
-            "kind",
-            "n",
-            "mean",
-            "mean_lo",
-            "mean_hi",
-            "sd",
-            "max",
-            "halves_with",
-            "share",
-            "share_lo",
-            "share_hi",
-        )
+        it.data[f"{KEY}.summary"] = mean_ci(it.get(f"{KEY}.summary")).select(
+            "half", "kind", "n", "mean", "mean_lo", "mean_hi", "sd", "max", "halves_with",
+            "share", "share_lo", "share_hi",
+        )  # fmt: skip
         more = [k for k in it.data if k.startswith(f"{KEY}.more_")]
         rows += [
             it.get(k).select(*([pl.lit(it.label).alias("run")] if len(items) > 1 else []), pl.all())
             for k in more
         ]
     summ = stack(items, f"{KEY}.summary")
-    sec.tables.append(Table("summary", "Bomb-class plays per half", summ, ("share",)))
+    sec.tables.append(
+        Table("summary", "Bomb-class plays per half", summ, ("share",),
+              display=words(summ, "kind", KIND_WORDS))
+    )  # fmt: skip
     if rows:
         sec.tables.append(
             Table(
@@ -155,6 +159,7 @@ def section(items: list[RunData]) -> Section:
                 "Match win rate of the team that played more of them in the first half",
                 pl.concat(rows),
                 ("rate",),
+                display=words(pl.concat(rows), "kind", KIND_WORDS),
             )
         )
     else:

@@ -129,16 +129,26 @@ def simulate(game: str, *, games: int, seed: int = 0, **kw) -> tuple[pl.DataFram
 @_api
 def run(game: str, out: Path | str, *, games: int, seed: int = 0, threads: int | None = None,
         chunk_size: int | None = None, resume: bool = False, force: bool = False,
-        progress: bool = False, **kw):  # fmt: skip
+        progress: bool = False, until_ci: float | None = None, **kw):  # fmt: skip
     """Play into the run directory ``out``; returns :class:`cardsim.sim.runner.RunResult`.
 
     ``out`` must be new or empty, unless ``resume=True`` (complete the same run there; a
-    finished one is returned as it is) or ``force=True`` (replace the run there)."""
+    finished one is returned as it is) or ``force=True`` (replace the run there).
+    ``until_ci``: stop early once the first player's win rate is known to ± this half-width
+    (``cardsim run --until-ci``; ``games`` is then the budget)."""
     from cardsim.sim import runner
 
     cfg = config(game, games=games, seed=seed, **kw)
+    stop, spec = None, None
+    if until_ci is not None:
+        from cardsim.analysis.stopping import until_ci_rule
+        from cardsim.sim.config import check_until_ci
+
+        stop = until_ci_rule(check_until_ci(until_ci, "until_ci"))
+        spec = {"stop": {"until_ci": until_ci}}  # as the CLI records it (resume repeats it)
     return runner.run(cfg, _out(out), chunk_size=chunk_size, threads=threads, resume=resume,
-                      force=force, progress=progress)  # fmt: skip
+                      force=force, progress=progress, stop_rule=stop,
+                      extra_manifest=spec)  # fmt: skip
 
 
 @_api

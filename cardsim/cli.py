@@ -472,7 +472,7 @@ def _sequential_defaults(test_spec, delta, alpha, beta) -> tuple[float, float, f
 
 def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
     """The pairwise differences and the ratings of a finished comparison (text or --json)."""
-    from cardsim.analysis.compare import pairwise, ratings
+    from cardsim.analysis.compare import pairwise, rating_text, ratings, shown_ratings
     from cardsim.analysis.stopping import scan_finished
 
     seats = scan_finished(Path(out), "seats", result.manifest)
@@ -487,7 +487,7 @@ def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
                 "deals": int(result.manifest.get("games_done", result.games_done)),
                 "stopped_by": result.stopped_by,
                 "pairwise": pw.to_dicts(),
-                "ratings": rt.table.sort("rating", descending=True).to_dicts(),
+                "ratings": shown_ratings(rt.table.sort("rating", descending=True)).to_dicts(),
                 "position": rt.position.to_dicts(),
             }
         )
@@ -504,10 +504,9 @@ def _echo_compare(result, config, game: str, out, as_json: bool) -> None:
             f"{r['unpaired_hi']:+.4f}] = {r['equivalent_unpaired_games']:,.0f} unpaired games"
         )
     rt = ratings(seats.collect(), game)
-    ref = rt.table["strategy"][0]  # fixed at 0: it has no interval
     for r in rt.table.sort("rating", descending=True).iter_rows(named=True):
-        where = "(the reference)" if r["strategy"] == ref else f"[{r['lo']:+.3f}, {r['hi']:+.3f}]"
-        click.echo(f"rating {r['strategy']:<12} {r['rating']:+.3f} {where}")
+        ref = r["rating"] == 0 and r["se"] == 0  # fixed at 0: it has no interval
+        click.echo(f"rating {r['strategy']:<12} {rating_text(r, 3, reference=ref)}")
 
 
 @cli.command("study")
@@ -969,7 +968,8 @@ def _check_outputs(run_dirs: list[Path], outputs: dict[str, Path | None]) -> Non
     default=None,
     help="Also write every number of the report as JSON to this file.",
 )
-def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
+@click.option("--quiet", is_flag=True, help="Print nothing but warnings and errors.")
+def report_cmd(run_dirs, out, fmt, json_out, margins, quiet) -> None:
     """Write a balance report for one or more run directories of the same game.
 
     Example: cardsim report runs/yz --out reports/yz.html
@@ -982,6 +982,8 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
     )
     for w in result.warnings:
         click.echo(f"cardsim: warning: {w}", err=True)
+    if quiet:
+        return
     click.echo(f"report written to {result.out}", err=True)
     if result.json_out:
         click.echo(f"numbers written to {result.json_out}", err=True)

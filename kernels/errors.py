@@ -7,3 +7,13 @@ re-exports it and adds the core's own errors.
 
 class CardsimError(Exception):
     """A user-facing problem (bad input, damaged run directory, …); the message says what to do."""
+
+
+def did_you_mean(name: str, choices) -> str:
+    """``" — did you mean 'greedy'?"`` when ``name`` is a likely typo of one of ``choices``
+    (difflib's close matches), else ``""`` (issue 45 item 10)."""
+    import difflib
+
+    base = str(name).partition(":")[0]
+    close = difflib.get_close_matches(base, [str(c) for c in choices], n=1, cutoff=0.7)
+    return f" — did you mean {close[0]!r}?" if close and close[0] != base else ""

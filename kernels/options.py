@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from cardsim.kernels.errors import CardsimError
+from cardsim.kernels.errors import CardsimError, did_you_mean
 
 Value = str | int | bool
 
@@ -184,7 +184,7 @@ class OptionTable:
         for name, value in (rules or {}).items():
             if name not in self._by_name:
                 raise RuleOptionError(
-                    f"unknown {self.game} rule option {name!r} "
+                    f"unknown {self.game} rule option {name!r}{did_you_mean(name, self._by_name)} "
                     f"(allowed: {', '.join(self._by_name)})"
                 )
             out[name] = self._by_name[name].check(value)

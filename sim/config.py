@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from cardsim.kernels.errors import did_you_mean
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameEngine, RunConfig
 from cardsim.sim.user_strategies import PY_PREFIX, is_python_strategy, is_user_strategy
@@ -55,7 +56,7 @@ def check_strategy(engine: GameEngine, name: str) -> str:
             raise CardsimError(f"strategy {name!r}: {func!r} is not a function name")
         return prefix + str(Path(path).resolve()) + ":" + func
     raise CardsimError(
-        f"unknown {engine.name} strategy {name!r} "
+        f"unknown {engine.name} strategy {name!r}{did_you_mean(name, builtins)} "
         f"(allowed: {', '.join(builtins)}, or path/to/file.py:function)"
     )
 

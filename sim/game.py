@@ -140,6 +140,9 @@ class SelfPlay:
     found: list  # the illegal answers located (``cardsim.sim.python_strategies.BadAnswer``)
     counted: int
     counted_text: str  # "3 illegal answer(s)" / "illegal answers in 2 game(s)"
+    #: set when self-play stopped at the strategy's first exception (a ``py:`` strategy that
+    #: raises raises again at every decision of that kind): where, in words (issue 45 item 10)
+    stopped: str = ""
 
 
 @dataclass(frozen=True)

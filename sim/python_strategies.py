@@ -16,11 +16,18 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cardsim.sim import user_strategies as us
 from cardsim.sim.errors import CardsimError
 
-__all__ = ["BadAnswer", "PythonStrategy", "Seat", "is_python_strategy", "load", "uses_python"]
+if TYPE_CHECKING:
+    from cardsim.sim.game import SelfPlay
+
+__all__ = [
+    "BadAnswer", "PythonStrategy", "Seat", "StrategyRaised", "collect_until_exception", "raised",
+    "is_python_strategy", "load", "uses_python",
+]  # fmt: skip
 
 is_python_strategy = us.is_python_strategy
 
@@ -99,6 +106,40 @@ class BadAnswer:
 
 
 OnBad = Callable[[BadAnswer], None]
+
+
+class StrategyRaised(Exception):
+    """The first exception of a ``py:`` strategy in ``strategy check`` self-play (it stops
+    there: the same code raises at every later decision of that kind, issue 45 item 10)."""
+
+    def __init__(self, record: BadAnswer) -> None:
+        super().__init__(record.text())
+        self.record = record
+
+
+def collect_until_exception(found: list[BadAnswer]) -> OnBad:
+    """An ``on_bad`` that keeps every illegal answer in ``found`` and raises
+    :class:`StrategyRaised` at the first one that is an exception."""
+
+    def on_bad(record: BadAnswer) -> None:
+        found.append(record)
+        if record.returned.startswith(EXCEPTION):
+            raise StrategyRaised(record)
+
+    return on_bad
+
+
+#: how an adapter's :class:`BadAnswer` ``returned`` starts when the strategy raised
+EXCEPTION = "an exception: "
+
+
+def raised(e: StrategyRaised, seconds: float, work_unit: str) -> SelfPlay:
+    """The :class:`~cardsim.sim.game.SelfPlay` of a self-play stopped at the first exception."""
+    from cardsim.sim.game import SelfPlay
+
+    r = e.record
+    where = f"game {r.game}, decision {r.decision} (seat {r.seat}): {r.position}"
+    return SelfPlay(seconds, 0, work_unit, [r], 1, "an exception", stopped=where)
 
 
 @dataclass

@@ -173,6 +173,15 @@ def check(
         played.counted,
         played.counted_text,
     )
+    if played.stopped:  # a py: strategy raised: it would raise at every such decision
+        bad = found[0]
+        echo(
+            f"self-play (every seat {label}) STOPPED at the first exception, after "
+            f"{sec:.2f} s: {played.stopped}; it raised {bad.returned.removeprefix(ps.EXCEPTION)}"
+        )
+        echo("fix it and check again (the comparison is skipped)")
+        echo(f"done in {time.perf_counter() - started:.1f} s")
+        return 1
     what = f"{played.work:,} {played.work_unit}"
     speed = f"{played.work / sec:,.0f} {played.work_unit}/s" if sec > 0 else ""
     rate = f"{games / sec:,.0f} {unit}/s, {speed}" if sec > 0 else "too fast to time"

@@ -56,6 +56,7 @@ from cardsim.analysis.objective import (
     parse_objective,
     se_of_mean,
     side_labels,
+    term_measures,
 )
 from cardsim.kernels.options import RuleOption
 from cardsim.sim.errors import CardsimError
@@ -197,6 +198,8 @@ class Candidate:
     se: float = float("nan")
     dropped_at: int | None = None
     dropped_by: str | None = None  # "paired test" / "halving"
+    #: each objective term's measure itself over its games (the objective is its distance)
+    measures: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -233,6 +236,9 @@ class TuneResult:
     #: unless verify=False): :func:`objective_comparison`'s dict, else None
     verification: dict | None = None
     html: str | None = None  # OUT/tune.html
+    #: the winner's values at an end of the searched range of an integer option (the best may
+    #: lie beyond it; at the option's own limit, the target may be unreachable)
+    edges: list[str] = field(default_factory=list)
 
     def _repr_html_(self) -> str:
         """A notebook shows the result as a small table (the other API results do too)."""
@@ -321,10 +327,43 @@ def tune(
             game, obj.text(), ident["space"], len(cands), budget, spent, rung_log, best, top,
             comps, margin, str(verify), str(out), log,
         )  # fmt: skip
+        result.edges = edge_notes(engine, space, best)
         if run_verify:  # the winner and the defaults on fresh seeds, the objective re-tested
             result.verification = _run_verify(verify, out, obj, threads, progress, force, session)
         write_outputs(result, out)
         return result
+
+
+def _length_label(engine) -> str:
+    """What the length objective measures: the game's length measure's label."""
+    m = next((m for m in engine.facts.headline if m.name in LENGTH_MEASURES), None)
+    return m.label if m else "length"
+
+
+def edge_notes(engine, space: dict, best: Candidate) -> list[str]:
+    """A sentence per integer option (three or more levels searched) whose winning value is the
+    lowest or highest searched: the best may lie beyond the range — or, at the option's own
+    limit, cannot, and the objective's target may be unreachable (issue 45 item 4)."""
+    notes = []
+    for name, levels in space.items():
+        o = engine.rule_options[name]
+        if o.kind != "int" or len(levels) < 3:
+            continue
+        value, lo, hi = int(best.rules[name]), min(levels), max(levels)
+        if value not in (lo, hi):
+            continue
+        end = "lowest" if value == lo else "highest"
+        limit = o.min if value == lo else o.max
+        text = f"{name}={value} is the {end} value searched ({lo}..{hi})"
+        if value == limit:
+            text += (
+                f" and the option's own limit: the objective may be best beyond what the rules "
+                f"allow — the target may be unreachable ({'; '.join(best.measures.values())})"
+            )
+        else:
+            text += ": the best may lie beyond it; search a wider range"
+        notes.append(text + ".")
+    return notes
 
 
 def _ranked(cands: list) -> tuple:
@@ -430,6 +469,7 @@ def _race(cands, obj, engine, out: Path, *, budget, eta, min_games, seed, player
             c.rungs, c.games = r + 1, c.games + n
             est, psi = objective_values(obj, DealData.concat(data[c.id]))
             c.estimate, c.se = est, se_of_mean(psi)
+            c.measures = term_measures(obj, DealData.concat(data[c.id]), _length_label(engine))
         survivors, entry = _cull(alive, obj, data, r, n, eta, seed, last=r == rungs_total - 1)
         rung_log.append(entry)
         alive = survivors
@@ -622,17 +662,20 @@ def summary(result: TuneResult) -> str:
         f"{result.games_spent:,} games spent of a budget of {result.budget:,}; "
         f"{len(result.rungs)} rungs of successive halving on common deals.",
         "",
-        f"**Best: {result.best.id}** {_rules(result.best.rules)}: objective "
+        f"**Best: {result.best.id}** {_rules(result.best.rules)}: "
+        f"{'; '.join(result.best.measures.values()) or 'objective'} — objective (distance) "
         f"{result.best.estimate:.4f} [{max(0.0, result.best.estimate - z * result.best.se):.4f}, "
         f"{result.best.estimate + z * result.best.se:.4f}] over {result.best.games:,} games.",
+        *(f"\n**At the edge:** {e}" for e in result.edges),
         "",
-        "| configuration | rules | rungs | games | objective [95 % interval] |",
-        "|---|---|---|---|---|",
+        "| configuration | rules | rungs | games | measure | objective [95 % interval] |",
+        "|---|---|---|---|---|---|",
     ]
     for c in result.top:
         lo = max(0.0, c.estimate - z * c.se)
         lines.append(
             f"| {c.id} | {_rules(c.rules)} | {c.rungs} | {c.games:,} | "
+            f"{'; '.join(c.measures.values())} | "
             f"{c.estimate:.4f} [{lo:.4f}, {c.estimate + z * c.se:.4f}] |"
         )
     lines += [

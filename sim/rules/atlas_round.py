@@ -501,7 +501,9 @@ class Round:
                 continue
             code = self._ask(q, CLAIM, options, discard=x, discarder=d)
             text = describe(code, hand_cards(self.hands[q]), x, self._same_species(q, x, code))
-            self._say(f"  seat {q} may claim {names([x])} ({len(options)} options): {text}")
+            self._say(
+                f"  seat {q} may claim {names([x])} ({len(options)} option{'s' * (len(options) != 1)}): {text}"
+            )
             if code != NONE:
                 claims[q] = code
         priority = self.rules["claim_priority"]

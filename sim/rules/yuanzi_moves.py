@@ -422,7 +422,7 @@ def describe_code(code: int, dao: int | None = None) -> str:
         return f"{prefix}atom {name or RANK_NAMES[rank] + SUIT_NAMES[suit_of(code)]}"
     what = "jokers" if jokers == size else RANK_NAMES[rank]
     extra = f", {jokers} joker{'s' * (jokers > 1)}" if 0 < jokers < size else ""
-    return f"{prefix}{KIND_NAMES[kind]} of {what} ({size} cards{extra})"
+    return f"{prefix}{KIND_NAMES[kind]} of {what} ({size} card{'s' * (size != 1)}{extra})"
 
 
 def describe_move(code: int, hand: str | Sequence[int], dao: str | int | None = None) -> str:

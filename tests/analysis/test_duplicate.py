@@ -264,5 +264,5 @@ def test_stopped_early_by_until_ci_is_stated(tmp_path, yz_cmp_run):
     assert runs["stopped"].startswith("by --until-ci ±0.05 after 150 deals")
     facts = [f["text"] for f in doc["findings"] if f["section"] == "config"]
     assert facts and "stopped early" in facts[0] and "40.0 % ± 4.0 %" in facts[0]
-    assert "150 of 300 planned games" in facts[0]
+    assert "150 of 300 planned deals" in facts[0]  # issue 45 item 10: deals, not games
     assert "stopped early" in (tmp_path / "r.html").read_text()

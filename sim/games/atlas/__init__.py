@@ -30,6 +30,7 @@ from cardsim.kernels.atlas import pimc as _pimc
 from cardsim.kernels.atlas import rules as _rules
 from cardsim.kernels.atlas.options import OPTIONS, deck_size
 from cardsim.kernels.atlas.strategies import BUILTINS, LEVEL_BASE, MAX_USER, USER_BASE
+from cardsim.kernels.errors import did_you_mean
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import (
@@ -196,7 +197,8 @@ class AtlasEngine:
                 ids.append(USER_BASE + user_strategies.entry(name, _driver))
             else:
                 raise CardsimError(
-                    f"unknown ATLAS strategy {name!r} (allowed: {', '.join(builtin)}, "
+                    f"unknown ATLAS strategy {name!r}{did_you_mean(name, builtin)} "
+                    f"(allowed: {', '.join(builtin)}, "
                     "or path/to/file.py:function)"
                 )
         sids = np.array(ids, np.int64)

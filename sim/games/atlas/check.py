@@ -7,7 +7,8 @@ import time
 import numpy as np
 from cardsim.sim.game import RunConfig, SelfPlay, StrategyCheck
 from cardsim.sim.games.atlas import adapter
-from cardsim.sim.python_strategies import BadAnswer, is_python_strategy
+from cardsim.sim.python_strategies import BadAnswer, StrategyRaised, is_python_strategy, raised
+from cardsim.sim.python_strategies import collect_until_exception as stop
 
 
 def _user_argtypes() -> tuple:
@@ -26,7 +27,10 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
     found: list[BadAnswer] = []
     if is_python_strategy(name):
         t = time.perf_counter()
-        games, _s = adapter.play_atlas(config, 0, config.games, on_bad=found.append)
+        try:
+            games, _s = adapter.play_atlas(config, 0, config.games, on_bad=stop(found))
+        except StrategyRaised as e:
+            return raised(e, time.perf_counter() - t, "turns")
         seconds = time.perf_counter() - t
         bad_games = len({b.game for b in found})
         return SelfPlay(

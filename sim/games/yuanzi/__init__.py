@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from cardsim.kernels.errors import did_you_mean
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi import ismcts, pimc
 from cardsim.kernels.yuanzi.options import OPTIONS
@@ -167,7 +168,7 @@ class YuanziEngine:
                 ids.append(N_BUILTIN + user_strategies.entry(seat, drv))
             else:
                 raise CardsimError(
-                    f"unknown yuanzi strategy {seat!r} "
+                    f"unknown yuanzi strategy {seat!r}{did_you_mean(seat, names)} "
                     f"(allowed: {', '.join(names)}, or path/to/file.py:function)"
                 )
         return np.array(ids, np.int64), tuple(users)

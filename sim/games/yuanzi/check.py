@@ -7,7 +7,8 @@ import time
 import numpy as np
 from cardsim.sim.game import RunConfig, SelfPlay, StrategyCheck
 from cardsim.sim.games.yuanzi import adapter
-from cardsim.sim.python_strategies import BadAnswer, is_python_strategy
+from cardsim.sim.python_strategies import BadAnswer, StrategyRaised, is_python_strategy, raised
+from cardsim.sim.python_strategies import collect_until_exception as stop
 
 
 def _user_argtypes() -> tuple:
@@ -26,7 +27,10 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
     found: list[BadAnswer] = []
     if is_python_strategy(name):
         t = time.perf_counter()
-        g, _s = adapter.play_yuanzi(config, 0, count, on_bad=found.append)
+        try:
+            g, _s = adapter.play_yuanzi(config, 0, count, on_bad=stop(found))
+        except StrategyRaised as e:
+            return raised(e, time.perf_counter() - t, "decisions")
         seconds = time.perf_counter() - t
         counted = len(found)
     else:
