@@ -3,7 +3,7 @@
 import os as _os
 
 #: The one version number (pyproject.toml reads it; CHANGELOG.md names it).
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 if _os.environ.get("CARDSIM_CLUSTER_WORKER"):  # a local Dask worker process (cardsim.sim.runner)
     import signal as _signal

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -91,6 +93,32 @@ def pytest_sessionstart(session) -> None:
 #: What the warm-up compiles for each game: what the fast tier plays (its search smoke and
 #: hygiene tests play pimc and ismcts on a few deals) and so what the heavy tier plays too.
 PURPOSES = ("run", "search", "user", "replay")
+
+
+#: Modules that compile kernels of their own (standalone rule functions, ``@njit`` helpers, user
+#: strategies): with ``-n`` one worker runs each whole, so that each compiles once per run.
+COMPILES_OWN_KERNELS = (
+    "tests/yuanzi/test_kernel_rules.py",
+    "tests/yuanzi/test_fast_path.py",
+    "tests/test_sdk.py",
+)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's ``load`` scheduling, except that each module of :data:`COMPILES_OWN_KERNELS` is one
+    unit of work (``xdist_group`` marks cannot do it: pytest 9.2 drops the worker's group suffix,
+    pytest-xdist issue 1386)."""
+    if config.getvalue("dist") != "load":
+        return None  # the user chose a scheduler
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesCompilingOnce(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in COMPILES_OWN_KERNELS else nodeid
+
+    return ModulesCompilingOnce(config, log)
 
 
 #: Tests that take 15 s or more on a warm cache (``pytest --durations``): started first, so that

@@ -39,11 +39,6 @@ from polars.testing import assert_frame_equal
 
 from cardsim.cli import main
 
-# compiles kernels of its own (standalone rule functions, @njit helpers, user strategies): one
-# worker runs the module, so each compiles once per test run (docs/testing.md)
-pytestmark = pytest.mark.xdist_group("compiles-own-kernels")
-
-
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ROOT / "tests" / "user_strategy_files"
 NUMBA_EXAMPLE = f"{ROOT / 'examples' / 'yuanzi_strategy.py'}:choose"

@@ -36,10 +36,6 @@ from cardsim.sim.config import build_config
 from cardsim.sim.games.yuanzi import ENGINE
 from numba import njit
 
-# compiles kernels of its own (standalone rule functions, @njit helpers, user strategies): one
-# worker runs the module, so each compiles once per test run (docs/testing.md)
-pytestmark = pytest.mark.xdist_group("compiles-own-kernels")
-
 
 @pytest.mark.parametrize(
     "strategies, rules",

@@ -37,11 +37,6 @@ from cardsim.kernels.yuanzi.state import (
     rules_array,
 )
 
-# compiles kernels of its own (standalone rule functions, @njit helpers, user strategies): one
-# worker runs the module, so each compiles once per test run (docs/testing.md)
-pytestmark = pytest.mark.xdist_group("compiles-own-kernels")
-
-
 # rank idx: 3=0 4=1 5=2 6=3 7=4 8=5 9=6 10=7 J=8 Q=9 K=10 A=11 2=12; suits D C H S = 0..3
 R3, R5, R7, R9, R10, RK, RA, R2 = 0, 2, 4, 6, 7, 10, 11, 12
 
