@@ -15,7 +15,8 @@ greedy's next choices — at most ``cap``), and each of at most ``iters`` iterat
    determinization, progressive widening in greedy's order, UCB with availability counts); the
    other seats' moves, and the seat's own unsearched ones, are the rollout policy's;
 3. adds one node, then pimc's ``rollout`` (the turn engine's round, every seat by the policy);
-4. backs pimc's ``objective`` (the round result in force, AT-24, points as tie-break) over
+4. backs pimc's ``objective`` (the round or, with ``rounds`` > 1, the match result in force,
+   AT-24, AT-25, points as tie-break) over
    ``1000 v (n - 1)``, a win's result, up the path, and adds the objective's paired gain over
    greedy's pick to the root child's score;
 5. every 8 iterations, with ``drop`` on, races the root children (``race``): a challenger

@@ -8,10 +8,11 @@ or pass) the strategy
 1. keeps a few *candidate* options: greedy's pick first, then greedy's next choices in its
    order of preference (``ranked``) — at most ``cap``;
 2. draws ``samples`` *determinizations* from what AT-26 lets it know (``determinize``): the
-   unseen cards (the deck — 204 by default, AT-D2, AT-D3 — minus its own hand, every card
-   shown in melds and every face-up discard), which must number exactly the other hands, the
-   draw pile and the face-down self-melds (``P_FD_CARDS``); every face-down self-meld is drawn
-   from them in a valid shape of its recorded size (``P_FD_SIZES``), the card the seat gave in
+   unseen cards (the deck — 204 by default, AT-D2, AT-D3 — minus its own hand and its own
+   face-down self-melds, every card shown in melds and every face-up discard), which must
+   number exactly the other hands, the draw pile and the other seats' face-down self-melds
+   (``P_FD_CARDS``); every such meld is drawn from them in a valid shape of its recorded size
+   (``P_FD_SIZES``; naturals and ATLAS only, AT-11), the card the seat gave in
    its last TRADE goes to the target's hand while the seat knows it is there (AT-19,
    ``gift``), and the rest is shuffled and dealt to the other seats' hands (their public
    sizes) and the draw pile (its public size, in a sampled order);
@@ -29,8 +30,10 @@ Every other decision (the TRADE take with ``trade_pick=seen``; a claim under the
 ``forced_claims=true``, AT-12, where the meld must be laid) is greedy's.
 
 Objective of the viewer (``objective``): the round result in force (AT-24) — win, nobody
-wins, loss — with the AT-05 points as a tie-breaker scaled from the AT-D4 hand values of the
-design block, so that one step of result outweighs any points whatever the values.
+wins, loss — or, with ``rounds`` > 1, the match result in force on the public match standing
+(AT-25, AT-26 revised 2026-12-06), with the AT-05 points as a tie-breaker scaled from the AT-D4
+hand values of the design block, so that one step of result outweighs any points whatever the
+values.
 
 The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
 ``apply_move``, the driver's own), so they play by the rule options in force, which the engine
@@ -57,7 +60,7 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
     NONE,
 )
-from cardsim.kernels.atlas.rules import hand_value
+from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value, round_points
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
@@ -79,11 +82,14 @@ from cardsim.kernels.atlas.state import (
     P_FD_SIZES,
     P_MELDED,
     P_N,
+    P_RULES,
     P_SIZES,
+    P_STANDING,
     P_VALUES,
     PILE,
     PUB_LEN,
     S_LEN,
+    SEAT_FD,
     SEAT_GIFT,
     ST_END,
     ST_MELD_OK,
@@ -162,32 +168,55 @@ def rollout(W, sid, rng, ev, opts, log):
 
 @hot_kernel
 def objective(W, me):
-    """The round result in force for seat ``me`` in a finished rollout, points as tie-breaker.
+    """The result in force for seat ``me`` in a finished rollout, points as tie-breaker.
 
-    ``(n - 1) * R`` for a win, ``-R`` for a loss (another seat went out), 0 when nobody wins
-    (AT-24; a round is zero-sum: the winner against ``n - 1`` seats), plus the AT-05 points
-    (the won hands' values, minus the own hand's value on a loss) weighed ``3`` per point, with
-    ``R = 1000 * v`` and ``v`` the largest AT-D4 hand value of the design block (``P_VALUES``,
-    at least 1). A round's cards hold at most ``228 * v`` points, so the tie-breaker spans less
-    than ``0.7 R``: one step of result always outweighs any points (whatever the AT-D4 values),
-    and under the default values (3, 2, 1) it is ``3 * (1000 * (n - 1) + points)``, the
-    earlier objective up to a factor. The match standing of earlier rounds (``rounds > 1``) is
-    not in the state, so each round is played for its own result.
+    One round (``rounds`` 1): the round result (AT-24) — ``(n - 1) * R`` for a win, ``-R`` for
+    a loss (another seat went out), 0 when nobody wins (a round is zero-sum: the winner against
+    ``n - 1`` seats). A match (``rounds`` > 1, AT-25; the standing is public, AT-26 revised
+    2026-12-06): the match result in force after this round, on the standing of the earlier
+    rounds (``P_STANDING``) plus this round's points — ``(n - k) * R / k`` when ``me`` is one
+    of the ``k`` seats with the highest total (a shared title shares the pot), ``-R``
+    otherwise; in the last round that is the match result, in an earlier one the later rounds
+    are unknown and the standing they start from stands in for it (with no points yet it is
+    the round result). The tie-breaker in both: the AT-05 points (the won hands' values, minus
+    the own hand's value on a loss) weighed ``3`` per point, with ``R = 1000 * v`` and ``v``
+    the largest AT-D4 hand value of the design block (``P_VALUES``, at least 1). A round's
+    cards hold at most ``228 * v`` points, so the tie-breaker spans less than ``0.7 R``: one
+    step of result outweighs any points (whatever the AT-D4 values; in a match, between titles
+    shared by many seats the steps are smaller), and under the default values (3, 2, 1) a
+    round's objective is ``3 * (1000 * (n - 1) + points)``.
     """
     w = W[ST_WINNER]
-    if w < 0:
-        return 0
-    v = max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
-    if w == me:
-        pts = 0
-        for s in range(W[P_N]):
-            if s != me:
-                pts += hand_value(W, s)
-        return 1000 * v * (W[P_N] - 1) + 3 * pts
-    return -1000 * v - 3 * hand_value(W, me)
+    n = W[P_N]
+    r = 1000 * max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
+    pts = round_points(W)
+    tie = 3 * pts if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
+    if W[P_RULES + R_ROUNDS] <= 1:
+        if w < 0:
+            return 0
+        return r * (n - 1) + tie if w == me else -r + tie
+    best = -(1 << 30)
+    k = 0
+    for s in range(n):  # AT-25: the totals after this round and how many share the highest
+        t = W[P_STANDING + s] + (pts if s == w else 0)
+        if t > best:
+            best = t
+            k = 1
+        elif t == best:
+            k += 1
+    if W[P_STANDING + me] + (pts if me == w else 0) == best:
+        return r * (n - k) // k + tie
+    return -r + tie
 
 
 # --- the search ------------------------------------------------------------------------------
+
+
+@hot_kernel
+def _is(t, cell):
+    """Card ``t`` fills a slot of ``cell``: a natural of that cell, or (``cell`` -1) an ATLAS.
+    An action card (SKIP, REVERSE, TRADE) never does (AT-11: never in a meld)."""
+    return (t == ATLAS) if cell < 0 else (CELL_OF[t] == cell)
 
 
 @hot_kernel
@@ -196,56 +225,125 @@ def _take(pool, m, cell, rng):
     False when ``pool[:m]`` holds none."""
     c = 0
     for i in range(m):
-        t = pool[i]
-        c += (CELL_OF[t] == cell) if t != ATLAS else (cell < 0)
+        c += _is(pool[i], cell)
     if c == 0:
         return False
     r = bounded(rng, c)
     for i in range(m):
         t = pool[i]
-        if ((CELL_OF[t] == cell) if t != ATLAS else (cell < 0)) and r == 0:
-            pool[i] = pool[m - 1]
-            pool[m - 1] = t
-            return True
-        r -= (CELL_OF[t] == cell) if t != ATLAS else (cell < 0)
+        if _is(t, cell):
+            if r == 0:
+                pool[i] = pool[m - 1]
+                pool[m - 1] = t
+                return True
+            r -= 1
     return False
+
+
+@hot_kernel
+def _slot_cell(k, loc, j):
+    """The cell of slot ``j`` of the meld of ``k`` cards at ``loc`` (AT-10: a triple's cell, a
+    quad's continent, a five's class)."""
+    if k == 3:
+        return loc
+    if k == 4:
+        return loc * 4 + j
+    return j * 4 + loc
+
+
+@hot_kernel
+def _fits(pool, m, k, loc):
+    """``pool[:m]`` holds the meld of ``k`` cards at ``loc``: at least one natural (AT-11) and
+    an ATLAS for every slot without one (a triple's three slots share one cell)."""
+    nat = 0
+    wild = 0
+    for i in range(m):
+        wild += pool[i] == ATLAS
+    if k == 3:
+        have = 0
+        for i in range(m):
+            have += CELL_OF[pool[i]] == loc
+        nat = min(have, 3)
+        return nat > 0 and 3 - nat <= wild
+    missing = 0
+    for j in range(k):
+        cell = _slot_cell(k, loc, j)
+        found = False
+        for i in range(m):
+            if CELL_OF[pool[i]] == cell:
+                found = True
+                break
+        if found:
+            nat += 1
+        else:
+            missing += 1
+    return nat > 0 and missing <= wild
 
 
 @hot_kernel
 def _fd_meld(pool, m, k, rng):
     """Take a face-down self-meld of ``k`` cards (AT-10 shapes: a triple of one cell, a quad of
     one continent's four classes, a five of one class's five continents; an ATLAS stands in for
-    a missing natural, at least one natural: the all-ATLAS melds of ``all_wild_melds``, AT-11,
-    are not sampled, pimc reads no rule option) from ``pool[:m]`` to its end; returns the new
-    ``m``. A random shape, retried; if none fits after 32 tries, ``k`` random cards (the
-    public counts still hold)."""
+    a missing natural, at least one natural, never an action card: AT-11; the all-ATLAS melds
+    of ``all_wild_melds`` are not sampled, pimc reads no rule option) from ``pool[:m]`` to its
+    end; returns the new ``m``, or -1 when no shape fits ``pool[:m]``. A random shape among
+    those that fit (rejection, 32 tries), else the first that fits from a random start."""
+    ns = 20 if k == 3 else (5 if k == 4 else 4)
+    loc = -1
     for _ in range(32):
-        loc = bounded(rng, 20 if k == 3 else (5 if k == 4 else 4))
-        left = m
-        nat = 0
-        ok = True
-        for j in range(k):
-            if k == 3:
-                cell = loc
-            elif k == 4:
-                cell = loc * 4 + j
-            else:
-                cell = j * 4 + loc
-            if _take(pool, left, cell, rng):
-                nat += 1
-            elif not _take(pool, left, -1, rng):
-                ok = False
+        c = bounded(rng, ns)
+        if _fits(pool, m, k, c):
+            loc = c
+            break
+    if loc < 0:
+        c = bounded(rng, ns)
+        for _ in range(ns):
+            if _fits(pool, m, k, c):
+                loc = c
                 break
-            left -= 1
-        if ok and nat > 0:
-            return left
-    for _ in range(k):
-        j = bounded(rng, m)
-        t = pool[j]
-        pool[j] = pool[m - 1]
-        pool[m - 1] = t
-        m -= 1
-    return m
+            c = c + 1 if c + 1 < ns else 0
+    if loc < 0:
+        return -1
+    left = m
+    for j in range(k):  # a natural when one is left, else an ATLAS (_fits: enough of them)
+        if not _take(pool, left, _slot_cell(k, loc, j), rng):
+            _take(pool, left, -1, rng)
+        left -= 1
+    return left
+
+
+@hot_kernel
+def _fd_melds(S, me, pool, m, D, rng):
+    """The other seats' face-down self-melds (``P_FD_SIZES``: how many of 3, 4, 5 cards) drawn
+    from ``pool[:m]`` to its end in valid shapes (``_fd_meld``) and written into ``D``
+    (``H_FACE_DOWN``, ``SEAT_FD``); ``me``'s own are known and not drawn. Redrawn from the
+    start (up to 16 times) when an earlier meld took cards a later one needed; returns the new
+    ``m``, or -1 when no draw fits (the sample is then not taken)."""
+    n = S[P_N]
+    left = -1
+    for _try in range(16):
+        left = m
+        for q in range(n):
+            if q == me:
+                continue
+            for k in range(3, 6):
+                for _meld in range(S[P_FD_SIZES + 3 * q + k - 3]):
+                    if left >= 0:
+                        left = _fd_meld(pool, left, k, rng)
+        if left >= 0:
+            break
+    if left < 0:
+        return -1
+    at = m
+    for q in range(n):  # the cards were taken seat by seat, meld by meld, from the end
+        if q == me:
+            continue
+        for _ in range(S[P_FD_CARDS + q]):
+            at -= 1
+            t = pool[at]
+            D[H_FACE_DOWN + t] += 1
+            D[SEAT_FD + q * N_TYPES + t] += 1
+    return left
 
 
 @hot_kernel
@@ -268,20 +366,23 @@ def gift(S, me):
 def determinize(S, me, pool, D, rng):
     """A sample of the hidden state into ``D`` from seat ``me``'s view of ``S`` (AT-26 only).
 
-    ``D`` gets the public block (the rule options in force included, ``P_RULES``), ``me``'s
-    hand, the seat allowed to self-meld next (public: who claimed), the first player and the
-    turn engine's block (the phase: whose decision of which kind) — at a claim decision with
-    the best claim so far cleared (the window is simultaneous, §4: ``me`` has not seen the
-    earlier seats' answers, so the sample treats them as passes). The unseen cards (the deck
-    less ``me``'s hand, the shown melds, the face-up discards and a claim window's card) must
-    number exactly the other hands, the draw pile and the face-down self-melds
-    (``P_FD_CARDS``), else no sample (False). First every face-down self-meld of every seat
+    ``D`` gets the public block (the rule options in force and the match standing included,
+    ``P_RULES``, ``P_STANDING``), ``me``'s hand and the cards of ``me``'s own face-down
+    self-melds (``SEAT_FD``: it laid them, AT-26 revised 2026-12-06), the seat allowed to
+    self-meld next (public: who claimed), the first player and the turn engine's block (the
+    phase: whose decision of which kind) — at a claim decision with the best claim so far
+    cleared (the window is simultaneous, §4: ``me`` has not seen the earlier seats' answers, so
+    the sample treats them as passes). The unseen cards (the deck less ``me``'s hand, ``me``'s
+    face-down melds, the shown melds, the face-up discards and a claim window's card) must
+    number exactly the other hands, the draw pile and the other seats' face-down self-melds
+    (``P_FD_CARDS``), and ``me``'s own face-down cards its ``P_FD_CARDS``, else no sample
+    (False). First every other seat's face-down self-meld
     (``P_FD_SIZES``: how many of 3, 4, 5 cards) is drawn from them in a valid shape
-    (``_fd_meld``; into ``H_FACE_DOWN``), then the rest is shuffled and dealt to the other
+    (``_fd_melds``; into ``H_FACE_DOWN``), then the rest is shuffled and dealt to the other
     hands (their public sizes) and the draw pile (its size, in a sampled order). Nothing else
     of ``S`` is read but ``gift`` (what ``me`` knows of the card it gave in a TRADE, AT-19):
-    that card goes to the target's hand before the deal. The state keeps no
-    record of ``me``'s own face-down melds, so their cards are sampled like the others'.
+    that card goes to the target's hand before the deal. ``me``'s own face-down cards are
+    never dealt to another seat.
     """
     n = S[P_N]
     for j in range(S_LEN):
@@ -299,23 +400,31 @@ def determinize(S, me, pool, D, rng):
         D[E_BQ] = -1
         D[E_BCODE] = 0
     h = HANDS + me * N_TYPES
+    fd = SEAT_FD + me * N_TYPES
     m = 0
     for t in range(N_TYPES):
         mine = S[h + t]
         D[h + t] = mine
         if t < N_SPECIES and mine > 0:
             D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
+        own = S[fd + t]  # AT-26: me laid its face-down melds, it knows their cards
+        D[fd + t] = own
+        D[H_FACE_DOWN + t] += own
         # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
         copies = 3 if t < N_SPECIES else S[P_DECK + t - ATLAS]
-        u = copies - mine - S[P_MELDED + t] - S[P_DISCC + t]
+        u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
         u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
         for _ in range(u):
             pool[m] = t
             m += 1
     need = S[P_DRAW]
     for s in range(n):
-        need += S[P_FD_CARDS + s] + (S[P_SIZES + s] if s != me else 0)
-    if need != m:
+        if s != me:
+            need += S[P_FD_CARDS + s] + S[P_SIZES + s]
+    owned = 0
+    for t in range(N_TYPES):
+        owned += S[fd + t]
+    if need != m or owned != S[P_FD_CARDS + me]:
         return False
     left = m
     gt, gc = gift(S, me)
@@ -328,13 +437,9 @@ def determinize(S, me, pool, D, rng):
                 break
         if left == m:
             gt = -1  # not among the unseen cards (never happens): no constraint
-    fd_end = left
-    for q in range(n):  # AT-26: the face-down self-melds, of their recorded sizes
-        for k in range(3, 6):
-            for _ in range(S[P_FD_SIZES + 3 * q + k - 3]):
-                left = _fd_meld(pool, left, k, rng)
-    for i in range(left, fd_end):
-        D[H_FACE_DOWN + pool[i]] += 1
+    left = _fd_melds(S, me, pool, left, D, rng)  # AT-26: the others', of their recorded sizes
+    if left < 0:
+        return False
     if gt >= 0:
         D[HANDS + gt * N_TYPES + gc] += 1
         if gc < N_SPECIES:

@@ -64,11 +64,13 @@ from cardsim.kernels.atlas.state import (
     P_N,
     P_SIZES,
     P_VALUES,
+    SEAT_FD,
     SEAT_MELDED,
     ST_ATLAS,
     ST_FIVES,
     ST_QUADS,
     ST_TRIPLES,
+    ST_WINNER,
     hot_kernel,
     inline_kernel,
     remove_card,
@@ -281,6 +283,7 @@ def _take_fewest(S, p, cell, shown):
     remove_card(S, p, best)
     S[P_MELDED + best] += shown
     S[H_FACE_DOWN + best] += 1 - shown  # AT-26: a face-down card is in no public count
+    S[SEAT_FD + p * N_TYPES + best] += 1 - shown  # AT-26: its own seat knows it
     return best
 
 
@@ -323,6 +326,7 @@ def apply_meld(S, p, code, x, shown, same):
             remove_card(S, p, x)
             S[P_MELDED + x] += 2 * shown
             S[H_FACE_DOWN + x] += 2 * (1 - shown)
+            S[SEAT_FD + p * N_TYPES + x] += 2 * (1 - shown)
         else:
             for _ in range(nat):
                 _take_fewest(S, p, loc, shown)
@@ -345,6 +349,7 @@ def apply_meld(S, p, code, x, shown, same):
         remove_card(S, p, ATLAS)
     S[P_MELDED + ATLAS] += from_hand * shown
     S[H_FACE_DOWN + ATLAS] += from_hand * (1 - shown)
+    S[SEAT_FD + p * N_TYPES + ATLAS] += from_hand * (1 - shown)
     if x >= 0:
         S[P_MELDED + x] += 1
     S[ST_ATLAS] += wilds
@@ -392,3 +397,16 @@ def hand_value(S, p):
     action = S[h + SKIP] + S[h + REVERSE] + S[h + TRADE]
     matching = S[P_SIZES + p] - wild - action
     return wild * S[P_VALUES] + action * S[P_VALUES + 1] + matching * S[P_VALUES + 2]
+
+
+@hot_kernel
+def round_points(S):
+    """AT-24: the points the round's winner receives (the other hands' AT-05 values); 0 when
+    nobody won."""
+    w = S[ST_WINNER]
+    pts = 0
+    if w >= 0:
+        for s in range(S[P_N]):
+            if s != w:
+                pts += hand_value(S, s)
+    return pts

@@ -41,6 +41,8 @@ P_DECK           4     copies of ATLAS, SKIP, REVERSE, TRADE in the deck (AT-D2,
                        default 6 each; the 60 species always have 3)
 P_VALUES         3     hand values of an ATLAS, an action card, a matching card (AT-D4,
                        default 3, 2, 1), read by scoring (AT-24)
+P_STANDING       10    the match standing: every seat's points from the earlier rounds of
+                       the match (AT-25; public, AT-26 revised 2026-12-06); 0 in round 1
 ===============  ====  ==========================================================
 
 The design block (``P_HAND_SIZE`` … ``P_VALUES``) is public: the rules are common knowledge.
@@ -53,7 +55,9 @@ Hidden / bookkeeping: ``HANDS`` (10 x 64 counts), ``CELLS`` (10 x 20 natural cou
 round counters ``ST_*`` (the §6 outcome keys), the turn engine's block ``E_*`` (the phase of
 the round and the claim window in progress, ``kernels/atlas/turn.py``), per-seat counters
 ``SEAT_*``, ``SUMMARY``, the built-in strategies' scratch, and ``SEAT_GIFT``, what each seat
-knows of the card it gave in its last TRADE (AT-19; read by ``pimc`` for that seat only).
+knows of the card it gave in its last TRADE (AT-19; read by ``pimc`` for that seat only), and
+``SEAT_FD``, the cards of each seat's own face-down self-melds (AT-26 revised 2026-12-06: the
+seat laid them; read by ``pimc`` for that seat only).
 """
 
 import numpy as np
@@ -113,6 +117,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_HAND_SIZE", 1),  # design parameters (AT-D1 … AT-D4): public, like every rule
     ("P_DECK", 4),
     ("P_VALUES", 3),
+    ("P_STANDING", MAX_PLAYERS),  # AT-25, AT-26: every seat's points from earlier rounds
     ("PUB_LEN", 0),
     # hidden
     ("H_PILE_POS", 1),
@@ -166,6 +171,9 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     # target + 1 (0: none), the card g, then: g's shown copies (P_DISCC + P_MELDED), the
     # target's P_FD_CARDS, ST_TRADES, ST_RESHUFFLES
     ("SEAT_GIFT", MAX_PLAYERS * 6),
+    # per seat p, the cards of its own face-down self-melds this round (AT-26, revised
+    # 2026-12-06: the seat laid them, so it knows them; read by pimc for that seat only)
+    ("SEAT_FD", MAX_PLAYERS * N_TYPES),
     ("S_LEN", 0),
 )
 
@@ -194,51 +202,53 @@ P_FD_SIZES = 494
 P_HAND_SIZE = 524
 P_DECK = 525
 P_VALUES = 529
-PUB_LEN = 532
-H_PILE_POS = 532
-H_PILE_END = 533
-H_FIRST = 534
-H_FACE_DOWN = 535
-ST_WINNER = 599
-ST_END = 600
-ST_RESHUFFLES = 601
-ST_DIRCH = 602
-ST_TRIPLES = 603
-ST_QUADS = 604
-ST_FIVES = 605
-ST_YOUXIAN = 606
-ST_LCP = 607
-ST_CLAIMS = 608
-ST_SELF = 609
-ST_SKIPS = 610
-ST_REVERSES = 611
-ST_TRADES = 612
-ST_ATLAS = 613
-ST_MELD_OK = 614
-ST_ERR = 615
-ST_DEC = 616
-E_PHASE = 617
-E_CUR = 618
-E_Q = 619
-E_LEFT = 620
-E_BKEY = 621
-E_BQ = 622
-E_BCODE = 623
-E_CLOSED = 624
-E_WIN = 625
-SEAT_MELDS = 629
-SEAT_CLAIMS = 639
-SEAT_DEALT = 649
-SEAT_DRAWN = 689
-SEAT_DISCARDED = 699
-SEAT_MELDED = 709
-SEAT_TRADE_NET = 719
-HANDS = 729
-CELLS = 1369
-PILE = 1569
-SUMMARY = 1797
-SEAT_GIFT = 1847
-S_LEN = 1907
+P_STANDING = 532
+PUB_LEN = 542
+H_PILE_POS = 542
+H_PILE_END = 543
+H_FIRST = 544
+H_FACE_DOWN = 545
+ST_WINNER = 609
+ST_END = 610
+ST_RESHUFFLES = 611
+ST_DIRCH = 612
+ST_TRIPLES = 613
+ST_QUADS = 614
+ST_FIVES = 615
+ST_YOUXIAN = 616
+ST_LCP = 617
+ST_CLAIMS = 618
+ST_SELF = 619
+ST_SKIPS = 620
+ST_REVERSES = 621
+ST_TRADES = 622
+ST_ATLAS = 623
+ST_MELD_OK = 624
+ST_ERR = 625
+ST_DEC = 626
+E_PHASE = 627
+E_CUR = 628
+E_Q = 629
+E_LEFT = 630
+E_BKEY = 631
+E_BQ = 632
+E_BCODE = 633
+E_CLOSED = 634
+E_WIN = 635
+SEAT_MELDS = 639
+SEAT_CLAIMS = 649
+SEAT_DEALT = 659
+SEAT_DRAWN = 699
+SEAT_DISCARDED = 709
+SEAT_MELDED = 719
+SEAT_TRADE_NET = 729
+HANDS = 739
+CELLS = 1379
+PILE = 1579
+SUMMARY = 1807
+SEAT_GIFT = 1857
+SEAT_FD = 1917
+S_LEN = 2557
 #: The turn engine's block ``E_PHASE .. E_END`` (exclusive).
 E_END = E_WIN + 4
 
@@ -355,10 +365,14 @@ def reshuffle(S, ev_rng):
 
 @hot_kernel
 def reset_round(S, n, r):
-    """Zero everything but the decision counter, ready for round ``r``; the design block at its
-    defaults (AT-D1 … AT-D4: 13 cards, 6 of each special, values 3 / 2 / 1)."""
+    """Zero everything but the decision counter and, from round 2 (``r > 0``), the match
+    standing (``P_STANDING``, AT-25), ready for round ``r``; the design block at its defaults
+    (AT-D1 … AT-D4: 13 cards, 6 of each special, values 3 / 2 / 1)."""
     dec = S[ST_DEC]
-    S[:] = 0
+    S[:P_STANDING] = 0
+    if r == 0:
+        S[P_STANDING:PUB_LEN] = 0
+    S[PUB_LEN:] = 0
     S[ST_DEC] = dec
     S[P_HAND_SIZE] = HAND_SIZE
     for j in range(4):

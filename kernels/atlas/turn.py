@@ -81,6 +81,7 @@ from cardsim.kernels.atlas.rules import (
     claim_meld_options,
     claim_wins,
     pairs,
+    round_points,
     same_species_claim,
     self_meld_options,
     set_design,
@@ -117,6 +118,7 @@ from cardsim.kernels.atlas.state import (
     P_RULES,
     P_SEAT,
     P_SIZES,
+    P_STANDING,
     P_TAKEN,
     P_TARGET,
     P_TARGET_HAND,
@@ -183,7 +185,12 @@ def set_rules(S, R):
 @hot_kernel
 def new_round(S, n, r, first, R, deal_rng):
     """Round ``r`` (§3) of ``n`` players from a fresh deal (§1, ``deal_rng``), rules ``R``:
-    at the start of seat ``first``'s turn."""
+    at the start of seat ``first``'s turn. From round 2 ``S`` holds the round before, whose
+    winner's points join the match standing (``P_STANDING``, AT-25; public, AT-26)."""
+    if r > 0:
+        w = S[ST_WINNER]
+        if w >= 0:
+            S[P_STANDING + w] += round_points(S)
     reset_round(S, n, r)
     set_rules(S, R)  # the rule options in force are public (P_RULES)
     S[H_FIRST] = first

@@ -25,16 +25,18 @@ match scores in force read from the rule array (YZ-D2 ``match_points_win`` = W, 
   that leads on the first half plays to keep the match, not to win the half (a team 240 : 60 up
   wins 340 : 260 with 100 of the second half's 300 points);
 * first half — +S / −S for a 双夹 won / lost (YZ-25, as the driver's ``_match_result``: the
-  threshold in force, YZ-D1 ``shuangjia_threshold``, by default 60); otherwise +W / −W / 0 for
-  the half won / lost / drawn on points (more than 150 of 300). YZ-25 ends the match at a 双夹;
-  otherwise YZ-26 decides it on the total of both halves, and the second half's deal is unknown
-  (YZ-05) and starts level, so the first half's margin is all that carries over: the half won on
-  points stands in for the match won.
+  threshold in force, YZ-D1 ``shuangjia_threshold``, by default 60; the half's points break
+  ties); otherwise what the half carries into the match (``first_half_value``, issue 45 item 7):
+  YZ-26 decides the match on the total of both halves, a tie to the team of the first-half
+  上游, and the second half's deal is unknown (YZ-05) and starts level, so the value is the
+  expected match result with the second half's margin taken as even over its range — linear in
+  the point margin (151 : 149 is worth far less than 250 : 50), the 上游 worth half a margin
+  step (a 150 : 150 half is not worth 0 to the team that will win a 300 : 300 match).
 
-Points break ties between equal results. Results are whole multiples of 1000 and a half's
-points lie in 0..300, so the result always dominates; within one result, more of the half's
-points is more of the match margin too (the first half's points are fixed in the second half).
-The mean over the samples is then the expected match score (first half: with the halves even).
+In the second half, points break ties between equal results: results are whole multiples of
+1000 and a half's points lie in 0..300, so the result always dominates; within one result, more
+of the half's points is more of the match margin too (the first half's points are fixed in the
+second half). The mean over the samples is then the expected match score.
 
 Its randomness is the strategy stream it is given (stream 2 of (root seed, game index)), so a
 run stays reproducible and independent of threads and chunks.
@@ -198,6 +200,20 @@ def restart(wh, wp, wst, det, played, pub):
 
 
 @inline_kernel
+def first_half_value(margin, upstream, win):
+    """What a first half without 双夹 carries into the match for a team ``margin`` points up
+    (YZ-26): the match goes to the higher total of both halves, a tie to the team of the
+    first-half 上游 (``upstream``). The second half starts level and its deal is unknown
+    (YZ-05); with its margin taken as even over −300 … +300, the expected match result is
+    ``W * m / 300`` for a carried margin ``m``, and as margins are multiples of 5 points (YZ-03)
+    the tie-break is worth half a step: ``m`` ± 2.5. Returned as ``1000 W (2 m ± 5) / 610``,
+    whole, within ±1000 W (a 双夹's ±1000 S dominates whenever S > W, the default 2 > 1);
+    more points are always more value, and 150 : 150 is worth ``+1000 W · 5 / 610`` to the
+    上游's team, not 0."""
+    return (1000 * win * (2 * margin + (5 if upstream else -5))) // 610
+
+
+@inline_kernel
 def objective(st, team, rules):
     """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
     pts = st[ST_TEAM_PTS + team]
@@ -222,7 +238,6 @@ def objective(st, team, rules):
         else:
             won = 0
         return 1000 * won + pts
-    won = win if pts > 150 else (-win if pts < 150 else 0)  # the half won / lost on points
     # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
     up_team = st[ST_OUT] % 2
     if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
@@ -237,7 +252,7 @@ def objective(st, team, rules):
         sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < rules[R_SHUANGJIA_THRESHOLD]
         winner = up_team
     if not sj:
-        return 1000 * won + pts
+        return first_half_value(pts - st[ST_TEAM_PTS + 1 - team], up_team == team, win)
     stake = 1000 * rules[R_MATCH_POINTS_SHUANGJIA]  # YZ-D3
     return stake + pts if winner == team else -stake + pts
 

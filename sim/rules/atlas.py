@@ -227,6 +227,7 @@ def play_match(
             decisions=result.decisions,
             windows=result.windows,
             log=result.log,
+            standing=tuple(sum(o["points"][p] for o in result.rounds) for p in range(n_players)),
         )
         outcome = rnd.play()
         result.rounds.append(outcome)

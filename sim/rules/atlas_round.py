@@ -103,6 +103,10 @@ class View:
     traded: tuple[tuple[str, int, int], ...]  # ("took" | "gave", other seat, card) this round
     # AT-26 self_melds_shown=false: (seat, size) of every self-meld laid face down, in order
     face_down: tuple[tuple[int, int], ...] = ()
+    # AT-26 (revised 2026-12-06): the cards of the seat's own face-down self-melds, ascending
+    own_face_down: tuple[int, ...] = ()
+    # AT-25, AT-26 (revised 2026-12-06): every seat's points from the match's earlier rounds
+    standing: tuple[int, ...] = ()
     discard: int | None = None  # claim decisions: the discard under claim
     discarder: int | None = None  # claim decisions: who discarded it
     trade_target: int | None = None  # TAKE / GIVE decisions: the chosen target
@@ -236,12 +240,16 @@ class Round:
     decisions: list[Decision] = field(default_factory=list)
     windows: list[Window] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    standing: tuple[int, ...] | None = None  # AT-25: points from earlier rounds (None: zeros)
 
     def __post_init__(self) -> None:
         self.n = len(self.hands)
         self.melds: list[tuple[int, tuple[int, ...]]] = []  # every meld, with its cards
         self.shown: list[tuple[int, tuple[int, ...]]] = []  # AT-26: melds others see
         self.face_down: list[tuple[int, int]] = []  # AT-26: (seat, size) of face-down self-melds
+        self.own_face_down: list[list[int]] = [[] for _ in range(len(self.hands))]  # their cards
+        if self.standing is None:
+            self.standing = (0,) * len(self.hands)
         self.out: list[int] = []  # cards that left the round (melds, pairs, winning cards)
         self.traded: list[list[tuple[str, int, int]]] = [[] for _ in range(self.n)]
         self.winner = -1
@@ -281,6 +289,8 @@ class Round:
             melds=tuple(self.shown),
             traded=tuple(self.traded[seat]),
             face_down=tuple(self.face_down),
+            own_face_down=tuple(sorted(self.own_face_down[seat])),
+            standing=tuple(self.standing),
             **context,
         )
 
@@ -421,6 +431,7 @@ class Round:
             self.shown.append((p, shown))
         else:
             self.face_down.append((p, len(shown)))
+            self.own_face_down[p] += shown
         self.out += shown
         kind = spec(code).kind
         self.stats[{TRIPLE: "triples", QUAD: "quads", FIVE: "fives"}[kind]] += 1

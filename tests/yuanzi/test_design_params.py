@@ -177,8 +177,9 @@ def test_pimc_objective_reads_the_design_parameters():
 
     assert value(0) == 2000 + 245 and value(1) == -2000 + 55  # 55 < 60: 双夹, +2 / −2
     assert value(0, match_points_shuangjia=5) == 5000 + 245
-    assert value(0, shuangjia_threshold=55) == 1000 + 245  # no 双夹: the half won on points
-    assert value(1, shuangjia_threshold=55, match_points_win=3) == -3000 + 55
+    # no 双夹: what the half carries into the match, 190 points up with the 上游 (issue 45 item 7)
+    assert value(0, shuangjia_threshold=55) == 1000 * (2 * 190 + 5) // 610
+    assert value(1, shuangjia_threshold=55, match_points_win=3) == 3000 * (-2 * 190 - 5) // 610
     st[KS.ST_HALF] = 1
     assert value(0, match_points_win=4) == 4000 + 245
 

@@ -230,8 +230,8 @@ MATCH_SETTINGS = [
 def test_objective_is_the_match_result_in_force(options):
     """Second half: ``1000 × match result + the half's points``, the result on both halves
     (YZ-26; a 300 : 300 tie to the first-half 上游's team) in the match points in force (YZ-D2).
-    First half: the 双夹 stake (YZ-25, YZ-D1, YZ-D3) as the driver settles it, else the half
-    won / lost / drawn on points × YZ-D2."""
+    First half: the 双夹 stake (YZ-25, YZ-D1, YZ-D3) as the driver settles it, else what the
+    half carries into the match (its margin, the 上游's tie-break; issue 45 item 7) × YZ-D2."""
     rules = rules_array(options)
     w = int(rules[S.R_MATCH_POINTS_WIN])
     sj_pts = int(rules[S.R_MATCH_POINTS_SHUANGJIA])
@@ -256,9 +256,12 @@ def test_objective_is_the_match_result_in_force(options):
     # first half: 南北 out first and second, 东西 scored 50 -> 双夹 below a threshold over 50
     st = _end_state(0, (250, 50), [0, 2, 1])
     t = int(rules[S.R_SHUANGJIA_THRESHOLD])
-    stake = sj_pts if t > 50 else w
-    assert pimc.objective(st, 0, rules) == 1000 * stake + 250
-    assert pimc.objective(st, 1, rules) == -1000 * stake + 50
+    if t > 50:
+        assert pimc.objective(st, 0, rules) == 1000 * sj_pts + 250
+        assert pimc.objective(st, 1, rules) == -1000 * sj_pts + 50
+    else:  # no 双夹: the 200-point margin and the 上游 carry into the match (issue 45 item 7)
+        assert pimc.objective(st, 0, rules) == 1000 * w * (2 * 200 + 5) // 610
+        assert pimc.objective(st, 1, rules) == 1000 * w * (-2 * 200 - 5) // 610
     # and everywhere: 双夹 as the driver's _match_result decides it, else the half on points
     for pts, outs, one_two in [
         ((300, 0), [0, 2], True),
@@ -276,8 +279,9 @@ def test_objective_is_the_match_result_in_force(options):
             p = pts[team]
             if sj:
                 expect = 1000 * (sj_pts if team == winner else -sj_pts) + p
-            else:
-                expect = 1000 * (w if p > 150 else -w if p < 150 else 0) + p
+            else:  # what the half carries into the match (issue 45 item 7)
+                margin, up = p - pts[1 - team], outs[0] % 2 == team
+                expect = (1000 * w * (2 * margin + (5 if up else -5))) // 610
             assert pimc.objective(st, team, rules) == expect, (pts, outs, team)
 
 

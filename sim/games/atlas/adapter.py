@@ -186,6 +186,7 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
         pub[ST.P_FD_MELDS + q] += 1
         pub[ST.P_FD_CARDS + q] += size
         pub[ST.P_FD_SIZES + 3 * q + size - 3] += 1
+    pub[ST.P_STANDING : ST.P_STANDING + len(view.standing)] = view.standing  # AT-25, AT-26
     return pub
 
 
