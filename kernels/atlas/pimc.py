@@ -60,7 +60,7 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
     NONE,
 )
-from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value, round_points
+from cardsim.kernels.atlas.rules import hand_value, round_points
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
@@ -82,7 +82,6 @@ from cardsim.kernels.atlas.state import (
     P_FD_SIZES,
     P_MELDED,
     P_N,
-    P_RULES,
     P_SIZES,
     P_STANDING,
     P_VALUES,
@@ -99,7 +98,7 @@ from cardsim.kernels.atlas.state import (
     hot_kernel,
 )
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves
+from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves, match_rounds
 from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -191,7 +190,7 @@ def objective(W, me):
     r = 1000 * max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
     pts = round_points(W)
     tie = 3 * pts if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
-    if W[P_RULES + R_ROUNDS] <= 1:
+    if match_rounds(W) <= 1:
         if w < 0:
             return 0
         return r * (n - 1) + tie if w == me else -r + tie

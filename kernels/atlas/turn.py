@@ -72,6 +72,7 @@ from cardsim.kernels.atlas.rules import (
     R_FORCED,
     R_LAST_DISCARD,
     R_REVERSE_2P,
+    R_ROUNDS,
     R_SELF_MELDS,
     R_SELF_MELDS_SHOWN,
     R_TRADE_PICK,
@@ -180,6 +181,13 @@ def set_rules(S, R):
     """The rule options of array ``R`` into the public block (``P_RULES + R_*``, issue 12)."""
     for i in range(R.shape[0]):
         S[P_RULES + i] = R[i]
+
+
+@hot_kernel
+def match_rounds(S):
+    """The rounds of the match in force (AT-25; public, ``P_RULES``): what search reads to
+    play for the match result rather than the round."""
+    return S[P_RULES + R_ROUNDS]
 
 
 @hot_kernel

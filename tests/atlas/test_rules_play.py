@@ -94,7 +94,7 @@ def test_at26_view_shows_only_what_a_strategy_may_know():
     assert fields == {
         "seat", "n_players", "round", "hand", "hand_sizes", "direction", "draw_pile_size",
         "discard_pile", "melds", "traded", "face_down", "discard", "discarder", "trade_target",
-        "target_hand",
+        "target_hand", "standing", "own_face_down",  # AT-26 (revised 2026-12-06)
     }  # fmt: skip
     v = s.views[1]  # seat 1 deciding its discard in turn 2
     assert v.seat == 1 and v.hand_sizes == (3, 4, 3) and v.discard_pile == (C("Elephant"),)
