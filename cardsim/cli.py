@@ -725,20 +725,10 @@ def tune_cmd(
 
 
 def _echo_json(doc) -> None:
-    """``doc`` as JSON on stdout (NaN and infinities as null)."""
-    import json
-    import math
+    """``doc`` as strict JSON on stdout (NaN and infinities as null: sim/jsonio.py)."""
+    from cardsim.sim import jsonio
 
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, list | tuple):
-            return [clean(x) for x in v]
-        return v
-
-    click.echo(json.dumps(clean(doc), indent=1, ensure_ascii=False, default=str))
+    click.echo(jsonio.dumps(doc, indent=1))
 
 
 @cli.command("rules")

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
+from cardsim.sim import jsonio
 from cardsim.sim.config import DEFAULT_SEED, check_strategy
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.rundir import holding_out
@@ -502,14 +503,13 @@ def _read_looks(out: Path, ident: dict, force: bool) -> list[Look]:
 
 
 def _write_looks(out: Path, ident: dict, looks: list[Look], stopped_by: str | None) -> None:
-    import json
     from dataclasses import asdict
 
     from cardsim.sim.rundir import atomic_write_bytes
 
     doc = {"format": "cardsim-ladder-looks", "identity": ident, "stopped_by": stopped_by,
            "looks": [asdict(x) for x in looks]}  # fmt: skip
-    atomic_write_bytes(out / LOOKS, json.dumps(doc, indent=1, ensure_ascii=False).encode())
+    atomic_write_bytes(out / LOOKS, jsonio.dump_bytes(doc, indent=1))
 
 
 def _scaled(ladder: Ladder, look: int, chunk: int) -> Ladder:

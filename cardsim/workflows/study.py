@@ -625,17 +625,11 @@ def _design_scenarios(d: dict, spec, cells: list[dict[str, int]], label: str) ->
 
 
 def _scenario_toml(sc: dict) -> str:
-    """A one-scenario study file (the cell's checks are the scenario's)."""
-    import json
+    """A one-scenario study file (the cell's checks are the scenario's), written by a TOML
+    writer (issue 45 item 12: no value can end a string or add a key)."""
+    import tomli_w
 
-    lines = ["[[scenario]]"]
-    for k, v in sc.items():
-        if isinstance(v, dict):
-            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
-            lines.append(f"{k} = {{ {inner} }}")
-        else:
-            lines.append(f"{k} = {json.dumps(v)}")
-    return "\n".join(lines) + "\n"
+    return tomli_w.dumps({"scenario": [sc]})
 
 
 def load_study(path: Path | str) -> Study:
@@ -1067,7 +1061,7 @@ def foldover_toml(design: Design, factors: list[str]) -> str:
     """A study file of ``design``'s fold-over on ``factors``: the same [[design]] table (the
     games its cells played) with ``foldover`` added, so its first half is the cells already
     played (same names and configurations) and only the folded half is new."""
-    import json
+    import tomli_w
 
     doc = {**design.raw, "games": design.scenarios[0].games, "foldover": list(factors)}
     lines = [
@@ -1075,15 +1069,8 @@ def foldover_toml(design: Design, factors: list[str]) -> str:
         "# report reads 'clear, but aliased with …' (docs/design.md, 'Aliases and the fold-over').",
         "# Run it into the study's folder to reuse the cells already played:",
         f"#   cardsim study {design.name}-foldover.toml --out DIR",
-        "[[design]]",
     ]
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
-            lines.append(f"{k} = {{ {inner} }}")
-        else:
-            lines.append(f"{k} = {json.dumps(v, ensure_ascii=False)}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + tomli_w.dumps({"design": [doc]})
 
 
 def write_foldover(design: Design, factors: list[str], out: Path) -> Path:
