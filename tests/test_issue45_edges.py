@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import math
 import threading
-import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -86,3 +85,114 @@ def test_3_every_writer_goes_through_the_one_encoder():
                 if ("json.dumps(" in line or "json.dump(" in line) and "hashlib" not in line:
                     offenders.append(f"{f.relative_to(root)}:{n}")
     assert offenders == []
+
+
+# --- item 12: TOML by a TOML writer ---------------------------------------------------------
+
+
+def test_12_verify_toml_keeps_a_strategy_path_with_quote_backslash_and_newline(tmp_path):
+    """issue 45 item 12: verify.toml was written by f-string; a `"` ended the race with "not
+    valid TOML", a backslash was read as an escape, a newline could add keys."""
+    import tomllib
+
+    from cardsim.sim.games import get_engine
+
+    from cardsim.workflows.tune import Candidate, write_verify
+
+    weird = 'my "dir"\\x\nrules = 1/strat.py:choose'
+    path = write_verify(tmp_path, get_engine("tunable"), Candidate("c001", {"cap": "5"}), 4,
+                        weird, 3, 500, "length=45")  # fmt: skip
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert [s["strategy"] for s in doc["scenario"]] == [weird, weird]
+    assert doc["scenario"][0]["rules"] == {"cap": "5"} and "rules" not in doc["scenario"][1]
+    assert doc["comparison"][0]["objective"] == "length=45"
+
+
+# --- item 12: one writer per folder, sub-runs included; locks per thread --------------------
+
+
+def fake_run(out, games=200, **kw):
+    cfg = build_config(FakeEngine(), games=games, seed=3, strategy="random")
+    return runner.run(cfg, out, chunk_size=100, progress=False, engine=FakeEngine(), **kw)
+
+
+def test_10_a_run_inside_another_runs_folder_is_refused(tmp_path):
+    """issue 45 item 10: `--out runs/at4/games/x` wrote a run inside another run."""
+    fake_run(tmp_path / "at4")
+    for inner in ("games/x", "deeper/still/x"):
+        with pytest.raises(CardsimError, match="is inside the run directory"):
+            fake_run(tmp_path / "at4" / inner)
+    assert not (tmp_path / "at4" / "games" / "x").exists()
+    assert not (tmp_path / "at4" / "deeper").exists()
+
+
+def test_12_a_sub_run_of_a_folder_another_process_holds_is_refused(tmp_path):
+    """issue 45 item 12: `cardsim run ... --out STUDY/a --force` while the study plays got past
+    the folder lock; a run refuses a folder inside a folder another process holds."""
+    import subprocess
+    import sys
+
+    study = tmp_path / "study"
+    fake_run(study / "a")  # a finished scenario of the study
+    before = rundir.read_manifest(study / "a")
+    code = (
+        "import sys, time\nfrom cardsim.sim.rundir import hold_folder\n"
+        "with hold_folder(sys.argv[1], 'study'):\n    print('held', flush=True)\n"
+        "    sys.stdin.readline()\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-c", code, str(study)], cwd=root, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        with pytest.raises(CardsimError, match=rf"inside {study}.*pid {proc.pid}"):
+            fake_run(study / "a", games=300, force=True)
+        with pytest.raises(CardsimError, match="another cardsim command"):
+            fake_run(study / "new")
+    finally:
+        proc.communicate("\n", timeout=30)
+    assert rundir.read_manifest(study / "a") == before
+    assert not (study / "new").exists()
+    fake_run(study / "new")  # once the study is done, the folder is free
+
+
+def test_12_locks_are_per_thread_and_temporaries_unique_per_call(tmp_path):
+    """issue 45 item 12: hold_folder treated a second thread's call as nesting (process-wide
+    _HELD); now only the same thread nests; another thread is another writer, for the folder
+    and for runs inside it. Temporary names carry pid, thread and call."""
+    study = tmp_path / "s"
+    held, done = threading.Event(), threading.Event()
+
+    def first():
+        with rundir.hold_folder(study, "study"):
+            held.set()
+            done.wait(30)
+
+    t = threading.Thread(target=first)
+    t.start()
+    try:
+        assert held.wait(30)
+        with (
+            pytest.raises(CardsimError, match="being written by another"),
+            rundir.hold_folder(study, "study"),
+        ):
+            pass
+        with pytest.raises(CardsimError, match=r"another cardsim command \(this process\)"):
+            fake_run(study / "a")
+    finally:
+        done.set()
+        t.join()
+    with rundir.hold_folder(study, "study"), rundir.hold_folder(study, "ladder"):
+        fake_run(study / "a")  # the same thread nests, and its own sub-runs are its own
+    names = set()
+
+    def suffix():
+        names.add(rundir.unique_suffix())
+
+    threads = [threading.Thread(target=suffix) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    suffix()
+    assert len(names) == 5
