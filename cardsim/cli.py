@@ -984,16 +984,18 @@ def report_cmd(run_dirs, out, fmt, json_out, margins) -> None:
 def verify_cmd(run_dirs) -> None:
     """Check every part of each run directory against its manifest (sha256, rows, metadata).
 
-    One line per DIR; exit 0 when all are intact, 1 when a part does not match.
-    Example: cardsim verify runs/yz
+    A study, ladder or tune folder is walked: every run in it is checked. One line per run;
+    exit 0 when all are intact, 1 when a part does not match.
+    Example: cardsim verify runs/yz my-study
     """
-    from cardsim.sim.rundir import verify
+    from cardsim.sim.rundir import find_runs, verify
 
     bad = 0
     for d in run_dirs:
-        ok, line = verify(d)
-        click.echo(line)
-        bad += not ok
+        for run_dir in find_runs(d) or [d]:  # no run in d: verify(d) says what it is
+            ok, line = verify(run_dir)
+            click.echo(line)
+            bad += not ok
     if bad:
         sys.exit(1)
 

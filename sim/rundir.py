@@ -329,6 +329,21 @@ def read_part_metadata(path: Path | str) -> dict[str, Any]:
     return out
 
 
+def find_runs(folder: Path | str) -> list[Path]:
+    """The run directories in ``folder``: itself if it is one, else every run below it (a
+    study's scenarios, a ladder's levels and rating, a tune's rungs and verify study), sorted,
+    never through a link and never inside a run."""
+    folder = Path(folder)
+    if _is_run_dir(folder):
+        return [folder]
+    runs: list[Path] = []
+    with contextlib.suppress(OSError):
+        for child in sorted(folder.iterdir()):
+            if child.is_dir() and not child.is_symlink() and child.name not in TABLES:
+                runs += find_runs(child)
+    return runs
+
+
 def verify(out: Path | str) -> tuple[bool, str]:
     """``cardsim verify``: every finished part against the manifest — present, the recorded
     sha256 and rows, its own metadata naming this run and chunk — and the chunk plan.
@@ -656,6 +671,38 @@ def _is_run_dir(path: Path) -> bool:
     return isinstance(doc, dict) and (doc.get("format") == FORMAT or "chunks" in doc)
 
 
+#: What marks a folder as each command's product (one folder, one product: issue 45 item 12).
+PRODUCT_MARKERS = {
+    "study": (".cardsim-study",),
+    "ladder": ("ladder-looks.json", "ladder.json"),
+    "tune": ("tune-manifest.json",),
+}
+
+
+def refuse_other_product(out: Path, command: str) -> None:
+    """Refuse ``out`` when it holds another command's product (a run, a study, a ladder or a
+    tune): ``--force`` replaces only a product of the same command, never mixes two."""
+    if _is_run_dir(out):
+        found = ("run", MANIFEST)
+    else:
+        found = next(
+            (
+                (other, marker)
+                for other, markers in PRODUCT_MARKERS.items()
+                if other != command
+                for marker in markers
+                if (out / marker).exists()
+            ),
+            None,
+        )
+    if found:
+        other, marker = found
+        raise CardsimError(
+            f"--out {out} holds a cardsim {other} ({marker}); a {command} writes only into its "
+            f"own folder (--force replaces a {command}, never another command's): use another --out"
+        )
+
+
 def refuse_inside_another(out: Path | str) -> None:
     """Refuse an output folder inside a folder another writer holds (a study, ladder or tune
     folder, or a run, of another process or thread), or inside a run directory: a command's
@@ -714,6 +761,14 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
     made = not (out / LOCK).exists()
     try:
         lock = RunLock.acquire(out, "output folder", again)
+        try:
+            refuse_other_product(out, command)
+        except BaseException:
+            if made:
+                with contextlib.suppress(OSError):
+                    (out / LOCK).unlink()
+            lock.release()
+            raise
     except BaseException:
         if created:
             with contextlib.suppress(OSError):

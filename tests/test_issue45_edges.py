@@ -196,3 +196,91 @@ def test_12_locks_are_per_thread_and_temporaries_unique_per_call(tmp_path):
         th.join()
     suffix()
     assert len(names) == 5
+
+
+# --- item 12: one folder, one product; verify walks the products ---------------------------
+
+
+def cli(capsys, *args):
+    from cardsim.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main([str(a) for a in args])
+    out = capsys.readouterr()
+    return e.value.code, out.out, out.err
+
+
+@pytest.fixture
+def tuned(tmp_path):
+    from cardsim.workflows.tune import tune
+
+    out = tmp_path / "t"
+    tune("tunable", "first_excess", out=out, options="cap=5..6", budget=400, seed=2,
+         progress=False, min_games=100, run_verify=False)  # fmt: skip
+    return out
+
+
+def snapshot(d: Path) -> dict:
+    return {p.relative_to(d): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+def test_12_study_and_ladder_force_into_a_tune_folder_are_refused(tuned, tmp_path, capsys):
+    """issue 45 item 12: `study --force` and `ladder --force` into a finished tune folder
+    succeeded (two products in one folder); a run there is refused too, and a tune into a
+    study's folder. Refused before anything is read or written."""
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[[scenario]]\nname = "yz"\ngame = "yuanzi"\ngames = 20\nstrategy = "random"\n'
+    )
+    before = snapshot(tuned)
+    for args, command in (
+        (["study", study, "--force"], "study"),
+        (["ladder", "yuanzi", "--levels", "random,greedy", "--games", "20", "--force"], "ladder"),
+    ):
+        code, _, err = cli(capsys, *args, "--out", tuned, "--quiet")
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert f"holds a cardsim tune (tune-manifest.json); a {command} writes only" in err
+    assert snapshot(tuned) == before
+    # a study's folder refuses a ladder the same way (the marker study writes)
+    (tmp_path / "st").mkdir()
+    (tmp_path / "st" / ".cardsim-study").write_text("x")
+    with (
+        pytest.raises(CardsimError, match=r"holds a cardsim study \(\.cardsim-study\)"),
+        rundir.hold_folder(tmp_path / "st", "ladder"),
+    ):
+        pass
+    with rundir.hold_folder(tmp_path / "st", "study"):  # its own product: fine
+        pass
+
+
+def test_12_a_tune_rung_that_is_a_link_is_refused(tuned, tmp_path):
+    """issue 45 item 12: a rung folder that is a symbolic link was completed through the link
+    (a study refuses a linked scenario folder); the linked run is left as it is."""
+    from cardsim.workflows.tune import tune
+
+    rung = tuned / "configs" / "c000" / "r0"
+    victim = tmp_path / "victim"
+    rung.rename(victim)
+    rundir.part_path(victim, "games", 0).unlink()  # something to complete
+    before = snapshot(victim)
+    rung.symlink_to(victim, target_is_directory=True)
+    with pytest.raises(CardsimError, match=r"r0 is a symbolic link .*never through a link"):
+        tune("tunable", "first_excess", out=tuned, options="cap=5..6", budget=400, seed=2,
+             progress=False, min_games=100, run_verify=False)  # fmt: skip
+    assert snapshot(victim) == before
+
+
+def test_12_verify_walks_study_ladder_and_tune_folders(tuned, capsys):
+    """issue 45 item 12: `cardsim verify TUNE` said "not a cardsim run directory"; it now
+    checks every run inside (here the rungs), one line each, and names a damaged one."""
+    runs = rundir.find_runs(tuned)
+    assert runs and all(p.parent.parent.name == "configs" for p in runs)
+    code, out, err = cli(capsys, "verify", tuned)
+    assert code == 0, err
+    assert out.count(": ok:") == len(runs) and str(runs[0]) in out
+    part = rundir.part_path(runs[-1], "games", 0)
+    data = bytearray(part.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    part.write_bytes(bytes(data))
+    code, out, _ = cli(capsys, "verify", tuned)
+    assert code == 1 and f"{runs[-1]}: DAMAGED" in out

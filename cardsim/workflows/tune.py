@@ -61,7 +61,7 @@ from cardsim.kernels.options import RuleOption
 from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameEngine, config_warnings
-from cardsim.sim.rundir import LOCK, atomic_write_bytes, holding_out
+from cardsim.sim.rundir import LOCK, atomic_write_bytes, holding_out, refuse_link
 from cardsim.sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
@@ -456,6 +456,8 @@ def _play_rung(alive, engine, out: Path, r: int, n: int, *, seed, players, strat
             rules=c.rules,
         )
         run_dir = out / "configs" / c.id / f"r{r}"
+        for d in (run_dir.parent, run_dir):  # as a study refuses a linked scenario folder
+            refuse_link(d, "tune writes and deletes its runs only inside --out")
         resume = (run_dir / runner.MANIFEST).is_file()
         if progress:
             print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
@@ -532,7 +534,6 @@ def _rungs(configurations: int, eta: int) -> int:
 def _check_out(out: Path, ident: dict, force: bool) -> None:
     path = out / MANIFEST
     configs = out / "configs"
-    from cardsim.sim.rundir import refuse_link
 
     refuse_link(configs, "tune writes and deletes its runs only inside --out", f"--out {out}")
     if path.is_file():
