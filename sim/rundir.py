@@ -757,7 +757,9 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
         finally:
             held[key][1] -= 1
         return
-    again = "run the study again" if command == "study" else "run the command again"
+    again = (
+        f"run the {command} again" if command in ("study", "ladder") else "run the command again"
+    )
     made = not (out / LOCK).exists()
     try:
         lock = RunLock.acquire(out, "output folder", again)

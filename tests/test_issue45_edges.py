@@ -284,3 +284,113 @@ def test_12_verify_walks_study_ladder_and_tune_folders(tuned, capsys):
     part.write_bytes(bytes(data))
     code, out, _ = cli(capsys, "verify", tuned)
     assert code == 1 and f"{runs[-1]}: DAMAGED" in out
+
+
+# --- item 12: bounded budgets, Ctrl-C -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--max-games", "100000000000000"], "at most 1,000 looks"),
+        (["--max-minutes", "1e9"], "--max-minutes must be a number of minutes above 0 and at most"),
+        (["--decide", "first_excess,first_excess"], "--decide names 'first_excess' twice"),
+    ],
+)
+def test_12_until_decided_budgets_are_bounded_and_decide_has_no_duplicates(
+    capsys, tmp_path, args, message
+):
+    """issue 45 item 12: `--max-games 10**14` built a Python list of 10**11 looks (13.9 GB, then
+    a MemoryError traceback); `--max-minutes 1e9` was accepted while inf was refused;
+    `--decide first_excess,first_excess` was accepted. One line, exit 2, nothing written."""
+    out = tmp_path / "lad"
+    code, _, err = cli(capsys, "ladder", "yuanzi", "--levels", "random,greedy", "--games", "100",
+                       "--until-decided", *args, "--out", out, "--quiet")  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+    assert not out.exists()
+
+
+def test_12_max_minutes_inf_from_the_api_reads_as_the_cli_bound():
+    """issue 45 item 12: one rule for --max-minutes, whatever the spelling (inf, nan, 1e9)."""
+    from cardsim.workflows.ladder import Sequential, build_ladder, check_sequential
+
+    lad = build_ladder("yuanzi", "random,greedy", games=100, deals=100)
+    for bad in (math.inf, math.nan, 1e9, 0.0):
+        with pytest.raises(CardsimError, match="at most 525,600"):
+            check_sequential(lad, Sequential(max_minutes=bad))
+    assert check_sequential(lad, Sequential(max_minutes=60.0, max_games=300)) == 3
+
+
+def test_12_a_ladders_interrupted_sub_run_says_run_the_ladder_again():
+    """issue 45 item 12: the ladder's interrupt line said "run the study again"."""
+    assert runner._again("ladder") == "run the ladder again"
+    assert runner._again("study") == "run the study again"
+    import inspect
+
+    from cardsim.workflows import ladder
+
+    src = inspect.getsource(ladder)
+    assert src.count('command="ladder"') == 2  # both ways the ladder plays its sub-runs
+
+
+def test_12_ctrl_c_while_the_modules_load_is_one_line_exit_130(tmp_path):
+    """issue 45 item 12: Ctrl-C in the first ~2 s (imports) printed a 28–35-line traceback.
+    The command line's hook turns an uncaught KeyboardInterrupt into one line, exit 130; a
+    program importing the API keeps Python's own behaviour."""
+    import subprocess
+    import sys
+
+    code = "import sys\nsys.argv[0] = {!r}\nimport cardsim\nraise KeyboardInterrupt\n"
+    root = Path(__file__).resolve().parents[1]
+    for argv0 in ("/usr/bin/cardsim", "-m"):
+        p = subprocess.run([sys.executable, "-c", code.format(argv0)], cwd=root,
+                           capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert (
+            p.returncode == 130 and p.stderr.strip() == "cardsim: interrupted (nothing was written)"
+        ), p.stderr
+    p = subprocess.run([sys.executable, "-c", code.format("myscript.py")], cwd=root,
+                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "Traceback" in p.stderr
+
+
+@pytest.mark.heavy
+def test_12_ctrl_c_stops_strategy_check_on_a_strategy_that_never_returns(tmp_path):
+    """issue 45 item 12: `cardsim strategy check` on a compiled strategy that never returns
+    was still running 25–120 s after Ctrl-C; its plays now run in a kernel thread, as run's."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    hang = tmp_path / "stuck.py"
+    hang.write_text(
+        "def choose(own, played, pub, legal, n_legal, rng):\n"
+        '    print("stuck: entering the loop")\n'
+        "    i = 1\n"
+        "    while i > 0:\n"
+        "        i = (i * 5 + 3) % 1000003 + 1\n"
+        "    return 0\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**__import__("os").environ, "PYTHONUNBUFFERED": "1", "NUMBA_NUM_THREADS": "1"}
+    p = subprocess.Popen(
+        [sys.executable, "-m", "cardsim", "strategy", "check", "yuanzi", f"{hang}:choose",
+         "--games", "10", "--threads", "1"],
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    looping = threading.Event()
+
+    def watch():
+        for line in p.stdout:
+            if "entering the loop" in line:
+                looping.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+    assert looping.wait(600), "the strategy never started (compiling took over 10 minutes?)"
+    time.sleep(1.0)
+    assert p.poll() is None
+    p.send_signal(signal.SIGINT)
+    p.wait(30)
+    err = p.stderr.read()
+    assert p.returncode == 130 and "Traceback" not in err, err
+    assert err.strip().startswith("cardsim: interrupted"), err

@@ -884,8 +884,11 @@ def run_study(
     force: bool = False,
     report: bool = True,
     scheduler=None,
+    command: str = "study",
 ) -> StudyResult:
     """Run every scenario of ``study`` into ``out/<name>/`` and write ``out/report.html``.
+    ``command``: the command whose sub-runs these are (``ladder`` runs its levels as a study),
+    named in the line after Ctrl-C.
 
     A scenario directory holding a finished run of the same configuration is reused; an
     unfinished one is resumed; one holding a different run is an error unless ``force``.
@@ -915,7 +918,18 @@ def run_study(
     _check_study_report(study, out, report, force)
     with runner.cluster_session(scheduler if plans else None) as session:
         _play_scenarios(
-            study, out, cells, configs, plans, runs, stopped, threads, progress, force, session
+            study,
+            out,
+            cells,
+            configs,
+            plans,
+            runs,
+            stopped,
+            threads,
+            progress,
+            force,
+            session,
+            command,
         )
     design_reports, ladder_reports = _write_part_reports(study, out, runs) if report else ({}, {})
     report_path = None
@@ -1002,7 +1016,7 @@ def _write_study_report(study: Study, out: Path, runs: dict[str, Path]) -> Path:
 
 
 def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, progress, force,
-                    session) -> None:  # fmt: skip
+                    session, command: str = "study") -> None:  # fmt: skip
     """Play the scenarios of ``plans`` in study order (locally, or on ``session``'s cluster)."""
     from cardsim.sim import runner, warmup
     from cardsim.sim.compare import DuplicateEngine
@@ -1031,7 +1045,7 @@ def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, p
         result = runner.run(
             cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
             force=force, progress=progress, stop_rule=rule, engine=engine,
-            extra_manifest=stop, command="study", scheduler=session,
+            extra_manifest=stop, command=command, scheduler=session,
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by
