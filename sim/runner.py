@@ -674,6 +674,11 @@ def run(
     >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
     """
     _check_chunking(config, chunk_size)
+    if resume and force:  # issue 45 item 12: the pair silently resumed
+        raise CardsimError(
+            "--force and --resume do not go together: --resume completes the run in --out, "
+            "--force replaces it; give one"
+        )
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)

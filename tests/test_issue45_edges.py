@@ -393,4 +393,122 @@ def test_12_ctrl_c_stops_strategy_check_on_a_strategy_that_never_returns(tmp_pat
     p.wait(30)
     err = p.stderr.read()
     assert p.returncode == 130 and "Traceback" not in err, err
-    assert err.strip().startswith("cardsim: interrupted"), err
+    assert err.strip().splitlines()[-1].startswith("cardsim: interrupted"), err
+
+
+# --- item 12 (minor): canonical strategy names, clear refusals ------------------------------
+
+
+@pytest.mark.parametrize(
+    "given, canonical",
+    [
+        ("greedy:eps=0.10", "greedy:eps=0.1"),
+        ("greedy:eps=1e-1", "greedy:eps=0.1"),
+        ("soft:temp=1e2", "soft:temp=100"),
+        ("pimc:cap=4,samples=016", "pimc:samples=16,cap=4"),
+        ("ismcts:c=0.70,iters=64", "ismcts:iters=64,c=0.7"),
+        ("greedy:eps", "greedy:eps"),
+        ("pimc", "pimc"),
+    ],
+)
+def test_12_a_strategy_with_parameters_has_one_label(given, canonical):
+    """issue 45 item 12: the raw spelling became the label, so compare rated
+    greedy:eps=0.1, greedy:eps=0.10 and greedy:eps=1e-1 as three strategies."""
+    from cardsim.sim.config import check_strategy
+    from cardsim.sim.games import get_engine
+
+    for game in ("yuanzi", "atlas"):
+        assert check_strategy(get_engine(game), given) == canonical
+
+
+def test_12_one_strategy_spelt_three_ways_is_one_strategy_in_compare_and_ladder():
+    from cardsim.sim.compare import build_compare_config
+    from cardsim.sim.games import get_engine
+
+    from cardsim.workflows.ladder import build_ladder
+
+    cfg = build_compare_config(get_engine("yuanzi"),
+                               ["greedy:eps=0.1", "greedy:eps=0.10", "greedy:eps=1e-1"],
+                               games=10, seed=1)  # fmt: skip
+    assert sorted(set(cfg.seats)) == ["greedy:eps=0.1", "greedy:eps=0.1@2"]
+    with pytest.raises(CardsimError, match="greedy:eps=0.1 is listed twice"):
+        build_ladder("yuanzi", "greedy:eps=0.1,greedy:eps=1e-1", games=100, deals=100)
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("ismcts:iters=８", "is not an integer (ASCII digits 0-9 only)"),
+        ("ismcts:iters= 8", "no spaces inside a strategy's name"),
+        ("soft:temp=１", "is not a number (ASCII digits 0-9 only)"),
+        ("random:eps=0.1", "random takes no parameters (those that do: pimc, ismcts"),
+        ("ismcts:", "no parameters after ':' (e.g. ismcts:iters="),
+        ("pimc:", "no parameters after ':' (e.g. pimc:samples="),
+    ],
+)
+def test_12_strategy_names_refused_in_words_that_fit(name, message):
+    """issue 45 item 12: full-width digits and spaces were accepted; `random:eps=0.1` said
+    "is not 'pimc'"; the `ismcts:` hint suggested samples=16 (a pimc parameter)."""
+    from cardsim.sim.config import check_strategy
+    from cardsim.sim.games import get_engine
+
+    with pytest.raises(CardsimError) as e:
+        check_strategy(get_engine("yuanzi"), name)
+    assert message in str(e.value) and "'pimc'" not in str(e.value)
+
+
+def test_12_api_seats_with_text_keys_and_tune_options_as_a_list_are_clear_errors(tmp_path):
+    """issue 45 item 12: `seats={"0": "random"}` raised a bare TypeError, `tune(options=[…])`
+    a bare AttributeError."""
+    import cardsim
+
+    with pytest.raises(CardsimError, match=r"a seat is a number 0\.\.3 .*got '0'"):
+        cardsim.simulate("yuanzi", games=5, seats={"0": "random"})
+    with pytest.raises(CardsimError, match="options is one text"):
+        cardsim.tune("yuanzi", "first_excess", tmp_path / "t", options=["pass_is_final"])
+    assert not (tmp_path / "t").exists()
+
+
+def test_12_run_force_with_resume_is_refused(tmp_path):
+    """issue 45 item 12: `run --force --resume` silently resumed."""
+    out = tmp_path / "r"
+    fake_run(out)
+    before = snapshot(out)
+    with pytest.raises(CardsimError, match="--force and --resume do not go together"):
+        fake_run(out, force=True, resume=True)
+    assert snapshot(out) == before
+
+
+def test_12_the_report_finds_the_unreadable_part_by_name(tmp_path):
+    """issue 45 item 12 (fast tier): when the report's queries fail, each part is read alone
+    and the first unreadable one is named (run, table, part)."""
+    from types import SimpleNamespace
+
+    from cardsim.analysis.report import _unreadable_part
+
+    out = tmp_path / "r"
+    fake_run(out)
+    run = SimpleNamespace(path=out, manifest=rundir.read_manifest(out))
+    assert _unreadable_part([run]) is None
+    rundir.part_path(out, "seats", 1).write_bytes(b"PAR1" + b"\xab" * 64 + b"PAR1")
+    assert _unreadable_part([run]).startswith(f"{out}: seats/part-00001.parquet is unreadable")
+
+
+@pytest.mark.heavy
+def test_12_report_on_a_damaged_part_names_the_part(tmp_path, capsys):
+    """issue 45 item 12: a part damaged inside its data (footer intact) failed the report with
+    "cannot read the run tables (…)", naming no part; now it names run, table and part."""
+    out = tmp_path / "r"
+    code, _, err = cli(capsys, "run", "yuanzi", "--games", "400", "--chunk-size", "200",
+                       "--strategy", "random", "--out", out, "--quiet")  # fmt: skip
+    assert code == 0, err
+    part = rundir.part_path(out, "games", 0)
+    good = part.read_bytes()
+    for pos in range(len(good) // 6, len(good) // 2, max(1, len(good) // 40)):
+        data = bytearray(good)
+        data[pos] ^= 0xFF  # inside the data pages: the footer (metadata, rows) stays intact
+        part.write_bytes(bytes(data))
+        code, _, err = cli(capsys, "report", out, "--out", tmp_path / "rep.html")
+        if code != 0:
+            break
+    assert code == 2 and f"{out}: games/part-00000.parquet is unreadable" in err, err

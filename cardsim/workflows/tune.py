@@ -138,6 +138,11 @@ def parse_space(engine: GameEngine, options: str | None) -> dict[str, list]:
     levels, ``n=lo..hi[/step]`` is a range (:func:`integer_range`).
     """
     table = engine.rule_options
+    if options is not None and not isinstance(options, str):  # issue 45 item 12: no bare error
+        raise CardsimError(
+            f"options is one text, e.g. 'hand_size=6..8,claim_turn', got {type(options).__name__} "
+            f"{options!r}"
+        )
     if not options:
         names = [o.name for o in table if o.kind != "int"]
         return {n: _all_values(table[n]) for n in names}
