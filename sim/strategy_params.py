@@ -18,8 +18,8 @@ from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import StrategyInfo
 
 #: a parameter's number: ASCII digits only (no ``８``, no spaces), as every command-line number
-_INT_TEXT = re.compile(r"[0-9]+")
-_DECIMAL_TEXT = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
