@@ -512,3 +512,34 @@ def test_12_report_on_a_damaged_part_names_the_part(tmp_path, capsys):
         if code != 0:
             break
     assert code == 2 and f"{out}: games/part-00000.parquet is unreadable" in err, err
+
+
+# --- item 11 (part): a scenario folder that is a link, also when made while the study plays --
+
+
+def test_11_a_scenario_folder_linked_while_the_study_plays_is_refused(tmp_path, monkeypatch):
+    """issue 45 item 11: `study --force` followed a scenario folder that is itself a link. The
+    folders are checked before anything plays (tests/test_study.py) and now again just before
+    each scenario plays: a link made meanwhile is refused, the linked run left as it is."""
+    from cardsim.workflows import study as st
+
+    victim = tmp_path / "victim"
+    fake_run(victim)
+    before = snapshot(victim)
+    out = tmp_path / "out"
+    text = "".join(
+        f'[[scenario]]\nname = "{n}"\ngame = "yuanzi"\ngames = 20\nstrategy = "random"\n'
+        for n in ("a", "b")
+    )
+    real = runner.run
+
+    def run_then_link(cfg, run_dir, **kw):
+        result = real(cfg, run_dir, **kw)
+        if Path(run_dir).name == "a":  # scenario b's folder becomes a link meanwhile
+            (out / "b").symlink_to(victim, target_is_directory=True)
+        return result
+
+    monkeypatch.setattr(runner, "run", run_then_link)
+    with pytest.raises(CardsimError, match=r"b is a symbolic link .*never through a link"):
+        st.run_study(st.parse_study(text, "s.toml"), out, progress=False, force=True)
+    assert (out / "b").is_symlink() and snapshot(victim) == before

@@ -1028,6 +1028,7 @@ def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, p
             continue
         cfg, run_dir = configs[s.name], out / s.name
         chunk, resume, stop = plans[s.name]
+        _check_run_dir(s, run_dir)  # again just before playing: a link made meanwhile (item 11)
         engine = get_engine(s.game)
         if cfg.assignments:
             engine = DuplicateEngine(engine)
