@@ -87,6 +87,49 @@ def test_3_every_writer_goes_through_the_one_encoder():
     assert offenders == []
 
 
+def test_3_rules_and_strategies_json_are_strict(capsys):
+    """issue 45 item 3 (fast tier): the --json outputs that play nothing parse strictly."""
+    for game in ("yuanzi", "atlas"):
+        for command in ("rules", "strategies"):
+            code, out, err = cli(capsys, command, game, "--json")
+            assert code == 0, err
+            assert strict(out)
+
+
+@pytest.mark.heavy
+def test_3_every_commands_json_parses_strictly(tmp_path, capsys):
+    """issue 45 item 3: run, compare (--json), report (.json and --json), study (a scenario, a
+    comparison and a design: report.json, the factorial .json), ladder (ladder.json) and the
+    tune above: every .json they write and every --json they print, parsed by a strict parser
+    (NaN / Infinity refused), plus every part's JSON metadata. Tiny counts."""
+    yz = ["--strategy", "random", "--quiet"]
+    assert cli(capsys, "run", "yuanzi", "--games", "40", "--out", tmp_path / "run", *yz)[0] == 0
+    code, out, err = cli(capsys, "compare", "yuanzi", "--strategies", "random,greedy", "--games",
+                         "20", "--out", tmp_path / "cmp", "--json", "--quiet")  # fmt: skip
+    assert code == 0, err
+    strict(out)
+    code, out, err = cli(capsys, "report", tmp_path / "run", "--out", tmp_path / "rep.json",
+                         "--json", tmp_path / "rep-all.json")  # fmt: skip
+    assert code == 0, err
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[[scenario]]\nname = "a"\ngame = "yuanzi"\ngames = 30\nstrategy = "random"\n'
+        '[[scenario]]\nname = "b"\ngame = "yuanzi"\ngames = 30\nstrategy = "random"\n'
+        "rules = { pass_is_final = true }\n"
+        '[[comparison]]\nname = "pass"\nscenarios = ["a", "b"]\n'
+        '[[design]]\nname = "d"\ngame = "yuanzi"\ngames = 30\nstrategy = "random"\n'
+        'options = { pass_is_final = "all", lead_after_out = ["next", "partner"] }\n'
+    )
+    code, _, err = cli(capsys, "study", study, "--out", tmp_path / "st", "--quiet")
+    assert code == 0, err
+    code, _, err = cli(capsys, "ladder", "yuanzi", "--levels", "random,greedy", "--games", "20",
+                       "--deals", "20", "--out", tmp_path / "lad", "--quiet")  # fmt: skip
+    assert code == 0, err
+    names = {p.name for p in strict_files(tmp_path)}
+    assert {"manifest.json", "rep.json", "rep-all.json", "report.json", "d-factorial.json",
+            "ladder.json"} <= names, names  # fmt: skip
+
+
 # --- item 12: TOML by a TOML writer ---------------------------------------------------------
 
 
