@@ -29,7 +29,6 @@ from __future__ import annotations
 import base64
 import html
 import itertools
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -39,6 +38,7 @@ import numpy as np
 import polars as pl
 from cardsim.analysis.model import p_value
 from cardsim.analysis.stats import holm, units_to_detect, well_inside
+from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameFacts
 from scipy import stats as ss
@@ -464,8 +464,7 @@ class FactorialResult:
     def to_json(self) -> str:
         """Strict JSON: a number that is not finite (an estimate that does not exist) is
         ``null``, never a bare ``NaN`` token (``allow_nan=False`` enforces it)."""
-        doc = _finite(asdict(self))
-        return json.dumps(doc, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+        return jsonio.dumps(_finite(asdict(self)), indent=2)
 
 
 def _finite(v):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import math
 import os
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from cardsim.analysis import verdicts
 from cardsim.analysis.facts import facts
 from cardsim.analysis.model import CHECK, Finding, Section, Table, display_rows
+from cardsim.sim import jsonio
 
 
 def game_title(game: str) -> str:
@@ -326,7 +326,9 @@ def html_multi(page) -> str:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    from cardsim.sim.rundir import unique_suffix
+
+    tmp = path.with_name(f".{path.name}.tmp-{unique_suffix()}")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)
@@ -501,5 +503,4 @@ def json_doc(report) -> dict:
 
 
 def write_json(report, out: Path) -> None:
-    text = json.dumps(json_doc(report), indent=1, ensure_ascii=False, default=str)
-    _atomic_write(out, text.encode())
+    _atomic_write(out, jsonio.dump_bytes(json_doc(report), indent=1))

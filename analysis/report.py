@@ -556,6 +556,30 @@ def collect_queries(runs: list[Run], queries: list[pl.LazyFrame | Partwise]) -> 
     return out
 
 
+def _unreadable_part(runs: list[Run]) -> str | None:
+    """The first part of ``runs`` whose data cannot be read, as the report's one line (issue
+    45 item 12: a part damaged past its footer failed the report without naming it). Read
+    only when a query failed: each part alone, in run and chunk order."""
+    from cardsim.sim import rundir
+
+    for r in runs:
+        for c in r.manifest["chunks"]:
+            if c.get("status") != "done":
+                continue
+            for t in rundir.TABLES:
+                part = rundir.part_path(r.path, t, c["index"])
+                try:
+                    pl.read_parquet(part)
+                except (pl.exceptions.ComputeError, OSError) as e:
+                    why = str(e).splitlines()[0][:120]
+                    return (
+                        f"{r.path}: {t}/{part.name} is unreadable ({why}); nothing is reported "
+                        f"(cardsim verify {r.path} checks every part; cardsim run … --resume "
+                        "redoes such chunks)"
+                    )
+    return None
+
+
 def build_report(
     run_dirs: list[Path],
     margins: dict[str, float] | None = None,
@@ -631,7 +655,9 @@ def _collect_analyses(runs: list, modules: list, items: list[RunData]) -> None:
         ) from None
     except (pl.exceptions.ComputeError, OSError) as e:
         first = str(e).splitlines()[0]
-        raise CardsimError(f"cannot read the run tables ({first})") from None
+        raise CardsimError(
+            _unreadable_part(runs) or f"cannot read the run tables ({first})"
+        ) from None
     for (i, key), df in zip(keys, frames, strict=True):
         items[i].data[key] = df
 

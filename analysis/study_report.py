@@ -17,7 +17,6 @@ The same numbers go to ``out`` with the suffix ``.json`` (layout in ``docs/repor
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from cardsim.analysis import render, verdicts
 from cardsim.analysis.model import Finding, Page, Part
 from cardsim.analysis.render import game_title
 from cardsim.analysis.report import Report, _check_out, build_report, judge
-from cardsim.sim import __version__
+from cardsim.sim import __version__, jsonio
 from cardsim.sim.errors import CardsimError
 
 #: Sections whose findings are a part's headline (besides facts about stopping early).
@@ -313,10 +312,8 @@ def write_study_report(study, runs: dict[str, Path], out: Path) -> Path:
     )
     try:
         render._atomic_write(out, render.html_multi(page).encode())
-        text = json.dumps(
-            json_doc(study, page, generated), indent=1, ensure_ascii=False, default=str
-        )
-        render._atomic_write(out.with_suffix(".json"), text.encode())
+        text = jsonio.dump_bytes(json_doc(study, page, generated), indent=1)
+        render._atomic_write(out.with_suffix(".json"), text)
     except OSError as e:
         raise CardsimError(f"cannot write the study report: {e.strerror or e}") from None
     return out

@@ -13,16 +13,35 @@ seed. docs/python-api.md walks through each function.
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import TypeVar
+import os as _os
+import sys as _sys
 
-import polars as pl
 
-from cardsim.sim import __version__
-from cardsim.sim.errors import CardsimError
+def _ctrl_c_hook(kind, value, tb) -> None:
+    """The command's Ctrl-C before its own handling starts (while the modules load, ~2 s): one
+    line and exit 130, as after it, never a traceback (issue 45 item 12)."""
+    if issubclass(kind, KeyboardInterrupt):
+        _sys.stdout.flush()
+        print("cardsim: interrupted (nothing was written)", file=_sys.stderr, flush=True)
+        _os._exit(130)
+    _sys.__excepthook__(kind, value, tb)
+
+
+# only the command line (`cardsim …`, `python -m cardsim…`) gets the hook, never a program or
+# notebook that imports the API (its Ctrl-C stays its own)
+if _sys.argv and _os.path.basename(_sys.argv[0]) in ("cardsim", "-m"):
+    _sys.excepthook = _ctrl_c_hook
+
+import functools  # noqa: E402
+import re  # noqa: E402
+from collections.abc import Callable, Mapping, Sequence  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import TypeVar  # noqa: E402
+
+import polars as pl  # noqa: E402
+
+from cardsim.sim import __version__  # noqa: E402
+from cardsim.sim.errors import CardsimError  # noqa: E402
 
 __all__ = [
     "CardsimError",

@@ -724,20 +724,10 @@ def tune_cmd(
 
 
 def _echo_json(doc) -> None:
-    """``doc`` as JSON on stdout (NaN and infinities as null)."""
-    import json
-    import math
+    """``doc`` as strict JSON on stdout (NaN and infinities as null: sim/jsonio.py)."""
+    from cardsim.sim import jsonio
 
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return None
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        if isinstance(v, list | tuple):
-            return [clean(x) for x in v]
-        return v
-
-    click.echo(json.dumps(clean(doc), indent=1, ensure_ascii=False, default=str))
+    click.echo(jsonio.dumps(doc, indent=1))
 
 
 @cli.command("rules")
@@ -996,16 +986,18 @@ def report_cmd(run_dirs, out, fmt, json_out, margins, quiet) -> None:
 def verify_cmd(run_dirs) -> None:
     """Check every part of each run directory against its manifest (sha256, rows, metadata).
 
-    One line per DIR; exit 0 when all are intact, 1 when a part does not match.
-    Example: cardsim verify runs/yz
+    A study, ladder or tune folder is walked: every run in it is checked. One line per run;
+    exit 0 when all are intact, 1 when a part does not match.
+    Example: cardsim verify runs/yz my-study
     """
-    from cardsim.sim.rundir import verify
+    from cardsim.sim.rundir import find_runs, verify
 
     bad = 0
     for d in run_dirs:
-        ok, line = verify(d)
-        click.echo(line)
-        bad += not ok
+        for run_dir in find_runs(d) or [d]:  # no run in d: verify(d) says what it is
+            ok, line = verify(run_dir)
+            click.echo(line)
+            bad += not ok
     if bad:
         sys.exit(1)
 

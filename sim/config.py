@@ -117,6 +117,10 @@ def build_config(
     items = seat_strategies.items() if isinstance(seat_strategies, Mapping) else seat_strategies
     given: set[int] = set()
     for seat, name in items:
+        if not isinstance(seat, int) or isinstance(seat, bool):  # issue 45 item 12
+            raise CardsimError(
+                f"a seat is a number 0..{n - 1} (e.g. {{0: 'random'}}), got {seat!r}"
+            )
         if not 0 <= seat < n:
             raise CardsimError(f"--seat {seat}: seats are 0..{n - 1} with {n} players")
         if seat in given:

@@ -33,15 +33,18 @@ import functools
 import hashlib
 import inspect
 import io
+import itertools
 import json
 import os
 import re
 import shutil
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import polars as pl
+from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.schema import SCHEMA_VERSION
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, model_validator
@@ -57,7 +60,15 @@ LOCK = ".lock"
 TABLES = ("games", "seats")
 PART_RE = re.compile(r"^part-\d{5,}\.parquet$")
 #: Names of cardsim's own temporary files (a crashed writer may leave them behind).
-TEMP_RE = re.compile(r"^\.(manifest\.json|part-\d{5,}\.parquet|write-test)\.tmp-\d+$")
+#: a temporary's name ends in its writer's pid, then (since issue 45) thread id and call counter
+TEMP_RE = re.compile(r"^\.(manifest\.json|part-\d{5,}\.parquet|write-test)\.tmp-\d+(-\d+-\d+)?$")
+_CALLS = itertools.count()
+
+
+def unique_suffix() -> str:
+    """``PID-THREAD-N``: a temporary name no other call, thread or process uses at the same
+    time (issue 45 item 12: two threads of one process once shared ``tmp-PID``)."""
+    return f"{os.getpid()}-{threading.get_ident()}-{next(_CALLS)}"
 
 
 # --- manifest schema -----------------------------------------------------------------------
@@ -257,7 +268,7 @@ def expected_metadata(manifest: dict, table: str, chunk: dict) -> dict[str, Any]
 
 
 def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    text = jsonio.dumps(value) if not isinstance(value, str) else value
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -316,6 +327,21 @@ def read_part_metadata(path: Path | str) -> dict[str, Any]:
             except json.JSONDecodeError:
                 out[k.removeprefix("cardsim.")] = v
     return out
+
+
+def find_runs(folder: Path | str) -> list[Path]:
+    """The run directories in ``folder``: itself if it is one, else every run below it (a
+    study's scenarios, a ladder's levels and rating, a tune's rungs and verify study), sorted,
+    never through a link and never inside a run."""
+    folder = Path(folder)
+    if _is_run_dir(folder):
+        return [folder]
+    runs: list[Path] = []
+    with contextlib.suppress(OSError):
+        for child in sorted(folder.iterdir()):
+            if child.is_dir() and not child.is_symlink() and child.name not in TABLES:
+                runs += find_runs(child)
+    return runs
 
 
 def verify(out: Path | str) -> tuple[bool, str]:
@@ -399,7 +425,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     the error is a :class:`CardsimError` naming the path and the cause.
     """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp-{unique_suffix()}")
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -414,7 +440,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def manifest_bytes(manifest: dict) -> bytes:
-    return json.dumps(manifest, indent=2, ensure_ascii=False).encode()
+    return jsonio.dump_bytes(manifest, indent=2)
 
 
 def write_manifest(out: Path, manifest: dict) -> None:
@@ -430,14 +456,14 @@ def part_metadata(manifest: dict, table: str, chunk: dict, games: int) -> dict[s
         "cardsim.game": manifest["game"],
         "cardsim.seed": str(manifest["seed"]),
         "cardsim.players": str(manifest["players"]),
-        "cardsim.seats": json.dumps(manifest["seats"], ensure_ascii=False),
-        "cardsim.rules": json.dumps(dict(sorted(manifest["rules"].items())), ensure_ascii=False),
+        "cardsim.seats": jsonio.dumps(manifest["seats"]),
+        "cardsim.rules": jsonio.dumps(dict(sorted(manifest["rules"].items()))),
         "cardsim.chunk_index": str(chunk["index"]),
         "cardsim.chunk_first": str(chunk["first"]),
         "cardsim.chunk_count": str(games),
     }
     if manifest.get("assignments"):
-        meta["cardsim.assignments"] = json.dumps(manifest["assignments"], ensure_ascii=False)
+        meta["cardsim.assignments"] = jsonio.dumps(manifest["assignments"])
     return meta
 
 
@@ -551,12 +577,12 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _sibling(out: Path, pid: int) -> Path:
-    return out.with_name(f".{out.name}.new-{pid}")
+def _sibling(out: Path) -> Path:
+    return out.with_name(f".{out.name}.new-{unique_suffix()}")
 
 
 def _clean_stale_siblings(out: Path) -> None:
-    pattern = re.compile(rf"^\.{re.escape(out.name)}\.new-(\d+)$")
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.new-(\d+)(-\d+-\d+)?$")
     with contextlib.suppress(OSError):
         for p in out.parent.iterdir():
             m = pattern.match(p.name)
@@ -574,7 +600,9 @@ class RunLock:
     def acquire(
         cls, out: Path, kind: str = "run directory", again: str = "use --resume"
     ) -> RunLock:
-        """Lock ``out`` (``kind``/``again``: how the refusal names it and what to do next)."""
+        """Lock ``out`` (``kind``/``again``: how the refusal names it and what to do next).
+        A folder inside one another writer holds, or inside a run, is refused first."""
+        refuse_inside_another(out)
         lock = out / LOCK
         for _ in range(5):  # the lock file may be removed meanwhile (hold_folder): take it anew
             try:
@@ -622,8 +650,86 @@ class RunLock:
         self.release()
 
 
-#: Output folders this process holds (resolved path -> [lock, depth]): hold_folder nests.
-_HELD: dict[Path, list] = {}
+#: Output folders each thread holds (resolved path -> [lock, depth]): hold_folder nests only
+#: within one thread (issue 45 item 12: a second thread's command is another writer).
+_LOCAL = threading.local()
+
+
+def _held() -> dict[Path, list]:
+    held = getattr(_LOCAL, "held", None)
+    if held is None:
+        held = _LOCAL.held = {}
+    return held
+
+
+def _is_run_dir(path: Path) -> bool:
+    """``path`` holds a cardsim run's manifest (any format version)."""
+    try:
+        doc = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(doc, dict) and (doc.get("format") == FORMAT or "chunks" in doc)
+
+
+#: What marks a folder as each command's product (one folder, one product: issue 45 item 12).
+PRODUCT_MARKERS = {
+    "study": (".cardsim-study",),
+    "ladder": ("ladder-looks.json", "ladder.json"),
+    "tune": ("tune-manifest.json",),
+}
+
+
+def refuse_other_product(out: Path, command: str) -> None:
+    """Refuse ``out`` when it holds another command's product (a run, a study, a ladder or a
+    tune): ``--force`` replaces only a product of the same command, never mixes two."""
+    if _is_run_dir(out):
+        found = ("run", MANIFEST)
+    else:
+        found = next(
+            (
+                (other, marker)
+                for other, markers in PRODUCT_MARKERS.items()
+                if other != command
+                for marker in markers
+                if (out / marker).exists()
+            ),
+            None,
+        )
+    if found:
+        other, marker = found
+        raise CardsimError(
+            f"--out {out} holds a cardsim {other} ({marker}); a {command} writes only into its "
+            f"own folder (--force replaces a {command}, never another command's): use another --out"
+        )
+
+
+def refuse_inside_another(out: Path | str) -> None:
+    """Refuse an output folder inside a folder another writer holds (a study, ladder or tune
+    folder, or a run, of another process or thread), or inside a run directory: a command's
+    sub-runs and reports stay its own (issue 45 items 10 and 12). A folder this thread holds
+    (the command's own sub-runs) is fine."""
+    try:
+        here = Path(out).resolve()
+    except (OSError, RuntimeError):
+        return  # the lock or mkdir that follows names the problem
+    held = _held()
+    for parent in here.parents:
+        if parent in held:
+            return
+        if _is_run_dir(parent):
+            raise CardsimError(
+                f"--out {out} is inside the run directory {parent}: a run's folder holds only "
+                "its own files; use an --out outside it"
+            )
+        if (parent / LOCK).exists():
+            pid = writer_pid(parent)
+            if pid is not None:
+                who = "this process" if pid == os.getpid() else f"pid {pid}"
+                raise CardsimError(
+                    f"--out {out} is inside {parent}, which another cardsim command ({who}) is "
+                    "writing now; its sub-runs and reports stay its own: wait for it to finish "
+                    "or use another --out"
+                )
 
 
 @contextlib.contextmanager
@@ -631,9 +737,10 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
     """Hold the exclusive lock on the output folder of ``study``, ``ladder`` or ``tune`` for
     the whole command: the same ``flock`` on ``DIR/.lock`` as a run directory's writer, so a
     second writer of any kind is refused before it reads or touches anything there. Nests in
-    one process (``ladder`` runs a study in its folder). A lock file made here is removed at
+    one thread (``ladder`` runs a study in its folder); another thread is another writer. A lock file made here is removed at
     the end, and so is a folder made here and left empty (the command failed before writing)."""
     out = Path(out)
+    refuse_inside_another(out)
     try:
         if out.exists() and not out.is_dir():
             raise CardsimError(f"--out {out}: exists and is not a directory")
@@ -642,27 +749,38 @@ def hold_folder(out: Path | str, command: str) -> Iterator[Path]:
         key = out.resolve()
     except OSError as e:
         raise os_error(e, out, "cannot create") from None
-    if key in _HELD:
-        _HELD[key][1] += 1
+    held = _held()
+    if key in held:
+        held[key][1] += 1
         try:
             yield out
         finally:
-            _HELD[key][1] -= 1
+            held[key][1] -= 1
         return
-    again = "run the study again" if command == "study" else "run the command again"
+    again = (
+        f"run the {command} again" if command in ("study", "ladder") else "run the command again"
+    )
     made = not (out / LOCK).exists()
     try:
         lock = RunLock.acquire(out, "output folder", again)
+        try:
+            refuse_other_product(out, command)
+        except BaseException:
+            if made:
+                with contextlib.suppress(OSError):
+                    (out / LOCK).unlink()
+            lock.release()
+            raise
     except BaseException:
         if created:
             with contextlib.suppress(OSError):
                 out.rmdir()
         raise
-    _HELD[key] = [lock, 1]
+    held[key] = [lock, 1]
     try:
         yield out
     finally:
-        del _HELD[key]
+        del held[key]
         with contextlib.suppress(OSError):  # leave the folder as found, but for the results
             if made:
                 (out / LOCK).unlink()  # still held: a waiting writer takes a fresh lock file
@@ -725,6 +843,7 @@ def create(out: Path, manifest: dict) -> RunLock:
     then gets the manifest (until then it stays vacant, so a crash leaves it reusable).
     """
     out = Path(out)
+    refuse_inside_another(out)
     if out.is_dir():
         lock = RunLock.acquire(out)
         try:
@@ -741,7 +860,7 @@ def create(out: Path, manifest: dict) -> RunLock:
     except OSError as e:
         raise os_error(e, out.parent, "cannot create") from None
     _clean_stale_siblings(out)
-    tmp = _sibling(out, os.getpid())
+    tmp = _sibling(out)
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()

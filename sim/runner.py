@@ -159,7 +159,9 @@ def same_run(manifest: dict, config: RunConfig, extra: dict | None) -> dict:
 def _again(command: str) -> str:
     if command == "tune":  # tune has no --resume: the same command resumes (issue 19)
         return "run the same cardsim tune command again: finished rungs are reused"
-    return "run the study again" if command == "study" else "use --resume"
+    if command in ("study", "ladder"):  # the study's or the ladder's own sub-run
+        return f"run the {command} again"
+    return "use --resume"
 
 
 def check_directory(
@@ -301,6 +303,20 @@ class KernelThread:
 
 
 _ACTIVE: list[KernelThread] = []
+
+
+@contextlib.contextmanager
+def kernel_thread(threads: int) -> Iterator[KernelThread]:
+    """A :class:`KernelThread` for the calls of a command other than ``run`` (``strategy
+    check``): Ctrl-C reaches the main thread while a kernel, or a user strategy that never
+    returns, plays (issue 45 item 12); the CLI then exits without waiting for it."""
+    kernel = KernelThread(threads)
+    _ACTIVE.append(kernel)
+    try:
+        yield kernel
+    finally:
+        _ACTIVE.remove(kernel)
+        kernel.close()
 
 
 def kernel_busy() -> bool:
@@ -658,6 +674,11 @@ def run(
     >>> result = run(cfg, "runs/demo", progress=False)  # doctest: +SKIP
     """
     _check_chunking(config, chunk_size)
+    if resume and force:  # issue 45 item 12: the pair silently resumed
+        raise CardsimError(
+            "--force and --resume do not go together: --resume completes the run in --out, "
+            "--force replaces it; give one"
+        )
     engine = engine or get_engine(config.game)
     out = Path(out)
     n_threads = set_threads(threads)

@@ -10,11 +10,16 @@ strategy ``pimc`` for a game from its kernel module (both games share them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from types import ModuleType
 
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import StrategyInfo
+
+#: a parameter's number: ASCII digits only (no ``８``, no spaces), as every command-line number
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_DECIMAL_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -38,24 +43,24 @@ class Param:
                 )
             return text
         if self.decimals:
-            try:
-                num = float(text)
-            except ValueError:
+            if not _DECIMAL_TEXT.fullmatch(text):
                 raise CardsimError(
-                    f"strategy {strategy!r}: {self.name}={text!r} is not a number"
-                ) from None
+                    f"strategy {strategy!r}: {self.name}={text!r} is not a number (ASCII "
+                    "digits 0-9 only)"
+                )
+            num = float(text)
             if not self.lo <= num <= self.hi or round(num, self.decimals) != num:
                 raise CardsimError(
                     f"strategy {strategy!r}: {self.name}={text} is outside {self.lo}..{self.hi} "
                     f"or has more than {self.decimals} decimal(s)"
                 )
             return num
-        try:
-            value = int(text)
-        except ValueError:
+        if not _INT_TEXT.fullmatch(text):
             raise CardsimError(
-                f"strategy {strategy!r}: {self.name}={text!r} is not an integer"
-            ) from None
+                f"strategy {strategy!r}: {self.name}={text!r} is not an integer (ASCII digits "
+                "0-9 only)"
+            )
+        value = int(text)
         if not self.lo <= value <= self.hi:
             raise CardsimError(
                 f"strategy {strategy!r}: {self.name}={value} is outside {self.lo}..{self.hi}"
@@ -64,6 +69,27 @@ class Param:
 
     def allowed(self) -> str:
         return "|".join(self.choices) if self.choices else f"{self.lo}..{self.hi}"
+
+    def text(self, value: int | float | str) -> str:
+        """The one spelling of ``value`` in a label: ``0.10`` and ``1e-1`` are ``0.1``."""
+        if self.decimals:
+            return f"{round(float(value), self.decimals):g}"
+        return str(value)
+
+
+def canonical_name(name: str, base: str, params: tuple[Param, ...]) -> str:
+    """``name`` with its parameters in declared order and their values in one spelling, so
+    that two spellings of one strategy are one label (issue 45 item 12): ``pimc:cap=4,
+    samples=016`` is ``pimc:samples=16,cap=4``; the plain ``base`` stays as it is.
+
+    >>> ps = (Param("eps", 0.2, "", 0.01, 1, decimals=2),)
+    >>> [canonical_name(n, "greedy", ps) for n in ("greedy:eps=0.10", "greedy:eps=1e-1")]
+    ['greedy:eps=0.1', 'greedy:eps=0.1']
+    """
+    values = parse_params(name, base, params)
+    given = {item.partition("=")[0] for item in name.partition(":")[2].split(",") if item}
+    shown = [f"{p.name}={p.text(values[p.name])}" for p in params if p.name in given]
+    return f"{base}:{','.join(shown)}" if shown else base
 
 
 def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | float | str]:
@@ -77,15 +103,21 @@ def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, i
     head, sep, tail = name.partition(":")
     if head != base:
         raise CardsimError(f"strategy {name!r} is not {base!r}")
+    if any(c.isspace() for c in name):
+        raise CardsimError(f"strategy {name!r}: no spaces inside a strategy's name")
     known = {p.name: p for p in params}
     values: dict[str, int | float | str] = {p.name: p.default for p in params}
     if not sep:
         return values
     if not tail:
-        raise CardsimError(f"strategy {name!r}: no parameters after ':' (e.g. {base}:samples=16)")
+        first = params[0]
+        raise CardsimError(
+            f"strategy {name!r}: no parameters after ':' (e.g. {base}:{first.name}="
+            f"{first.text(first.default)})"
+        )
     seen: set[str] = set()
     for item in tail.split(","):
-        key, eq, text = item.strip().partition("=")
+        key, eq, text = item.partition("=")
         if not eq or not key or not text:
             raise CardsimError(f"strategy {name!r}: {item!r} is not key=value")
         if key not in known:
@@ -94,8 +126,25 @@ def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, i
         if key in seen:
             raise CardsimError(f"strategy {name!r}: parameter {key!r} is given twice")
         seen.add(key)
-        values[key] = known[key].parse(name, text.strip())
+        values[key] = known[key].parse(name, text)
     return values
+
+
+def parse_builtin(name: str, pimc: PimcStrategy, ismcts: IsmctsStrategy,
+                  levels: LevelStrategies) -> str:  # fmt: skip
+    """A built-in strategy with parameters (``pimc:samples=16``, ``ismcts:iters=64``,
+    ``greedy:eps=0.1``, ``soft:temp=2``), checked, as its canonical name (CardsimError)."""
+    head = name.partition(":")[0]
+    if ismcts.handles(name):
+        return ismcts.canonical(name)
+    if levels.handles(name):
+        return levels.canonical(name)
+    if head == "pimc":
+        return pimc.canonical(name)
+    raise CardsimError(
+        f"strategy {name!r}: {head} takes no parameters (those that do: pimc, ismcts, "
+        "greedy:eps, soft)"
+    )
 
 
 def split_strategies(text: str) -> list[str]:
@@ -144,6 +193,11 @@ class PimcStrategy:
     @property
     def info(self) -> StrategyInfo:
         return StrategyInfo("pimc", self.kernel.encode(*self.default), self.description)
+
+    def canonical(self, name: str) -> str:
+        """``name`` checked, in its one spelling (:func:`canonical_name`)."""
+        self.id(name)
+        return canonical_name(name, "pimc", self.params)
 
     def id(self, name: str) -> int:
         """Kernel id of ``pimc`` / ``pimc:samples=..,cap=..,rollout=..,z=..`` (CardsimError if
@@ -194,10 +248,15 @@ class IsmctsStrategy:
         """Is ``name`` ``ismcts`` or ``ismcts:...``?"""
         return name.partition(":")[0].strip() == "ismcts"
 
+    def canonical(self, name: str) -> str:
+        """``name`` checked, in its one spelling (:func:`canonical_name`)."""
+        self.id(name)
+        return canonical_name(name, "ismcts", self.params)
+
     def id(self, name: str) -> int:
         """Kernel id of ``ismcts`` / ``ismcts:iters=..,c=..,rollout=..,cap=..,z=..,drop=..``
         (CardsimError if invalid)."""
-        v = parse_params(name.replace(" ", ""), "ismcts", self.params)
+        v = parse_params(name, "ismcts", self.params)
         rollout = self.kernel.ROLLOUTS.index(str(v["rollout"]))
         drop = self.kernel.DROPS.index(str(v["drop"]))
         return self.kernel.encode(
@@ -256,11 +315,19 @@ class LevelStrategies:
         head, sep, _ = name.partition(":")
         return (head == "greedy" and bool(sep)) or head == "soft"
 
+    def canonical(self, name: str) -> str:
+        """``name`` checked, in its one spelling: ``greedy:eps=0.10`` is ``greedy:eps=0.1``;
+        ``greedy:eps`` and ``soft`` alone stay as they are."""
+        self.id(name)
+        head, _, tail = name.partition(":")
+        if tail in ("", "eps", "temp"):
+            return name
+        return canonical_name(name, head, self.EPS if head == "greedy" else self.TEMP)
+
     def id(self, name: str) -> int:
         """Kernel id of ``greedy:eps[=E]`` / ``soft[:temp=T]`` (CardsimError if invalid)."""
         from cardsim.kernels import levels
 
-        name = name.replace(" ", "")
         head, _, tail = name.partition(":")
         if head == "greedy":
             kind, params = levels.KIND_EPS, self.EPS

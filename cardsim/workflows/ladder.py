@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
+from cardsim.sim import jsonio
 from cardsim.sim.config import DEFAULT_SEED, check_strategy
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.rundir import holding_out
@@ -372,7 +373,7 @@ def run_ladder(
     study = Study(f"ladder {ladder.game}", list(ladder.scenarios), [], "<ladder>")
     result = run_study(
         study, out, threads=threads, progress=progress, force=force, report=False,
-        scheduler=scheduler,
+        scheduler=scheduler, command="ladder",
     )  # fmt: skip
     html, js = write_ladder_report(ladder_data(ladder, result.runs), out / REPORT, margins)
     return LadderResult(out, html, js, result.runs, result.reused)
@@ -385,6 +386,11 @@ def run_ladder(
 LOOKS = "ladder-looks.json"
 #: ``--until-decided`` without ``--max-games``: at most this many batches (looks).
 DEFAULT_LOOKS = 8
+#: ``--until-decided``: at most this many looks (each plays and judges a whole batch; the
+#: per-look lists, e.g. the levels of alpha spending, are as long as this)
+MAX_LOOKS = 1_000
+#: ``--max-minutes``: at most a year
+MAX_MINUTES = 525_600
 #: whole chunks per look: the games (and deals) of a batch must share a divisor this large
 MIN_LOOK_CHUNK = 20
 
@@ -452,13 +458,21 @@ def check_sequential(ladder: Ladder, seq: Sequential) -> int:
         raise CardsimError(f"--spending must be one of {', '.join(SPENDING)}, got {seq.spending!r}")
     if not 0 < seq.alpha < 0.5:
         raise CardsimError(f"--alpha must be between 0 and 0.5, got {seq.alpha}")
-    if seq.max_minutes is not None and not seq.max_minutes > 0:
-        raise CardsimError(f"--max-minutes must be positive, got {seq.max_minutes}")
+    if seq.max_minutes is not None and not 0 < seq.max_minutes <= MAX_MINUTES:
+        raise CardsimError(  # inf and nan fail the comparison too: one rule, one line
+            f"--max-minutes must be a number of minutes above 0 and at most {MAX_MINUTES:,} "
+            f"(a year), got {seq.max_minutes:g}"
+        )
     max_games = seq.max_games if seq.max_games is not None else DEFAULT_LOOKS * ladder.games
     if max_games < ladder.games or max_games % ladder.games:
         raise CardsimError(
             f"--max-games {max_games} must be a multiple of --games {ladder.games} (the games "
             "per level of one look)"
+        )
+    if max_games // ladder.games > MAX_LOOKS:  # bounded before any list of looks is built
+        raise CardsimError(
+            f"--max-games {max_games:,} is {max_games // ladder.games:,} looks of --games "
+            f"{ladder.games:,}; at most {MAX_LOOKS:,} looks (raise --games or lower --max-games)"
         )
     keys = [m.key for m in measures_for(ladder.game)]
     bad = [k for k in seq.decide if k not in keys]
@@ -466,6 +480,9 @@ def check_sequential(ladder: Ladder, seq: Sequential) -> int:
         raise CardsimError(
             f"--decide: {ladder.game} has no measure {bad[0]!r} (has {', '.join(keys)})"
         )
+    twice = next((k for i, k in enumerate(seq.decide) if k in seq.decide[:i]), None)
+    if twice is not None:
+        raise CardsimError(f"--decide names {twice!r} twice")
     _look_chunk(ladder)
     return max_games // ladder.games
 
@@ -502,14 +519,13 @@ def _read_looks(out: Path, ident: dict, force: bool) -> list[Look]:
 
 
 def _write_looks(out: Path, ident: dict, looks: list[Look], stopped_by: str | None) -> None:
-    import json
     from dataclasses import asdict
 
     from cardsim.sim.rundir import atomic_write_bytes
 
     doc = {"format": "cardsim-ladder-looks", "identity": ident, "stopped_by": stopped_by,
            "looks": [asdict(x) for x in looks]}  # fmt: skip
-    atomic_write_bytes(out / LOOKS, json.dumps(doc, indent=1, ensure_ascii=False).encode())
+    atomic_write_bytes(out / LOOKS, jsonio.dump_bytes(doc, indent=1))
 
 
 def _scaled(ladder: Ladder, look: int, chunk: int) -> Ladder:
@@ -628,7 +644,7 @@ def run_ladder_until_decided(
             study = Study(f"ladder {ladder.game}", list(now.scenarios), [], "<ladder>")
             result = run_study(
                 study, out, threads=threads, progress=progress, force=force and k == 1,
-                report=False, scheduler=session,
+                report=False, scheduler=session, command="ladder",
             )  # fmt: skip
             sec = section(ladder_data(now, result.runs), margins, levels[k - 1])
             verdicts, decided = _verdicts(sec, ladder.game, seq.decide)

@@ -63,7 +63,8 @@ def _compile(engine, name: str) -> tuple[str, float]:
 
 
 # --- the comparison ---------------------------------------------------------------------------------
-def _compare(engine, name: str, against: str, games: int, seed: int, players, rules) -> dict:
+def _compare(engine, name: str, against: str, games: int, seed: int, players, rules,
+             call=lambda what, fn, *a: fn(*a)) -> dict:  # fmt: skip
     """The paired comparison of ``name`` with ``against`` on ``games`` duplicate deals."""
     from cardsim.analysis import stats
     from cardsim.analysis.compare import pairwise
@@ -74,7 +75,7 @@ def _compare(engine, name: str, against: str, games: int, seed: int, players, ru
         engine, [name, against], games=games, seed=seed, players=players, rules=rules
     )
     t = time.perf_counter()
-    _g, seats = DuplicateEngine(engine).play_chunk(config, 0, games)
+    _g, seats = call(f"compare {name}", DuplicateEngine(engine).play_chunk, config, 0, games)
     seconds = time.perf_counter() - t
     row = pairwise(seats).table.row(0, named=True)
     mine = us.label(name)
@@ -142,7 +143,7 @@ def check(
     echo: Echo = print,
 ) -> int:
     """Run the check and print its report; returns the exit code (0 fine, 1 illegal answers)."""
-    from cardsim.sim.runner import set_threads
+    from cardsim.sim.runner import kernel_thread, set_threads
 
     started = time.perf_counter()
     engine = get_engine(game)
@@ -153,6 +154,15 @@ def check(
     if games is None:
         games = DEFAULT_GAMES_PY if ps.is_python_strategy(name) else DEFAULT_GAMES
     threads = set_threads(threads)
+    # the plays run in a kernel thread: Ctrl-C stops the check even while a compiled strategy
+    # never returns, as it stops ``run`` (issue 45 item 12)
+    with kernel_thread(threads) as kernel:
+        return _check(engine, game, name, games, seed, players, rules, against, threads, echo,
+                      started, kernel.call)  # fmt: skip
+
+
+def _check(engine, game, name, games, seed, players, rules, against, threads, echo,
+           started, call) -> int:  # fmt: skip
     label = us.label(name)
     base = build_config(
         engine, games=games, seed=seed, players=players, strategy="greedy", rules=rules
@@ -166,7 +176,7 @@ def check(
     )
     echo(f"{how} in {seconds:.1f} s")
     unit = "matches" if engine.facts.row_unit == "match" else engine.facts.row_unit + "s"
-    played = _hooks(engine).selfplay(config, name, MAX_REPLAYED)
+    played = call(f"self-play {name}", _hooks(engine).selfplay, config, name, MAX_REPLAYED)
     sec, found, counted, counted_text = (
         played.seconds,
         played.found,
@@ -194,7 +204,7 @@ def check(
         echo(f"done in {time.perf_counter() - started:.1f} s")
         return 1
     echo("illegal answers: none")
-    c = _compare(engine, name, against, games, seed, players, rules)
+    c = _compare(engine, name, against, games, seed, players, rules, call)
     echo(
         f"vs {against} on {c['deals']:,} duplicate deals ({c['assignments']} seat assignments, "
         f"{c['games']:,} {unit}, {c['seconds']:.1f} s): win rate {c['win']:.3f} vs "

@@ -625,17 +625,11 @@ def _design_scenarios(d: dict, spec, cells: list[dict[str, int]], label: str) ->
 
 
 def _scenario_toml(sc: dict) -> str:
-    """A one-scenario study file (the cell's checks are the scenario's)."""
-    import json
+    """A one-scenario study file (the cell's checks are the scenario's), written by a TOML
+    writer (issue 45 item 12: no value can end a string or add a key)."""
+    import tomli_w
 
-    lines = ["[[scenario]]"]
-    for k, v in sc.items():
-        if isinstance(v, dict):
-            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
-            lines.append(f"{k} = {{ {inner} }}")
-        else:
-            lines.append(f"{k} = {json.dumps(v)}")
-    return "\n".join(lines) + "\n"
+    return tomli_w.dumps({"scenario": [sc]})
 
 
 def load_study(path: Path | str) -> Study:
@@ -890,8 +884,11 @@ def run_study(
     force: bool = False,
     report: bool = True,
     scheduler=None,
+    command: str = "study",
 ) -> StudyResult:
     """Run every scenario of ``study`` into ``out/<name>/`` and write ``out/report.html``.
+    ``command``: the command whose sub-runs these are (``ladder`` runs its levels as a study),
+    named in the line after Ctrl-C.
 
     A scenario directory holding a finished run of the same configuration is reused; an
     unfinished one is resumed; one holding a different run is an error unless ``force``.
@@ -921,7 +918,18 @@ def run_study(
     _check_study_report(study, out, report, force)
     with runner.cluster_session(scheduler if plans else None) as session:
         _play_scenarios(
-            study, out, cells, configs, plans, runs, stopped, threads, progress, force, session
+            study,
+            out,
+            cells,
+            configs,
+            plans,
+            runs,
+            stopped,
+            threads,
+            progress,
+            force,
+            session,
+            command,
         )
     design_reports, ladder_reports = _write_part_reports(study, out, runs) if report else ({}, {})
     report_path = None
@@ -1008,7 +1016,7 @@ def _write_study_report(study: Study, out: Path, runs: dict[str, Path]) -> Path:
 
 
 def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, progress, force,
-                    session) -> None:  # fmt: skip
+                    session, command: str = "study") -> None:  # fmt: skip
     """Play the scenarios of ``plans`` in study order (locally, or on ``session``'s cluster)."""
     from cardsim.sim import runner, warmup
     from cardsim.sim.compare import DuplicateEngine
@@ -1020,6 +1028,7 @@ def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, p
             continue
         cfg, run_dir = configs[s.name], out / s.name
         chunk, resume, stop = plans[s.name]
+        _check_run_dir(s, run_dir)  # again just before playing: a link made meanwhile (item 11)
         engine = get_engine(s.game)
         if cfg.assignments:
             engine = DuplicateEngine(engine)
@@ -1037,7 +1046,7 @@ def _play_scenarios(study, out, cells, configs, plans, runs, stopped, threads, p
         result = runner.run(
             cfg, run_dir, chunk_size=chunk, threads=threads, resume=resume,
             force=force, progress=progress, stop_rule=rule, engine=engine,
-            extra_manifest=stop, command="study", scheduler=session,
+            extra_manifest=stop, command=command, scheduler=session,
         )  # fmt: skip
         runs[s.name] = run_dir
         stopped[s.name] = result.stopped_by
@@ -1067,7 +1076,7 @@ def foldover_toml(design: Design, factors: list[str]) -> str:
     """A study file of ``design``'s fold-over on ``factors``: the same [[design]] table (the
     games its cells played) with ``foldover`` added, so its first half is the cells already
     played (same names and configurations) and only the folded half is new."""
-    import json
+    import tomli_w
 
     doc = {**design.raw, "games": design.scenarios[0].games, "foldover": list(factors)}
     lines = [
@@ -1075,15 +1084,8 @@ def foldover_toml(design: Design, factors: list[str]) -> str:
         "# report reads 'clear, but aliased with …' (docs/design.md, 'Aliases and the fold-over').",
         "# Run it into the study's folder to reuse the cells already played:",
         f"#   cardsim study {design.name}-foldover.toml --out DIR",
-        "[[design]]",
     ]
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            inner = ", ".join(f"{json.dumps(str(a))} = {json.dumps(b)}" for a, b in v.items())
-            lines.append(f"{k} = {{ {inner} }}")
-        else:
-            lines.append(f"{k} = {json.dumps(v, ensure_ascii=False)}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + tomli_w.dumps({"design": [doc]})
 
 
 def write_foldover(design: Design, factors: list[str], out: Path) -> Path:

@@ -59,9 +59,10 @@ from cardsim.analysis.objective import (
     term_measures,
 )
 from cardsim.kernels.options import RuleOption
+from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameEngine, config_warnings
-from cardsim.sim.rundir import LOCK, holding_out
+from cardsim.sim.rundir import LOCK, atomic_write_bytes, holding_out, refuse_link
 from cardsim.sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 
 ALPHA = 0.05
@@ -138,6 +139,11 @@ def parse_space(engine: GameEngine, options: str | None) -> dict[str, list]:
     levels, ``n=lo..hi[/step]`` is a range (:func:`integer_range`).
     """
     table = engine.rule_options
+    if options is not None and not isinstance(options, str):  # issue 45 item 12: no bare error
+        raise CardsimError(
+            f"options is one text, e.g. 'hand_size=6..8,claim_turn', got {type(options).__name__} "
+            f"{options!r}"
+        )
     if not options:
         names = [o.name for o in table if o.kind != "int"]
         return {n: _all_values(table[n]) for n in names}
@@ -495,6 +501,8 @@ def _play_rung(alive, engine, out: Path, r: int, n: int, *, seed, players, strat
             rules=c.rules,
         )
         run_dir = out / "configs" / c.id / f"r{r}"
+        for d in (run_dir.parent, run_dir):  # as a study refuses a linked scenario folder
+            refuse_link(d, "tune writes and deletes its runs only inside --out")
         resume = (run_dir / runner.MANIFEST).is_file()
         if progress:
             print(f"cardsim tune: rung {r}, {c.id} ({n:,} games)", file=sys.stderr, flush=True)
@@ -571,7 +579,6 @@ def _rungs(configurations: int, eta: int) -> int:
 def _check_out(out: Path, ident: dict, force: bool) -> None:
     path = out / MANIFEST
     configs = out / "configs"
-    from cardsim.sim.rundir import refuse_link
 
     refuse_link(configs, "tune writes and deletes its runs only inside --out", f"--out {out}")
     if path.is_file():
@@ -597,7 +604,7 @@ def _check_out(out: Path, ident: dict, force: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     from cardsim.sim.rundir import atomic_write_bytes
 
-    atomic_write_bytes(path, json.dumps(ident, indent=2, ensure_ascii=False).encode())
+    atomic_write_bytes(path, jsonio.dump_bytes(ident, indent=2))
 
 
 def write_verify(
@@ -606,37 +613,34 @@ def write_verify(
 ) -> Path:  # fmt: skip
     """A study file that plays the winner and the default rules on fresh seeds; its comparison
     re-tests the tuned ``objective`` (the study report's finding "tuned objective")."""
+    import tomli_w
+
     fresh = seed + 1000  # the race used seed .. seed + rungs - 1
-    lines = [
-        "# Verifies a cardsim tune winner on fresh deals (seed not used by the race).",
-        "# Run: cardsim study verify.toml --out verify",
-        "[study]",
-        f'name = "verify tune winner {best.id}"',
-        "",
-    ]
+    scenarios = []
     for name, rules in (("winner", best.rules), ("default", {})):
-        lines += ["[[scenario]]", f'name = "{name}"', f'game = "{engine.name}"', f"games = {games}"]
-        lines += [f"seed = {fresh}", f"players = {players}"]
+        sc = {"name": name, "game": engine.name, "games": games, "seed": fresh, "players": players}
         if strategy:
-            lines.append(f'strategy = "{strategy}"')
+            sc["strategy"] = strategy
         if rules:
-            inner = ", ".join(f"{k} = {json.dumps(v)}" for k, v in rules.items())
-            lines.append(f"rules = {{ {inner} }}")
-        lines.append("")
-    lines += ["[[comparison]]", 'name = "tune winner vs default rules"']
-    lines += ['scenarios = ["winner", "default"]']
+            sc["rules"] = dict(rules)
+        scenarios.append(sc)
+    comparison = {"name": "tune winner vs default rules", "scenarios": ["winner", "default"]}
     if objective:
-        lines.append(f"objective = {json.dumps(objective)}")
-    lines.append("")
+        comparison["objective"] = objective
+    doc = {
+        "study": {"name": f"verify tune winner {best.id}"},
+        "scenario": scenarios,
+        "comparison": [comparison],
+    }
+    head = (
+        "# Verifies a cardsim tune winner on fresh deals (seed not used by the race).\n"
+        "# Run: cardsim study verify.toml --out verify\n"
+    )
+    # a TOML writer, never an f-string: a strategy path with a quote, a backslash or a
+    # newline stays one string (issue 45 item 12)
     path = out / "verify.toml"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    atomic_write_bytes(path, (head + tomli_w.dumps(doc)).encode("utf-8"))
     return path
-
-
-def _json_default(x):
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return str(x)
 
 
 def write_outputs(result: TuneResult, out: Path) -> None:
@@ -645,10 +649,7 @@ def write_outputs(result: TuneResult, out: Path) -> None:
     from cardsim.analysis.tune_report import write_tune_html
 
     result.html = str(write_tune_html(result, out / "tune.html"))
-    (out / "tune.json").write_text(
-        json.dumps(asdict(result), indent=2, ensure_ascii=False, default=_json_default),
-        encoding="utf-8",
-    )
+    atomic_write_bytes(out / "tune.json", jsonio.dump_bytes(asdict(result), indent=2))
     (out / "tune.md").write_text(summary(result), encoding="utf-8")
 
 

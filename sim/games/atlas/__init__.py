@@ -45,7 +45,12 @@ from cardsim.sim.game import (
 )
 from cardsim.sim.games.atlas import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
+from cardsim.sim.strategy_params import (
+    IsmctsStrategy,
+    LevelStrategies,
+    PimcStrategy,
+    parse_builtin,
+)
 
 
 def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
@@ -147,10 +152,7 @@ class AtlasEngine:
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        ISMCTS.id(name) if ISMCTS.handles(name) else LEVELS.id(name) if LEVELS.handles(
-            name
-        ) else pimc_id(name)
-        return name.replace(" ", "")
+        return parse_builtin(name, PIMC, ISMCTS, LEVELS)
 
     def config_warnings(self, config: RunConfig) -> list[str]:
         """AT-D1: a deal that leaves under ``THIN_STOCK`` cards per player to draw is legal but

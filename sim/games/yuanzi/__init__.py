@@ -37,7 +37,12 @@ from cardsim.sim.game import (
 )
 from cardsim.sim.games.yuanzi import adapter, tables
 from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
+from cardsim.sim.strategy_params import (
+    IsmctsStrategy,
+    LevelStrategies,
+    PimcStrategy,
+    parse_builtin,
+)
 
 #: the one compile of the driver's user variant (every user strategy then compiles only itself)
 USER_DRIVER_COMPILE = "about 20 s"
@@ -136,10 +141,7 @@ class YuanziEngine:
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        ISMCTS.id(name) if ISMCTS.handles(name) else LEVELS.id(name) if LEVELS.handles(
-            name
-        ) else pimc_id(name)
-        return name.replace(" ", "")
+        return parse_builtin(name, PIMC, ISMCTS, LEVELS)
 
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""
