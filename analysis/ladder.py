@@ -54,6 +54,7 @@ from cardsim.analysis.exprs import clustered_rate_table, deal_cluster, mean_sd
 from cardsim.analysis.facts import facts as facts_of
 from cardsim.analysis.io import Run, open_run
 from cardsim.analysis.model import FACT, Figure, Finding, RunData, Section, Table, plural
+from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from scipy import stats as ss
 
@@ -573,7 +574,7 @@ def level_ratings(rating_dir: Path, game: str, levels: list[str]) -> tuple[pl.Da
     try:
         rt = compare.ratings(run.seats.collect(), game)
         names = rt.table["strategy"].to_list()  # the covariance by level name (JSON text)
-        cov = [json.dumps(dict(zip(names, c, strict=True))) for c in rt.cov.tolist()]
+        cov = [jsonio.dumps(dict(zip(names, c, strict=True))) for c in rt.cov.tolist()]
         table = rt.table.rename({"strategy": "level"}).with_columns(pl.Series("cov", cov)).select(
             "level", "rating", pl.col("lo").alias("rating_lo"), pl.col("hi").alias("rating_hi"),
             "se", "finite", "bound", pl.lit(rt.units).alias("games_rated"), "cov",

@@ -81,6 +81,22 @@ def resolve_rules(
     return engine.rule_options.resolve(dict(items), players)
 
 
+def _checked_counts(engine: GameEngine, games: int, seed: int, players: int | None) -> int:
+    """Check ``games`` and ``seed``; the number of players (the game's default for None)."""
+    if not isinstance(games, int) or isinstance(games, bool) or games <= 0:
+        raise CardsimError(f"--games must be a positive integer, got {games!r}")
+    if games > MAX_GAMES:
+        raise CardsimError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise CardsimError(f"--seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
+    n = engine.default_players if players is None else players
+    if not isinstance(n, int) or isinstance(n, bool) or n not in engine.player_counts:
+        allowed = engine.player_counts
+        text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
+        raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
+    return n
+
+
 def build_config(
     engine: GameEngine,
     *,
@@ -100,17 +116,7 @@ def build_config(
     >>> cfg.seats
     ('greedy', 'greedy', 'greedy', 'greedy')
     """
-    if not isinstance(games, int) or isinstance(games, bool) or games <= 0:
-        raise CardsimError(f"--games must be a positive integer, got {games!r}")
-    if games > MAX_GAMES:
-        raise CardsimError(f"--games must be at most {MAX_GAMES:,}, got {games:,}")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise CardsimError(f"--seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
-    n = engine.default_players if players is None else players
-    if not isinstance(n, int) or isinstance(n, bool) or n not in engine.player_counts:
-        allowed = engine.player_counts
-        text = f"{allowed[0]}..{allowed[-1]}" if len(allowed) > 1 else str(allowed[0])
-        raise CardsimError(f"{engine.name} is played by {text} players, got --players {n}")
+    n = _checked_counts(engine, games, seed, players)
     builtins = [s.name for s in engine.strategies]
     default = ("greedy" if "greedy" in builtins else builtins[0]) if strategy is None else strategy
     seats = [check_strategy(engine, default)] * n
