@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from cardsim.analysis.model import plural
 from cardsim.analysis.stats import holm
 from scipy import optimize, stats
 
@@ -223,7 +224,7 @@ def ratings(seats: pl.LazyFrame | pl.DataFrame, game: str, level: float = 0.95) 
     table = frame(strategies, est_s, se_s, "strategy")
     f = facts(game)
     return Ratings(
-        _mark_separated(table, wins, played, f"{f.side}-{f.row_unit}s"),
+        _mark_separated(table, wins, played, plural(f"{f.side}-{f.row_unit}")),
         frame([str(v) for v in positions], est_p, se_p, "position"),
         n_units,
         cov_s,

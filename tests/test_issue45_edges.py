@@ -17,6 +17,7 @@ from cardsim.sim.config import build_config
 from cardsim.sim.errors import CardsimError
 
 import tests.test_tune  # noqa: F401  (registers the "tunable" fake engine)
+from tests import hung_strategy
 from tests.fake_engine import FakeEngine
 
 
@@ -405,15 +406,7 @@ def test_12_ctrl_c_stops_strategy_check_on_a_strategy_that_never_returns(tmp_pat
     import sys
     import time
 
-    hang = tmp_path / "stuck.py"
-    hang.write_text(
-        "def choose(own, played, pub, legal, n_legal, rng):\n"
-        '    print("stuck: entering the loop")\n'
-        "    i = 1\n"
-        "    while i > 0:\n"
-        "        i = (i * 5 + 3) % 1000003 + 1\n"
-        "    return 0\n"
-    )
+    hang = hung_strategy.write(tmp_path)
     root = Path(__file__).resolve().parents[1]
     env = {**__import__("os").environ, "PYTHONUNBUFFERED": "1", "NUMBA_NUM_THREADS": "1"}
     p = subprocess.Popen(
@@ -421,15 +414,7 @@ def test_12_ctrl_c_stops_strategy_check_on_a_strategy_that_never_returns(tmp_pat
          "--games", "10", "--threads", "1"],
         cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    looping = threading.Event()
-
-    def watch():
-        for line in p.stdout:
-            if "entering the loop" in line:
-                looping.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    assert looping.wait(600), "the strategy never started (compiling took over 10 minutes?)"
+    hung_strategy.wait_until_looping(p)
     time.sleep(1.0)
     assert p.poll() is None
     p.send_signal(signal.SIGINT)

@@ -23,6 +23,7 @@ from cardsim.sim.config import build_config
 from cardsim.sim.errors import CardsimError
 from polars.testing import assert_frame_equal
 
+from tests import hung_strategy
 from tests.fake_engine import FakeEngine
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -414,28 +415,10 @@ def test_7_signal_during_a_long_kernel_call_exits_promptly(tmp_path, sig):
 
 def test_7_a_hung_user_strategy_is_ended_by_ctrl_c_with_its_name(tmp_path):
     """The strategy prints (Numba's print) and then never returns; Ctrl-C once it loops."""
-    import threading
-
-    hang = tmp_path / "stuck.py"
-    hang.write_text(
-        "def choose(own, played, pub, legal, n_legal, rng):\n"
-        '    print("stuck: entering the loop")\n'
-        "    i = 1\n"
-        "    while i > 0:\n"
-        "        i = (i * 5 + 3) % 1000003 + 1\n"
-        "    return 0\n"
-    )
+    hang = hung_strategy.write(tmp_path)
     out = tmp_path / "run"
     p = cli_proc(*RUN, "--games", "10", "--seat", f"0={hang}:choose", "--out", out)
-    looping = threading.Event()
-
-    def watch():
-        for line in p.stdout:
-            if "entering the loop" in line:
-                looping.set()
-
-    threading.Thread(target=watch, daemon=True).start()
-    assert looping.wait(600), "the strategy never started (compiling took over 10 minutes?)"
+    hung_strategy.wait_until_looping(p)
     time.sleep(1.0)
     assert p.poll() is None
     t0 = time.monotonic()
