@@ -150,7 +150,7 @@ def term_measures(obj: Objective, d: DealData, length_label: str = "length") -> 
             rates = d.wins.mean(axis=0)
             out[key] = f"win shares {100 * rates.min():.1f} % to {100 * rates.max():.1f} %"
         else:
-            out[key] = f"{length_label} {d.length.mean():.3g} (target {t.target:g})"
+            out[key] = f"{length_label} {d.length.mean():.1f} (target {t.target:g})"
     return out
 
 
