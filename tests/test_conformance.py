@@ -13,14 +13,28 @@ import json
 
 import polars as pl
 import pytest
+from cardsim.sim import games as registry
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import Measure
-from cardsim.sim.games import game_names, get_engine, register_engine
+from cardsim.sim.games import get_engine, register_engine
 
 import tests.fake_engine  # noqa: F401  (registers the game "fake")
 from tests.fake_engine import FACTS, FakeEngine
 
-GAMES = [g for g in game_names() if g == "fake" or g in ("yuanzi", "atlas")]
+
+def conformance_games() -> list[str]:
+    """Every game of the registry (``GAMES``) and the tests' fake game."""
+    return [*registry.GAMES, FakeEngine.name]
+
+
+GAMES = conformance_games()
+
+
+def test_the_games_come_from_the_registry(monkeypatch):
+    """A game added to the registry goes through every command below with no edit here."""
+    monkeypatch.setattr(registry, "GAMES", (*registry.GAMES, "newgame"))
+    assert conformance_games() == [*registry.GAMES, "fake"]
+    assert {"yuanzi", "atlas", "fake"} <= set(GAMES)
 
 
 def _option(engine) -> tuple[str, list[str]]:

@@ -2,7 +2,8 @@
 
 Every string literal (docstrings aside: prose may give examples) and every identifier —
 names, attributes, functions, classes, arguments, keywords, imports — of the shared code is
-searched for a game's name: 'yuanzi', 'atlas' (any case: 'ATLAS') and '原子'. Shared code is
+searched for a game's name, taken from the registry (``cardsim.sim.games.GAMES``; each game's
+name and the name its notices use: 'yuanzi', '原子', 'atlas' in any case). Shared code is
 every module of the installed packages (``cardsim/``, ``sim/``, ``kernels/``, ``analysis/``)
 outside a game's own places:
 
@@ -21,17 +22,32 @@ import re
 import subprocess
 from pathlib import Path
 
-from cardsim.sim.games import GAMES
+from cardsim.sim import games as registry
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = ("yuanzi", "atlas", "原子")
-PATTERN = re.compile("|".join(WORDS), re.IGNORECASE)
 PACKAGES = ("cardsim", "sim", "kernels", "analysis")
 
 
-def is_per_game(path: str) -> bool:
-    """Whether ``path`` (repository-relative) is one game's own module."""
-    for game in GAMES:
+def game_words(games: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that name the registry's games: each one's name and the name its notices
+    use (``Warmup.name``: '原子', 'ATLAS'), lower case (the search ignores case)."""
+    words = []
+    for game in games:
+        words.append(game)
+        warmup = getattr(registry.get_engine(game), "warmup", None)
+        if warmup is not None:
+            words.append(warmup.name)
+    return tuple(dict.fromkeys(w.lower() for w in words))
+
+
+WORDS = game_words(registry.GAMES)  # ('yuanzi', '原子', 'atlas')
+PATTERN = re.compile("|".join(map(re.escape, WORDS)), re.IGNORECASE)
+
+
+def is_per_game(path: str, games: tuple[str, ...] | None = None) -> bool:
+    """Whether ``path`` (repository-relative) is one game's own module (``games``: the
+    registry's)."""
+    for game in registry.GAMES if games is None else games:
         if (
             path.startswith((f"sim/games/{game}/", f"kernels/{game}/", f"sim/rules/{game}"))
             or path.startswith(f"analysis/{game}_")
@@ -151,3 +167,15 @@ def test_per_game_places():
     assert is_per_game("analysis/yuanzi_dao.py") and is_per_game("analysis/games/atlas.py")
     assert is_per_game("sim/rules/atlas_melds.py")
     assert not is_per_game("analysis/games/__init__.py") and not is_per_game("sim/warmup.py")
+
+
+def test_a_game_added_to_the_registry_is_searched_for_and_owns_its_places(monkeypatch):
+    """The words and the per-game places come from the registry (``GAMES``), not a list here:
+    a game registered beside the built-ins is searched for and its packages are its own."""
+    import tests.fake_engine  # noqa: F401  (registers the game "fake")
+
+    assert set(WORDS) == {"yuanzi", "原子", "atlas"}
+    monkeypatch.setattr(registry, "GAMES", (*registry.GAMES, "fake"))
+    assert "fake" in game_words(registry.GAMES)
+    assert is_per_game("kernels/fake/driver.py") and is_per_game("analysis/games/fake.py")
+    assert not is_per_game("kernels/fake/driver.py", ("yuanzi", "atlas"))
