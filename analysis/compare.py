@@ -248,19 +248,22 @@ def _mark_separated(
 ) -> pl.DataFrame:
     """The table with ``wins``, ``played``, ``finite`` and ``bound`` (see :class:`Ratings`)."""
     rating = table["rating"].to_numpy()
+    never_won = int(np.sum(wins == 0))  # two that never won are not each below the other
+    never_lost = int(np.sum((wins == played) & (played > 0)))
     bound = []
     for w, n, r in zip(wins, played, rating, strict=True):
+        share = 1 - 0.05 ** (1 / n) if n else 1.0  # one-sided 95 % bound on 0 of n
         if w == 0:
-            ub = 1 - 0.05 ** (1 / n) if n else 1.0
+            who = "every other" if never_won == 1 else "every strategy that won"
             bound.append(
-                f"below every other: 0 wins in {n:,} {unit} (win share < {100 * ub:.2g} %, "
+                f"below {who}: 0 wins in {n:,} {unit} (win share < {100 * share:.2g} %, "
                 "one-sided 95 %)"
             )
         elif w == n:
-            lb = 0.05 ** (1 / n)
+            who = "every other" if never_lost == 1 else "every strategy that lost"
             bound.append(
-                f"above every other: {n:,} wins in {n:,} {unit} (win share > "
-                f"{100 * lb:.4g} %, one-sided 95 %)"
+                f"above {who}: {n:,} wins in {n:,} {unit} (loss share < "
+                f"{100 * share:.2g} %, one-sided 95 %)"
             )
         elif abs(r) > SEPARATION:
             bound.append(

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from cardsim.analysis.model import p_value
+from cardsim.analysis.model import p_value, plural
 from cardsim.analysis.stats import holm, units_to_detect, well_inside
 from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
@@ -382,8 +382,11 @@ def verdict(
 ) -> tuple[str, float, float]:
     """(verdict, TOST p, units needed) with the semantics of the report's verdicts: clear if
     the Holm-adjusted p < 5 %, else equivalent if TOST p < 5 %, else not enough games."""
-    if np.isfinite(p_adjusted) and p_adjusted < ALPHA and np.isfinite(se) and se > 0:
-        return CLEAR, float("nan"), float("nan")  # never "clear" from a standard error of 0
+    if not (np.isfinite(se) and se > 0) and estimate != 0:
+        # a standard error of 0 (or none) is no evidence either way: neither clear nor equivalent
+        return NOT_ENOUGH, float("nan"), float("nan")
+    if np.isfinite(p_adjusted) and p_adjusted < ALPHA:
+        return CLEAR, float("nan"), float("nan")
     pt = tost_p(estimate, se, margin)
     if np.isfinite(pt) and pt < ALPHA:
         return EQUIVALENT, pt, float("nan")
@@ -649,7 +652,7 @@ def sparse_reason(y: np.ndarray, coef: np.ndarray, se: np.ndarray, n_terms: int,
     events = min(ones, y.size - ones)
     if events < EVENTS_PER_TERM * n_terms:
         return (
-            f"only {events:,} of {y.size:,} {unit}s have the rarer outcome, fewer than "
+            f"only {events:,} of {y.size:,} {plural(unit)} have the rarer outcome, fewer than "
             f"{EVENTS_PER_TERM} per estimated term ({n_terms} terms)"
         )
     if not np.all(np.isfinite(coef) & np.isfinite(se)) or np.any((se <= 0) & (coef != 0)):

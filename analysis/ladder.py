@@ -805,10 +805,10 @@ def _difference_se(ra: dict, rb: dict, a: str, b: str) -> float:
     """The standard error of rating b − rating a: from the fit's covariance where the ratings
     table carries it (``cov``, JSON by level), else as if independent (conservative)."""
     se_a, se_b = (float(r.get("se") or 0.0) for r in (ra, rb))
-    cov_ab = 0.0
-    if ra.get("cov"):
-        cov_ab = float(json.loads(ra["cov"]).get(b, 0.0))
-    return math.sqrt(max(se_a**2 + se_b**2 - 2 * cov_ab, 0.0))
+    cov_ab = json.loads(ra["cov"]).get(b) if ra.get("cov") else None
+    if cov_ab is None or not math.isfinite(float(cov_ab)):  # written as null when not finite
+        cov_ab = 0.0
+    return math.sqrt(max(se_a**2 + se_b**2 - 2 * float(cov_ab), 0.0))
 
 
 def out_of_order(levels: list[str], ratings: pl.DataFrame | None) -> tuple[list[str], str, bool]:

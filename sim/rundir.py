@@ -668,7 +668,10 @@ def _is_run_dir(path: Path) -> bool:
         doc = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return False
-    return isinstance(doc, dict) and (doc.get("format") == FORMAT or "chunks" in doc)
+    if not isinstance(doc, dict):
+        return False
+    # cardsim 0.1's manifests had no format marker: their own keys, not any tool's "chunks"
+    return doc.get("format") == FORMAT or {"chunks", "game", "seed", "seats"} <= set(doc)
 
 
 #: What marks a folder as each command's product (one folder, one product: issue 45 item 12).

@@ -77,19 +77,29 @@ class Param:
         return str(value)
 
 
-def canonical_name(name: str, base: str, params: tuple[Param, ...]) -> str:
+def canonical_name(
+    name: str, base: str, params: tuple[Param, ...], at_defaults: str | None = None
+) -> str:
     """``name`` with its parameters in declared order and their values in one spelling, so
     that two spellings of one strategy are one label (issue 45 item 12): ``pimc:cap=4,
-    samples=016`` is ``pimc:samples=16,cap=4``; the plain ``base`` stays as it is.
+    samples=016`` is ``pimc:samples=16,cap=4``. A value equal to its default is left out, so
+    ``pimc:samples=8`` (the default) is ``pimc``; with every value at its default the label is
+    ``at_defaults`` (default: ``base``).
 
     >>> ps = (Param("eps", 0.2, "", 0.01, 1, decimals=2),)
     >>> [canonical_name(n, "greedy", ps) for n in ("greedy:eps=0.10", "greedy:eps=1e-1")]
     ['greedy:eps=0.1', 'greedy:eps=0.1']
+    >>> canonical_name("greedy:eps=0.20", "greedy", ps, at_defaults="greedy:eps")
+    'greedy:eps'
     """
     values = parse_params(name, base, params)
     given = {item.partition("=")[0] for item in name.partition(":")[2].split(",") if item}
-    shown = [f"{p.name}={p.text(values[p.name])}" for p in params if p.name in given]
-    return f"{base}:{','.join(shown)}" if shown else base
+    shown = [
+        f"{p.name}={p.text(values[p.name])}"
+        for p in params
+        if p.name in given and p.text(values[p.name]) != p.text(p.default)
+    ]
+    return f"{base}:{','.join(shown)}" if shown else (at_defaults or base)
 
 
 def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, int | float | str]:
@@ -316,13 +326,16 @@ class LevelStrategies:
         return (head == "greedy" and bool(sep)) or head == "soft"
 
     def canonical(self, name: str) -> str:
-        """``name`` checked, in its one spelling: ``greedy:eps=0.10`` is ``greedy:eps=0.1``;
-        ``greedy:eps`` and ``soft`` alone stay as they are."""
+        """``name`` checked, in its one spelling: ``greedy:eps=0.10`` is ``greedy:eps=0.1``,
+        ``greedy:eps=0.2`` (the default) is ``greedy:eps`` and ``soft:temp`` at its default
+        ``soft``."""
         self.id(name)
         head, _, tail = name.partition(":")
-        if tail in ("", "eps", "temp"):
+        if not tail:
             return name
-        return canonical_name(name, head, self.EPS if head == "greedy" else self.TEMP)
+        if head == "greedy":  # plain greedy plays no random moves: eps at its default is named
+            return canonical_name(name, head, self.EPS, at_defaults="greedy:eps")
+        return canonical_name(name, head, self.TEMP)
 
     def id(self, name: str) -> int:
         """Kernel id of ``greedy:eps[=E]`` / ``soft[:temp=T]`` (CardsimError if invalid)."""

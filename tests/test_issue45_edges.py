@@ -433,10 +433,13 @@ def test_12_ctrl_c_stops_strategy_check_on_a_strategy_that_never_returns(tmp_pat
         ("greedy:eps=0.10", "greedy:eps=0.1"),
         ("greedy:eps=1e-1", "greedy:eps=0.1"),
         ("soft:temp=1e2", "soft:temp=100"),
-        ("pimc:cap=4,samples=016", "pimc:samples=16,cap=4"),
-        ("ismcts:c=0.70,iters=64", "ismcts:iters=64,c=0.7"),
+        ("pimc:cap=3,samples=016", "pimc:samples=16,cap=3"),
+        ("ismcts:c=0.50,iters=48", "ismcts:iters=48,c=0.5"),
         ("greedy:eps", "greedy:eps"),
         ("pimc", "pimc"),
+        # a value at its default is left out (review of item 12): one strategy, one label
+        ("greedy:eps=0.20", "greedy:eps"),
+        ("pimc:cap=4", "pimc"),
     ],
 )
 def test_12_a_strategy_with_parameters_has_one_label(given, canonical):
@@ -571,3 +574,23 @@ def test_11_a_scenario_folder_linked_while_the_study_plays_is_refused(tmp_path, 
     with pytest.raises(CardsimError, match=r"b is a symbolic link .*never through a link"):
         st.run_study(st.parse_study(text, "s.toml"), out, progress=False, force=True)
     assert (out / "b").is_symlink() and snapshot(victim) == before
+
+
+def test_12_a_foreign_manifest_with_chunks_is_not_a_run(tmp_path):
+    """Review of item 12: another tool's manifest.json with a "chunks" key (a web bundler's)
+    does not make its folder a cardsim run, so an --out inside it is not refused for that."""
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "manifest.json").write_text(jsonio.dumps({"chunks": {"main": ["a.js"]}}))
+    assert not rundir._is_run_dir(build)
+    rundir.refuse_inside_another(build / "runs" / "x")  # no error
+
+
+def test_11_a_null_covariance_falls_back_to_independent_ratings():
+    """Review of item 11: the strict encoder writes a non-finite covariance as null; the
+    out-of-order interval then treats the two ratings as independent, with no traceback."""
+    from cardsim.analysis import ladder
+
+    ra = {"se": 0.3, "cov": jsonio.dumps({"a": 0.09, "b": float("nan")})}
+    rb = {"se": 0.4, "cov": jsonio.dumps({"a": float("nan"), "b": 0.16})}
+    assert ladder._difference_se(ra, rb, "a", "b") == pytest.approx(0.5)

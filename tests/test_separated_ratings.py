@@ -97,3 +97,19 @@ def test_ratings_covariance_matches_the_standard_errors():
     assert rt.cov is not None
     assert np.sqrt(np.diag(rt.cov)) == pytest.approx(rt.table["se"].to_numpy())
     assert math.isfinite(float(rt.cov.sum()))
+
+
+def test_bounds_never_contradict_each_other_nor_exceed_100_percent():
+    """Review of issue 45 item 2: two strategies that never won are not each 'below every
+    other'; an unbeaten record over 60,000 seat-rounds is a loss share below a bound, never a
+    win share 'above 100 %'."""
+    wins, played = np.array([0, 0, 500]), np.array([900, 900, 900])
+    table = pl.DataFrame({"strategy": ["a", "b", "c"], "rating": [-20.0, -20.0, 0.0]})
+    rows = compare._mark_separated(table, wins, played, "seat-rounds")["bound"].to_list()
+    assert rows[0].startswith("below every strategy that won: 0 wins in 900 seat-rounds")
+    assert rows[1].startswith("below every strategy that won") and rows[2] == ""
+    wins, played = np.array([60_000, 10]), np.array([60_000, 60_000])
+    table = pl.DataFrame({"strategy": ["a", "b"], "rating": [20.0, 0.0]})
+    (top, _) = compare._mark_separated(table, wins, played, "seat-rounds")["bound"].to_list()
+    assert top.startswith("above every other: 60,000 wins in 60,000 seat-rounds")
+    assert "loss share < 0.005 %" in top and "100 %" not in top

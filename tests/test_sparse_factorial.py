@@ -13,7 +13,7 @@ import math
 import numpy as np
 import polars as pl
 from cardsim.analysis import factorial
-from cardsim.analysis.factorial import CLEAR, DesignSpec, design_cells
+from cardsim.analysis.factorial import CLEAR, NOT_ENOUGH, DesignSpec, design_cells
 from cardsim.sim.game import Measure, column
 
 from tests.fake_engine import FACTS
@@ -61,8 +61,8 @@ def test_eight_events_give_no_clear_term_and_say_why():
 
 def test_verdict_is_never_clear_with_standard_error_zero():
     """issue 45 item 1: a p-value of 0 from SE 0 is not a finding."""
-    assert factorial.verdict(0.0008, 0.0, 0.0, 0.01, 1000)[0] != CLEAR
-    assert factorial.verdict(0.0008, float("nan"), 0.0, 0.01, 1000)[0] != CLEAR
+    assert factorial.verdict(0.0008, 0.0, 0.0, 0.01, 1000)[0] == NOT_ENOUGH  # nor equivalent
+    assert factorial.verdict(0.0008, float("nan"), 0.0, 0.01, 1000)[0] == NOT_ENOUGH
 
 
 def test_plenty_of_events_keep_the_logistic_fit():

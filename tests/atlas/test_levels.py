@@ -167,7 +167,7 @@ def _edge(a: str, b: str, deals: int, seed: int = 3) -> dict:
 
 @pytest.mark.parametrize(
     "strong, weak, deals",
-    [("greedy", "greedy:eps=0.2", 300), ("greedy:eps=0.2", "random", 100)],
+    [("greedy", "greedy:eps", 300), ("greedy:eps", "random", 100)],
 )
 def test_strength_order_on_duplicate_deals(strong, weak, deals):
     """Paired duplicate comparison (4 players, every rotation): the stronger level's win-rate
