@@ -68,14 +68,20 @@ class Integer(click.ParamType):
 
 
 class Number(click.ParamType):
-    """A decimal number option (ASCII digits only, like :class:`Integer`)."""
+    """A decimal number option (ASCII digits only, like :class:`Integer`); ``infinite``: ``inf``
+    is taken too, for the option's own check to refuse with its bound (``--max-minutes``)."""
 
     name = "NUMBER"
+
+    def __init__(self, infinite: bool = False) -> None:
+        self.infinite = infinite
 
     def convert(self, value, param, ctx):
         if isinstance(value, float | int) and not isinstance(value, bool):
             return float(value)
         text = str(value).strip()
+        if self.infinite and text.lower() in ("inf", "+inf", "infinity"):
+            return float("inf")
         if not _FLOAT_RE.fullmatch(text):
             self.fail(f"{value!r} is not a number (ASCII digits 0-9 only)", param, ctx)
         return float(text)
@@ -614,7 +620,7 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
               "over the looks).")  # fmt: skip
 @click.option("--max-games", type=INT, default=None, help="--until-decided: self-play games "
               "per level at most, a multiple of --games (default 8 × --games).")  # fmt: skip
-@click.option("--max-minutes", type=NUMBER, default=None, help="--until-decided: no new look "
+@click.option("--max-minutes", type=Number(infinite=True), default=None, help="--until-decided: no new look "
               "once this much wall time would be passed.")  # fmt: skip
 @click.option("--spending", type=click.Choice(["pocock", "obrien-fleming"]), default="pocock",
               show_default=True, help="--until-decided: how the 5 % error rate is spread over "

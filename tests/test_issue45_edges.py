@@ -365,6 +365,19 @@ def test_12_max_minutes_inf_from_the_api_reads_as_the_cli_bound():
     assert check_sequential(lad, Sequential(max_minutes=60.0, max_games=300)) == 3
 
 
+@pytest.mark.parametrize("minutes", ["inf", "1e9"])
+def test_12_max_minutes_on_the_command_line_reads_the_same_bound(minutes, tmp_path, capsys):
+    """Review of item 12: `--max-minutes inf` was "not a number"; it now gets the bound."""
+    from cardsim.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["ladder", "yuanzi", "--levels", "random,greedy", "--games", "40", "--until-decided",
+              "--max-minutes", minutes, "--out", str(tmp_path / "l")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "at most 525,600" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "l").exists()
+
+
 def test_12_a_ladders_interrupted_sub_run_says_run_the_ladder_again():
     """issue 45 item 12: the ladder's interrupt line said "run the study again"."""
     assert runner._again("ladder") == "run the ladder again"
