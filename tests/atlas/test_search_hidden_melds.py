@@ -172,15 +172,32 @@ def test_issue45_item6_determinize_reads_no_other_hidden_cards():
         if checked >= 40:
             break
     assert checked >= 20
-    # the own face-down cards are read: changing them changes the sample
+    # the own face-down cards are read: swap one of them with a card of another seat's hand
+    # (every count unchanged) and every sample keeps the viewer's new face-down cards, and
+    # deals the swapped-out card among the unseen instead
     U = S.copy()
-    at = ST.SEAT_FD + me * N_TYPES
-    t = int(np.flatnonzero(U[at : at + N_TYPES])[0])
-    U[at + t] -= 1
-    U[ST.P_FD_CARDS + me] -= 1  # keep the counts adding up: one card fewer face down
-    r1 = np.empty(4, np.uint64)
-    seed_stream(r1, 4, 0, 2)
-    assert not pimc.determinize(U, me, pool, D1, r1)  # a card unaccounted for: no sample
+    own = ST.SEAT_FD + me * N_TYPES
+    t = int(np.flatnonzero(U[own : own + N_TYPES])[0])
+    q = next(
+        q
+        for q in range(4)
+        if q != me and U[ST.HANDS + q * N_TYPES : ST.HANDS + (q + 1) * N_TYPES].sum()
+    )
+    hand = ST.HANDS + q * N_TYPES
+    t2 = int(next(x for x in np.flatnonzero(U[hand : hand + N_TYPES]) if x != t))
+    U[own + t] -= 1
+    U[own + t2] += 1
+    U[hand + t2] -= 1
+    U[hand + t] += 1
+    for i in range(5):
+        r1 = np.empty(4, np.uint64)
+        seed_stream(r1, 4, i, 2)
+        assert pimc.determinize(U, me, pool, D1, r1)
+        assert np.array_equal(D1[own : own + N_TYPES], U[own : own + N_TYPES])
+        # the others' hidden cards in the sample are exactly the true ones: t among them, one
+        # t2 fewer (it lies face down with the viewer)
+        assert np.array_equal(_hidden_of_others(D1, me), _hidden_of_others(U, me))
+        assert D1[own + t2] == U[own + t2] and D1[own + t] == U[own + t]
 
 
 def _end_state(n: int, winner: int, hands: list[list[int]], standing, rounds: int):
