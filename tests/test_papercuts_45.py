@@ -63,3 +63,21 @@ def test_report_has_quiet():
     from cardsim.cli import cli
 
     assert "--quiet" in [o for p in cli.commands["report"].params for o in p.opts]
+
+
+def test_report_quiet_prints_nothing_on_stderr(tmp_path, capsys):
+    """issue 45 item 10: with --quiet the report writes its files and says nothing on stderr
+    (without it, it says where the report went)."""
+    from cardsim.cli import main
+
+    def cardsim(*args):
+        with pytest.raises(SystemExit) as e:
+            main(list(map(str, args)))
+        return e.value.code, capsys.readouterr()
+
+    code, _ = cardsim("run", "yuanzi", "--games", 20, "--out", tmp_path / "r", "--quiet")
+    assert code == 0
+    code, loud = cardsim("report", tmp_path / "r", "--out", tmp_path / "a.json")
+    assert code == 0 and (loud.err.strip() or loud.out.strip())
+    code, quiet = cardsim("report", tmp_path / "r", "--out", tmp_path / "b.json", "--quiet")
+    assert code == 0 and quiet.err == "" and (tmp_path / "b.json").is_file()
