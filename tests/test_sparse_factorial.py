@@ -79,3 +79,40 @@ def test_sparse_interval_is_exact_binomial():
     """The fallback's interval holds the Clopper–Pearson bounds of the two pooled rates."""
     lo, hi = factorial._clopper_pearson(0, 3200, 0.025)
     assert lo == 0 and math.isclose(hi, 1 - (0.0125) ** (1 / 3200))
+
+
+def test_the_fallback_interval_is_built_from_pooled_exact_bounds():
+    """Review of issue 45 item 1: with events spread unevenly over the cells, each effect's
+    interval is ``S·(L_P − U_M)`` to ``S·(U_P − L_M)`` from the pooled Clopper–Pearson bounds
+    (97.5 % each) of the cells its contrast counts positively (P) and negatively (M), and the
+    effect lies inside it; recomputed here with scipy's beta quantiles."""
+    from scipy import stats as ss
+
+    spec = DesignSpec(dict(SPEC))
+    cells = design_cells(spec)
+    rng = np.random.default_rng(3)
+    deals = 400
+    tables = []
+    for c in cells:
+        k = int(rng.integers(0, 2)) + (1 if c["a"] == 1 and c["b"] == 1 else 0)
+        rare = np.isin(np.arange(deals), np.arange(k))
+        tables.append(pl.DataFrame({"game": np.arange(deals), "rare": rare.astype(np.int64)}))
+    (mr,) = factorial.analyse(spec, cells, tables, RARE_FACTS, name="uneven").measures
+    assert mr.fallback  # sparse: the cell-mean fallback
+    events = np.array([int(t["rare"].sum()) for t in tables], float)
+
+    def exact(k, n):
+        lo = 0.0 if k == 0 else ss.beta.ppf(0.0125, k, n - k + 1)
+        hi = 1.0 if k == n else ss.beta.ppf(0.9875, k + 1, n - k)
+        return lo, hi
+
+    for e in (x for x in mr.effects if x.term.count("=") == 1):  # the main effects
+        name, level = e.term.split("=")
+        pos = np.array([str(c[name]) == level for c in cells])
+        s = 1 / pos.sum()  # a main effect: mean of P's cells − mean of M's cells
+        lp, up = exact(events[pos].sum(), deals * pos.sum())
+        lm, um = exact(events[~pos].sum(), deals * (~pos).sum())
+        assert math.isclose(e.effect, s * (events[pos].sum() - events[~pos].sum()) / deals)
+        assert math.isclose(e.lo, s * pos.sum() * (lp - um), rel_tol=1e-9, abs_tol=1e-12)
+        assert math.isclose(e.hi, s * pos.sum() * (up - lm), rel_tol=1e-9, abs_tol=1e-12)
+        assert e.lo <= e.effect <= e.hi
