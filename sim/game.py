@@ -217,19 +217,6 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def config_warnings(config: RunConfig) -> list[str]:
-    """Warnings (one line each) for a legal but degenerate configuration, from the game's own
-    optional hook ``engine.config_warnings(config)``; shared code knows no game's rules."""
-    from cardsim.sim.errors import CardsimError
-    from cardsim.sim.games import get_engine
-
-    try:
-        hook = getattr(get_engine(config.game), "config_warnings", None)
-    except CardsimError:  # an engine that is not registered (tests) has no hook
-        return []
-    return list(hook(config)) if hook is not None else []
-
-
 class GameEngine(Protocol):
     """The interface each game package in ``sim/games/`` provides as ``ENGINE``.
 

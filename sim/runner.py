@@ -38,8 +38,8 @@ from pathlib import Path
 import polars as pl
 from cardsim.sim import __version__, rundir
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameEngine, RunConfig, config_warnings
-from cardsim.sim.games import get_engine
+from cardsim.sim.game import GameEngine, RunConfig
+from cardsim.sim.games import config_warnings, get_engine
 from cardsim.sim.progress import Progress
 from cardsim.sim.rundir import (  # noqa: F401  (re-exported: the runner's public names of 0.1)
     MANIFEST,

@@ -61,7 +61,8 @@ from cardsim.analysis.objective import (
 from cardsim.kernels.options import RuleOption
 from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameEngine, config_warnings
+from cardsim.sim.game import GameEngine
+from cardsim.sim.games import config_warnings
 from cardsim.sim.rundir import LOCK, atomic_write_bytes, holding_out, refuse_link
 from cardsim.sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
 

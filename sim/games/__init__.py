@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.game import GameEngine
+from cardsim.sim.game import GameEngine, RunConfig
 
 #: The built-in games (packages ``cardsim.sim.games.<name>``): the one list of them.
 GAMES = ("yuanzi", "atlas")
@@ -37,3 +37,13 @@ def get_engine(name: str) -> GameEngine:
     if name not in GAMES:
         raise CardsimError(f"unknown game {name!r} (allowed: {', '.join(game_names())})")
     return importlib.import_module(f"cardsim.sim.games.{name}").ENGINE
+
+
+def config_warnings(config: RunConfig) -> list[str]:
+    """Warnings (one line each) for a legal but degenerate configuration, from the game's own
+    optional hook ``engine.config_warnings(config)``; shared code knows no game's rules."""
+    try:
+        hook = getattr(get_engine(config.game), "config_warnings", None)
+    except CardsimError:  # an engine that is not registered (tests) has no hook
+        return []
+    return list(hook(config)) if hook is not None else []
