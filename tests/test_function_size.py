@@ -1,9 +1,10 @@
 """Functions a reader can hold (issue 20 item 4).
 
-No function in sim/, analysis/ or cardsim/ is over MAX_LINES lines (def line to last line,
-docstring included) or over MAX_COMPLEXITY cyclomatic complexity (radon's count). Numba kernels
-(kernels/) are excluded. The EXCEPTIONS list can only shrink: a listed function that is back
-under both limits fails the test until it is removed from the list.
+No function in sim/, analysis/, cardsim/ or kernels/ is over MAX_LINES lines (def line to last
+line, docstring included) or over MAX_COMPLEXITY cyclomatic complexity (radon's count). The
+EXCEPTIONS list — today only Numba kernels, whose hot loops were written long (issue 46 splits
+them) — can only shrink: a listed function that is back under both limits fails the test until
+it is removed from the list, and a listed one that grows past its recorded size fails too.
 """
 
 from __future__ import annotations
@@ -15,10 +16,20 @@ from radon.complexity import cc_visit
 MAX_LINES = 80
 MAX_COMPLEXITY = 20
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ("sim", "analysis", "cardsim")
+FOLDERS = ("sim", "analysis", "cardsim", "kernels")
 
-# "path::qualified.name" -> reason it is still over a limit.
-EXCEPTIONS: dict[str, str] = {}
+_KERNEL = "a Numba kernel written as one hot loop before kernels were checked (issue 46 splits it)"
+# "path::qualified.name" -> (its recorded size: it may shrink, never grow; why it is still over)
+EXCEPTIONS: dict[str, tuple[str, str]] = {
+    "kernels/atlas/pimc.py::determinize": ("99 lines > 80, complexity 29 > 20", _KERNEL),
+    "kernels/atlas/rules.py::claim_meld_options": ("complexity 21 > 20", _KERNEL),
+    "kernels/atlas/strategies.py::_best_card_t": ("complexity 35 > 20", _KERNEL),
+    "kernels/atlas/turn.py::legal_moves": ("complexity 24 > 20", _KERNEL),
+    "kernels/yuanzi/driver.py::play_game": ("102 lines > 80", _KERNEL),
+    "kernels/yuanzi/rules.py::_gen_follow": ("82 lines > 80, complexity 53 > 20", _KERNEL),
+    "kernels/yuanzi/strategies.py::choose_points": ("complexity 24 > 20", _KERNEL),
+    "kernels/yuanzi/strategies.py::greedy_fast_code": ("complexity 34 > 20", _KERNEL),
+}
 
 
 def _blocks(path: Path):
@@ -42,6 +53,8 @@ def _offenders() -> dict[str, str]:
     found = {}
     for folder in FOLDERS:
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if "__pycache__" in path.parts:  # generated (the user-strategy driver variants)
+                continue
             rel = path.relative_to(ROOT).as_posix()
             for name, block in _blocks(path):
                 lines = block.endline - block.lineno + 1
@@ -63,12 +76,26 @@ def test_no_function_over_the_limits():
     )
 
 
+def _numbers(text: str) -> list[int]:
+    """The measured sizes of a problem text: ``99 lines > 80, complexity 29 > 20`` → [99, 29]
+    (0 for a limit the function is within)."""
+    lines = next((int(p.split()[0]) for p in text.split(", ") if "lines" in p), 0)
+    cc = next((int(p.split()[1]) for p in text.split(", ") if "complexity" in p), 0)
+    return [lines, cc]
+
+
 def test_exceptions_only_shrink():
     offenders = _offenders()
     fixed = sorted(key for key in EXCEPTIONS if key not in offenders)
     assert not fixed, "no longer over the limits, remove from EXCEPTIONS:\n" + "\n".join(
         f"  {key}" for key in fixed
     )
+    grown = [
+        f"  {key}: {offenders[key]} (recorded {size})"
+        for key, (size, _) in sorted(EXCEPTIONS.items())
+        if any(a > b for a, b in zip(_numbers(offenders[key]), _numbers(size), strict=True))
+    ]
+    assert not grown, "a listed function grew (split it instead):\n" + "\n".join(grown)
 
 
 def test_the_measure_sees_functions():
