@@ -315,8 +315,15 @@ def kernel_thread(threads: int) -> Iterator[KernelThread]:
     try:
         yield kernel
     finally:
+        _release(kernel)
+
+
+def _release(kernel: KernelThread) -> None:
+    """Close ``kernel``'s thread; one still busy (a strategy stuck in a loop after Ctrl-C)
+    stays in ``_ACTIVE``, so that :func:`kernel_busy` tells the CLI not to wait for it."""
+    kernel.close()
+    if kernel.busy_since is None:
         _ACTIVE.remove(kernel)
-        kernel.close()
 
 
 def kernel_busy() -> bool:
@@ -761,15 +768,13 @@ def _let_go(lock, kernel: KernelThread, client, cluster) -> None:
     """Release the run's lock, kernel thread, and the client and cluster it opened itself."""
     if lock is not None:
         lock.release()
-    kernel.close()
+    _release(kernel)
     if client is not None:
         with contextlib.suppress(Exception):
             client.close()
     if cluster is not None:
         with contextlib.suppress(Exception):
             cluster.close()
-    if kernel.busy_since is None:
-        _ACTIVE.remove(kernel)
 
 
 class _Messages:
