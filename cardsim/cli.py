@@ -19,6 +19,7 @@ from cardsim.sim import __version__
 from cardsim.sim.config import DEFAULT_SEED
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.games import GAMES, get_engine
+from cardsim.sim.strategy_params import DECIMAL_TEXT, INT_TEXT
 
 GAME = click.Choice(GAMES)
 GAME_METAVAR = "{" + "|".join(GAMES) + "}"
@@ -42,15 +43,11 @@ class Pair(click.ParamType):
         return (int(left), right) if self.seat else (left, right)
 
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_FLOAT_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
 def parse_int(text: str) -> int | None:
     """The one integer parser of every option: ASCII digits with an optional sign — no
     underscores (``1_0``), no other scripts' digits (``２``), no spaces inside."""
     text = str(text).strip()
-    return int(text) if _INT_RE.fullmatch(text) else None
+    return int(text) if INT_TEXT.fullmatch(text) else None
 
 
 class Integer(click.ParamType):
@@ -82,7 +79,7 @@ class Number(click.ParamType):
         text = str(value).strip()
         if self.infinite and text.lower() in ("inf", "+inf", "infinity"):
             return float("inf")
-        if not _FLOAT_RE.fullmatch(text):
+        if not DECIMAL_TEXT.fullmatch(text):
             self.fail(f"{value!r} is not a number (ASCII digits 0-9 only)", param, ctx)
         return float(text)
 

@@ -17,9 +17,10 @@ from types import ModuleType
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import StrategyInfo
 
-#: a parameter's number: ASCII digits only (no ``８``, no spaces), as every command-line number
-_INT_TEXT = re.compile(r"[+-]?[0-9]+")
-_DECIMAL_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: how a number is spelt, in a strategy's parameters and every command-line option alike
+#: (cardsim/cli.py): ASCII digits only (no ``８``, no ``1_0``), no spaces
+INT_TEXT = re.compile(r"[+-]?[0-9]+")
+DECIMAL_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Param:
                 )
             return text
         if self.decimals:
-            if not _DECIMAL_TEXT.fullmatch(text):
+            if not DECIMAL_TEXT.fullmatch(text):
                 raise CardsimError(
                     f"strategy {strategy!r}: {self.name}={text!r} is not a number (ASCII "
                     "digits 0-9 only)"
@@ -55,7 +56,7 @@ class Param:
                     f"or has more than {self.decimals} decimal(s)"
                 )
             return num
-        if not _INT_TEXT.fullmatch(text):
+        if not INT_TEXT.fullmatch(text):
             raise CardsimError(
                 f"strategy {strategy!r}: {self.name}={text!r} is not an integer (ASCII digits "
                 "0-9 only)"
