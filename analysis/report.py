@@ -563,11 +563,9 @@ def _unreadable_part(runs: list[Run]) -> str | None:
     from cardsim.sim import rundir
 
     for r in runs:
-        for c in r.manifest["chunks"]:
-            if c.get("status") != "done":
-                continue
-            for t in rundir.TABLES:
-                part = rundir.part_path(r.path, t, c["index"])
+        by_table = (rundir.finished_parts(r.path, r.manifest, t) for t in rundir.TABLES)
+        for chunk in zip(*by_table, strict=True):  # each finished chunk's parts, in chunk order
+            for t, part in zip(rundir.TABLES, chunk, strict=True):
                 try:
                     pl.read_parquet(part)
                 except (pl.exceptions.ComputeError, OSError) as e:
