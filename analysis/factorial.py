@@ -42,6 +42,7 @@ from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import GameFacts
 from scipy import stats as ss
+from statsmodels.stats.proportion import proportion_confint
 
 ALPHA = 0.05
 POWER = 0.80
@@ -725,10 +726,10 @@ def _sparse_term(a: np.ndarray, means: np.ndarray, n: np.ndarray, x: np.ndarray)
 
 
 def _clopper_pearson(k: float, n: float, alpha: float) -> tuple[float, float]:
-    """The exact (Clopper–Pearson) two-sided ``1 − alpha`` interval of a binomial rate."""
-    lo = 0.0 if k <= 0 else float(ss.beta.ppf(alpha / 2, k, n - k + 1))
-    hi = 1.0 if k >= n else float(ss.beta.ppf(1 - alpha / 2, k + 1, n - k))
-    return lo, hi
+    """The exact (Clopper–Pearson) two-sided ``1 − alpha`` interval of a binomial rate
+    (statsmodels' ``beta`` method: 0 and 1 at the ends)."""
+    lo, hi = proportion_confint(k, n, alpha=alpha, method="beta")
+    return float(lo), float(hi)
 
 
 def _read_cells(tables, deal_column: str, exprs: list) -> tuple[pl.DataFrame, int]:
