@@ -2,7 +2,7 @@
 
 ``cardsim run atlas --seat 0=py:examples/atlas_strategy_py.py:choose --games 50 --out runs/p``
 
-A ``py:`` ATLAS strategy gets the readable reference's :class:`cardsim.sim.rules.atlas.View`
+A ``py:`` ATLAS strategy gets the readable reference's :class:`cardsim.sim.games.atlas.reference.rules.View`
 (AT-26: ``view.hand`` your cards, ``view.hand_sizes``, ``view.discard_pile``, ``view.melds``
 shown, ``view.face_down``, ``view.discard`` under claim, ``view.trade_target`` …), the decision
 type, the options (in the kernel's order) and the strategy stream ``rng``; it returns one of the
@@ -10,7 +10,7 @@ options. Same logic as the Numba version, so both give identical tables (tests/t
 """
 
 from cardsim.kernels.atlas import encoding as enc
-from cardsim.sim.rules.atlas import CLAIM, DISCARD, GIVE, SELF_MELD, TARGET
+from cardsim.sim.games.atlas.reference.rules import CLAIM, DISCARD, GIVE, SELF_MELD, TARGET
 
 
 def _keep(hand, t):

@@ -2,7 +2,7 @@
 
 ``cardsim run yuanzi --seat 0=py:examples/yuanzi_strategy_py.py:choose --games 200 --out runs/p``
 
-A ``py:`` strategy gets the readable reference's :class:`cardsim.sim.rules.yuanzi.View` (everything the
+A ``py:`` strategy gets the readable reference's :class:`cardsim.sim.games.yuanzi.reference.rules.View` (everything the
 seat may know, YZ-28: ``view.hand``, ``view.top``, ``view.top_seat``, ``view.hand_sizes``,
 ``view.history``, ``view.first_half_team_points``, ``view.rules`` …), the legal codes (in the
 kernel's order) and the strategy stream ``rng``; it returns one of the codes. It runs on the

@@ -42,7 +42,7 @@ class Measure:
     equivalence margin (None: the default of its kind, ``analysis/factorial.py``).
     ``ladder``: "value" (the ladder reads ``value``: a rate or a mean per level), "first_excess"
     (the first side's excess over the fair share), "none", or "hook:NAME" (the game's analysis
-    registry, ``analysis/games/<game>.py``, supplies ``ladder_measures[NAME]``).
+    registry, ``analysis/games/<game>/``, supplies ``ladder_measures[NAME]``).
     """
 
     name: str

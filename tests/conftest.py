@@ -98,8 +98,8 @@ PURPOSES = ("run", "search", "user", "replay")
 #: Modules that compile kernels of their own (standalone rule functions, ``@njit`` helpers, user
 #: strategies): with ``-n`` one worker runs each whole, so that each compiles once per run.
 COMPILES_OWN_KERNELS = (
-    "tests/yuanzi/test_kernel_rules.py",
-    "tests/yuanzi/test_fast_path.py",
+    "tests/games/yuanzi/test_kernel_rules.py",
+    "tests/games/yuanzi/test_fast_path.py",
     "tests/test_sdk.py",
 )
 
@@ -125,7 +125,7 @@ def pytest_xdist_make_scheduler(config, log):
 #: with ``-n`` none of them is left running alone at the end while the other worker idles.
 LONG_FIRST = (
     # the heavy tier (-m heavy)
-    "tests/atlas/test_pimc.py::test_pimc_beats_greedy_on_duplicate_deals",
+    "tests/games/atlas/test_pimc.py::test_pimc_beats_greedy_on_duplicate_deals",
     "tests/test_user_labels.py::test_a_user_strategy_goes_through_every_command",
     "tests/test_documented_commands.py::test_documented_commands_run_in_order",
     "tests/test_cluster_workflows.py::test_study_on_a_dask_scheduler_equals_a_local_study",

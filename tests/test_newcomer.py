@@ -34,7 +34,7 @@ def cardsim(capsys, *args):
 
 
 def test_replay_yuanzi_prints_each_halfs_dealt_hands(capsys):
-    from cardsim.sim.rules import yuanzi as ref
+    from cardsim.sim.games.yuanzi.reference import rules as ref
 
     code, out, _ = cardsim(capsys, "replay", "yuanzi", "--game", "5", "--seed", "3")
     assert code == 0

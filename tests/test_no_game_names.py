@@ -7,9 +7,9 @@ name and the name its notices use: 'yuanzi', '原子', 'atlas' in any case). Sha
 every module of the installed packages (``cardsim/``, ``sim/``, ``kernels/``, ``analysis/``)
 outside a game's own places:
 
-- its engine package ``sim/games/<game>/`` and its reference rules ``sim/rules/<game>*.py``;
+- its engine package ``sim/games/<game>/`` (the reference rules inside, ``reference/``);
 - its kernels ``kernels/<game>/``;
-- its analysis sections ``analysis/<game>_*.py`` and declaration ``analysis/games/<game>.py``.
+- its analysis package ``analysis/games/<game>/`` (declaration and report sections).
 
 Comments are not searched. What must remain is listed in :data:`EXCEPTIONS`, each with the
 reason; a listed exception that no longer occurs fails too (the list stays honest).
@@ -48,11 +48,7 @@ def is_per_game(path: str, games: tuple[str, ...] | None = None) -> bool:
     """Whether ``path`` (repository-relative) is one game's own module (``games``: the
     registry's)."""
     for game in registry.GAMES if games is None else games:
-        if (
-            path.startswith((f"sim/games/{game}/", f"kernels/{game}/", f"sim/rules/{game}"))
-            or path.startswith(f"analysis/{game}_")
-            or path == f"analysis/games/{game}.py"
-        ):
+        if path.startswith((f"sim/games/{game}/", f"kernels/{game}/", f"analysis/games/{game}/")):
             return True
     return False
 
@@ -164,8 +160,10 @@ def test_the_check_sees_what_it_must():
 
 def test_per_game_places():
     assert is_per_game("sim/games/atlas/adapter.py") and is_per_game("kernels/yuanzi/rules.py")
-    assert is_per_game("analysis/yuanzi_dao.py") and is_per_game("analysis/games/atlas.py")
-    assert is_per_game("sim/rules/atlas_melds.py")
+    assert is_per_game("analysis/games/yuanzi/dao.py") and is_per_game(
+        "analysis/games/atlas/__init__.py"
+    )
+    assert is_per_game("sim/games/atlas/reference/melds.py")
     assert not is_per_game("analysis/games/__init__.py") and not is_per_game("sim/warmup.py")
 
 
@@ -177,5 +175,5 @@ def test_a_game_added_to_the_registry_is_searched_for_and_owns_its_places(monkey
     assert set(WORDS) == {"yuanzi", "原子", "atlas"}
     monkeypatch.setattr(registry, "GAMES", (*registry.GAMES, "fake"))
     assert "fake" in game_words(registry.GAMES)
-    assert is_per_game("kernels/fake/driver.py") and is_per_game("analysis/games/fake.py")
+    assert is_per_game("kernels/fake/driver.py") and is_per_game("analysis/games/fake/__init__.py")
     assert not is_per_game("kernels/fake/driver.py", ("yuanzi", "atlas"))

@@ -19,7 +19,7 @@ def test_pp_columns_print_points_not_percent():
 
 def test_singular_counts():
     """issue 45 item 10: "(1 cards)" → "(1 card)"."""
-    from cardsim.sim.rules import yuanzi_moves as ym
+    from cardsim.sim.games.yuanzi.reference import moves as ym
 
     singles = [c for c in range(1 << 16) if ym.is_move_code(c) and ym.size_of(c) == 1
                and ym.kind_of(c) != ym.ATOM]  # fmt: skip

@@ -44,7 +44,7 @@ def test_docs_list_the_atlas_decision_constants_in_full():
     import re
     from pathlib import Path
 
-    from cardsim.sim.rules import atlas as ref
+    from cardsim.sim.games.atlas.reference import rules as ref
 
     text = (Path(__file__).parents[1] / "docs" / "strategies.md").read_text()
     rows = dict(re.findall(r"^\| `([A-Z_]+)` \| (\d) \|", text, re.M))

@@ -86,7 +86,7 @@ def test_the_python_sdk_reads_what_the_numba_sdk_reads():
     Numba SDK's on every view of reference matches (pub holding the view's public numbers)."""
     from cardsim.kernels.yuanzi import state as KS
     from cardsim.sim.games.yuanzi import sdk as python_sdk
-    from cardsim.sim.rules import yuanzi as ref
+    from cardsim.sim.games.yuanzi.reference import rules as ref
 
     assert {"trick_points", "opponent_min_count"} <= set(python_sdk.__all__)
     views = []
@@ -112,7 +112,8 @@ def test_the_view_fields_are_documented():
     """Every field of both games' View is named in docs/strategies.md (view.seat, …)."""
     from dataclasses import fields
 
-    from cardsim.sim.rules import atlas, yuanzi
+    from cardsim.sim.games.atlas.reference import rules as atlas
+    from cardsim.sim.games.yuanzi.reference import rules as yuanzi
 
     text = (ROOT / "docs" / "strategies.md").read_text()
     for view in (yuanzi.View, atlas.View):

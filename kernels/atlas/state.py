@@ -91,7 +91,7 @@ CONT_OF = np.array([t // 12 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int6
 CLASS_OF = np.array([(t % 12) // 3 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
 
 #: (name, size) of every field, in order; the constants below are its running offsets
-#: (tests/atlas/test_kernel_rules.py checks them).
+#: (tests/games/atlas/test_kernel_rules.py checks them).
 LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_N", 1),
     ("P_DIR", 1),
@@ -156,7 +156,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("SEAT_MELDS", MAX_PLAYERS),
     ("SEAT_CLAIMS", MAX_PLAYERS),
     ("SEAT_DEALT", MAX_PLAYERS * 4),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
-    # per-seat card accounting (checked by tests/atlas/test_invariants.py)
+    # per-seat card accounting (checked by tests/games/atlas/test_invariants.py)
     ("SEAT_DRAWN", MAX_PLAYERS),
     ("SEAT_DISCARDED", MAX_PLAYERS),
     ("SEAT_MELDED", MAX_PLAYERS),  # cards given up from the hand into melds and pairs

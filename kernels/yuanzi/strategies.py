@@ -316,7 +316,7 @@ def random_fast_code(hands, pub, buf, rng):
     without building the legal set: ``rules.lead_count_row`` counts it in closed form per rank
     and ``rules.lead_code_row`` builds only the rank that holds the pick. ``NO_SHORTCUT`` when
     following (a count there costs as much as the list: tried, ×0.68). A kernel shortcut,
-    checked against the legal set by ``tests/yuanzi/test_fast_path.py``.
+    checked against the legal set by ``tests/games/yuanzi/test_fast_path.py``.
     """
     if pub[ST_TOP] != 0:
         return NO_SHORTCUT
@@ -377,7 +377,7 @@ def greedy_fast_code(hands, pub, rules):
     are not allowed or the hand holds no bomb-class code, or when the partner is on top.
     Declines where greedy could pick something else: a code might empty the hand
     (``goes_out``), ``pass_only_if_unable``, or bombs allowed, no basic code beats and the hand
-    may hold a bomb-class code. ``tests/yuanzi/test_fast_path.py`` checks it against
+    may hold a bomb-class code. ``tests/games/yuanzi/test_fast_path.py`` checks it against
     ``choose_greedy`` decision by decision.
     """
     top = pub[ST_TOP]

@@ -5,11 +5,12 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 import pytest
-from cardsim.analysis import atlas_cards, atlas_end, length, seats, stats, strategy
-from cardsim.analysis import yuanzi_dao as dao
-from cardsim.analysis import yuanzi_finish as finish
+from cardsim.analysis import length, seats, stats, strategy
 from cardsim.analysis.exprs import rate_table
 from cardsim.analysis.facts import facts
+from cardsim.analysis.games.atlas import cards as atlas_cards
+from cardsim.analysis.games.atlas import end as atlas_end
+from cardsim.analysis.games.yuanzi import dao, finish
 from polars.testing import assert_frame_equal
 
 TEAM = pl.Enum(["南北", "东西"])

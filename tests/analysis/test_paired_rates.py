@@ -7,8 +7,8 @@ import numpy as np
 import polars as pl
 import pytest
 from cardsim.analysis import stats
+from cardsim.analysis.games.yuanzi.finish import partner_of_upstream
 from cardsim.analysis.report import build_report, newcomb_label, shares_deals
-from cardsim.analysis.yuanzi_finish import partner_of_upstream
 
 SJ, ONE_TWO = "双夹 (share of matches)", "1-2 finish in half 1"
 GAMES = 3000

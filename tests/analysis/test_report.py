@@ -6,7 +6,7 @@ import os
 
 import polars as pl
 import pytest
-from cardsim.analysis import yuanzi_dao
+from cardsim.analysis.games.yuanzi import dao as yuanzi_dao
 from cardsim.analysis.report import write_report
 from cardsim.sim.errors import CardsimError
 

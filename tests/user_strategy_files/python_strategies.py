@@ -43,6 +43,6 @@ def minus_one(view, legal):
 
 def atlas_illegal(view, dtype, options):
     """ATLAS: the first option, but -5 (no code) at every discard decision."""
-    from cardsim.sim.rules.atlas import DISCARD
+    from cardsim.sim.games.atlas.reference.rules import DISCARD
 
     return -5 if dtype == DISCARD else options[0]

@@ -1,7 +1,7 @@
 """A py: ATLAS strategy with an undefined decision constant (`SELF` is `SELF_MELD`): it raises
 AttributeError at every decision (issue 45 item 10)."""
 
-from cardsim.sim.rules import atlas as ref
+from cardsim.sim.games.atlas.reference import rules as ref
 
 
 def choose(view, dtype, options):

@@ -1,4 +1,4 @@
-"""Two 原子 kernel strategies for the YZ-28 tests (tests/yuanzi/test_revised_rulings.py).
+"""Two 原子 kernel strategies for the YZ-28 tests (tests/games/yuanzi/test_revised_rulings.py).
 
 ``behind_aware`` plays its highest code in the second half when its team is behind after the
 first half (else its lowest); ``checker`` answers -1 (an invalid, counted answer) when the

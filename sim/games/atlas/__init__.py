@@ -282,7 +282,7 @@ class AtlasEngine:
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """A readable log of one game: the kernel's choices replayed by the reference rules."""
-        from cardsim.sim.rules import atlas as reference
+        from cardsim.sim.games.atlas.reference import rules as reference
 
         if python_strategies.uses_python(config.seats):
             return adapter.replay_atlas(config, game_index)

@@ -1,5 +1,5 @@
 """ATLAS ``py:`` strategies (:func:`play_atlas`): a ``py:`` strategy is ``choose(view, dtype,
-options[, rng]) -> code`` with :class:`cardsim.sim.rules.atlas.View`, the options in the kernel's
+options[, rng]) -> code`` with :class:`cardsim.sim.games.atlas.reference.rules.View`, the options in the kernel's
 order; the scripted built-ins get the kernel's public block, rebuilt from what the View shows (AT-26)
 plus the round's turn counter, and the kernel's own strategy functions. Every move is also
 played, as it is made, on a **kernel mirror** of the match (:class:`_Mirror`: the kernel's
@@ -154,7 +154,7 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
     """The kernel's public block (``cardsim.kernels.atlas.state.P_*``) of what ``view`` shows (AT-26)."""
     from cardsim.kernels.atlas import rules as KR
     from cardsim.kernels.atlas import state as ST
-    from cardsim.sim.rules.atlas import CLAIM
+    from cardsim.sim.games.atlas.reference.rules import CLAIM
 
     pub = np.zeros(ST.PUB_LEN, np.int32)
     claim = dtype == CLAIM
@@ -193,7 +193,7 @@ def _atlas_pub(view, dtype: int, rules_arr: np.ndarray, turns: int, taken: int) 
 def _atlas_rows(config, game, result, decks, seats, games, seat_rows) -> None:
     """The kernel's records (driver.GAMES_DTYPE / SEATS_DTYPE) of one reference match."""
     from cardsim.kernels.atlas.encoding import ATLAS
-    from cardsim.sim.rules.atlas import deal_hands
+    from cardsim.sim.games.atlas.reference.rules import deal_hands
 
     n = config.players
     for r, out in enumerate(result.rounds):
@@ -236,7 +236,7 @@ def _atlas_returned(got: object, ref) -> str:
 def _hand_and_taken(view, dtype: int, now: dict) -> tuple[np.ndarray, int]:
     """The viewer's hand counts and, at a TRADE give, the card the TRADE brought (``P_TAKEN``;
     -1 otherwise): the hand before the TRADE is kept in ``now`` at the target decision."""
-    from cardsim.sim.rules import atlas as ref
+    from cardsim.sim.games.atlas.reference import rules as ref
 
     hand = np.zeros(64, np.int32)
     for c in view.hand:
@@ -252,7 +252,7 @@ def _hand_and_taken(view, dtype: int, now: dict) -> tuple[np.ndarray, int]:
 
 def _bad_record(seat: _Seat, view, dtype: int, codes, game: int, decision: int, returned: str):
     """The :class:`BadAnswer` of an illegal answer: the position and every legal option named."""
-    from cardsim.sim.rules import atlas as ref
+    from cardsim.sim.games.atlas.reference import rules as ref
 
     held = ref.names(list(view.hand))
     position = f"round {view.round}, {ref.DECISION_NAMES[dtype]} decision, hand {held}"
@@ -270,7 +270,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
     import sys
 
     from cardsim.kernels.atlas.strategies import SUMMARY_LEN, choose
-    from cardsim.sim.rules import atlas as ref
+    from cardsim.sim.games.atlas.reference import rules as ref
 
     rng2 = krng.new_stream(np.uint64(config.seed), np.uint64(game), krng.STREAM_STRATEGY)
     sm = np.zeros(SUMMARY_LEN, np.int32)

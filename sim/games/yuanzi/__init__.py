@@ -225,7 +225,7 @@ class YuanziEngine:
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """Readable log of one match: the kernel's choices replayed through the reference."""
-        from cardsim.sim.rules import yuanzi as ref
+        from cardsim.sim.games.yuanzi.reference import rules as ref
 
         if python_strategies.uses_python(config.seats):
             return adapter.replay_yuanzi(config, game_index)

@@ -1,14 +1,14 @@
 """Plain-Python strategies for prototyping: ``py:path/to/file.py:function`` (docs/strategies.md).
 
 A seat named ``py:bots/mine.py:choose`` runs a plain Python function written against the
-readable reference's :class:`cardsim.sim.rules.yuanzi.View` — no Numba, no offsets::
+readable reference's :class:`cardsim.sim.games.yuanzi.reference.rules.View` — no Numba, no offsets::
 
     def choose(view, legal, rng):        # rng is optional: def choose(view, legal) works too
         return legal[0]                  # one of the codes in ``legal``
 
 It goes through the same commands as every strategy (``cardsim run``, ``compare``,
 ``strategy check``, ``replay``). A configuration with a ``py:`` seat plays every game on the
-reference engine (``cardsim.sim.rules.yuanzi.play_match``), at the reference's speed, with the same
+reference engine (``cardsim.sim.games.yuanzi.reference.rules.play_match``), at the reference's speed, with the same
 deals (stream 0 of (root seed, game index)) and the same strategy stream (stream 2: ``rng``
 is that uint64[4] state; ``cardsim.kernels.rng.bounded(rng, n)`` draws from it as in a kernel
 strategy). ``legal`` is in the kernel's order, the order a Numba strategy gets, so a strategy
@@ -120,7 +120,7 @@ def _play_yuanzi_match(
     on_bad: OnBad | None,
 ):
     """One match on the reference engine with the kernel mirror; fills ``grow`` / ``srows``."""
-    from cardsim.sim.rules import yuanzi as ref
+    from cardsim.sim.games.yuanzi.reference import rules as ref
 
     deal = ref.deal_from_seed(seed, game, rules)
     match = _MirroredMatch(seed, game, deal, rules_arr, seats, grow, srows, on_bad)
@@ -175,7 +175,7 @@ class _MirroredMatch:
 
     def bad(self, seat: _Seat, view, codes, returned: str) -> None:
         """An illegal answer: to ``on_bad``, or (without it) the run stops with one line."""
-        from cardsim.sim.rules import yuanzi as ref
+        from cardsim.sim.games.yuanzi.reference import rules as ref
 
         self.now["bad"] += 1
         record = BadAnswer(
@@ -244,7 +244,7 @@ class _MirroredMatch:
     def user_answer(self, seat: _Seat, view, codes, n: int) -> int | None:
         """A user strategy's pick (a Numba one's index, a Python one's code), or None after an
         illegal answer or an exception (reported)."""
-        from cardsim.sim.rules import yuanzi as ref
+        from cardsim.sim.games.yuanzi.reference import rules as ref
 
         m, s = self.m, view.seat
         try:

@@ -1,6 +1,6 @@
 """原子 helpers for plain-Python strategies (``py:``, docs/strategies.md): the View-side SDK.
 
-A ``py:`` strategy reads the reference's :class:`cardsim.sim.rules.yuanzi.View`; this module gives the
+A ``py:`` strategy reads the reference's :class:`cardsim.sim.games.yuanzi.reference.rules.View`; this module gives the
 same names as the Numba SDK (``kernels/yuanzi/sdk.py``) taking the View instead of ``pub``, so a
 strategy is ported between the two forms line by line::
 
@@ -23,7 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from cardsim.kernels.yuanzi import encoding as enc
-from cardsim.sim.rules.yuanzi import (
+from cardsim.sim.games.yuanzi.reference.moves import jokers_of, kind_of, rank_of, size_of, suit_of
+from cardsim.sim.games.yuanzi.reference.rules import (
     View,
     beats_code,
     cards_given_up,
@@ -32,7 +33,6 @@ from cardsim.sim.rules.yuanzi import (
     hand_text,
     team_of,
 )
-from cardsim.sim.rules.yuanzi_moves import jokers_of, kind_of, rank_of, size_of, suit_of
 
 __all__ = [
     "PASS", "SINGLE", "PAIR", "TRIPLE", "BOMB", "ATOM", "HYDROGEN", "View",
