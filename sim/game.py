@@ -15,6 +15,7 @@ from typing import Protocol
 
 import polars as pl
 from cardsim.kernels.options import OptionTable, RuleOption
+from cardsim.sim.engine import Match
 
 __all__ = [
     "GameEngine",
@@ -241,4 +242,10 @@ class GameEngine(Protocol):
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """A readable event log of one game of a run (same deal, same choices)."""
+        ...
+
+    def new_match(self, players: int, rules: dict, seed: int, game_index: int = 0) -> Match:
+        """One match to step move by move (:class:`cardsim.sim.engine.Match`), dealt as game
+        ``game_index`` of a run with root seed ``seed``; ``rules`` as ``RunConfig.rules``
+        (validated: bad values raise :class:`CardsimError`)."""
         ...
