@@ -237,7 +237,8 @@ def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | No
     """The skill ladder (like ``cardsim ladder``, docs/ladder.md) into ``out``: returns
     ``cardsim.workflows.ladder.LadderResult`` (``report``: ``out/ladder.html``; ``numbers``: its
     JSON). ``scripted_games``: as ``--scripted-games``."""
-    from cardsim.workflows.ladder import build_ladder, run_ladder
+    from cardsim.workflows.ladder import run_ladder
+    from cardsim.workflows.ladder_plan import build_ladder
 
     lad = build_ladder(
         game, None if levels is None else list(levels), games=games, deals=deals, seed=seed,

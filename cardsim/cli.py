@@ -634,7 +634,8 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
     Example: cardsim ladder yuanzi --levels random,greedy,pimc:samples=4 --games 2000 --out lad/yz
     """
     from cardsim.analysis.report import parse_margins
-    from cardsim.workflows.ladder import build_ladder, run_ladder
+    from cardsim.workflows.ladder import run_ladder
+    from cardsim.workflows.ladder_plan import build_ladder
 
     m = parse_margins(margins)
     ladder = build_ladder(game, levels, games=games, deals=deals, seed=seed, players=players,

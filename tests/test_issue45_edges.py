@@ -376,7 +376,8 @@ def test_12_until_decided_budgets_are_bounded_and_decide_has_no_duplicates(
 
 def test_12_max_minutes_inf_from_the_api_reads_as_the_cli_bound():
     """issue 45 item 12: one rule for --max-minutes, whatever the spelling (inf, nan, 1e9)."""
-    from cardsim.workflows.ladder import Sequential, build_ladder, check_sequential
+    from cardsim.workflows.ladder import Sequential, check_sequential
+    from cardsim.workflows.ladder_plan import build_ladder
 
     lad = build_ladder("yuanzi", "random,greedy", games=100, deals=100)
     for bad in (math.inf, math.nan, 1e9, 0.0):
@@ -489,7 +490,7 @@ def test_12_one_strategy_spelt_three_ways_is_one_strategy_in_compare_and_ladder(
     from cardsim.sim.compare import build_compare_config
     from cardsim.sim.games import get_engine
 
-    from cardsim.workflows.ladder import build_ladder
+    from cardsim.workflows.ladder_plan import build_ladder
 
     cfg = build_compare_config(get_engine("yuanzi"),
                                ["greedy:eps=0.1", "greedy:eps=0.10", "greedy:eps=1e-1"],

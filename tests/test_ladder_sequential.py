@@ -242,7 +242,7 @@ def test_budget_options_need_until_decided(capsys, tmp_path):
 def test_is_scripted_names_the_built_ins_that_do_not_search():
     from cardsim.sim.games import get_engine
 
-    from cardsim.workflows.ladder import is_scripted
+    from cardsim.workflows.ladder_plan import is_scripted
 
     for game in ("yuanzi", "atlas"):
         engine = get_engine(game)
@@ -297,7 +297,7 @@ def _trends(d: Path) -> pl.DataFrame:
 
 
 def test_a_study_ladder_table_takes_scripted_games():
-    from cardsim.workflows.ladder import parse_ladder_table
+    from cardsim.workflows.ladder_plan import parse_ladder_table
 
     table = {"name": "l", "game": "atlas", "levels": ["random", "pimc"], "games": 10,
              "scripted_games": 500, "players": [3]}  # fmt: skip

@@ -5,7 +5,7 @@ one-line messages are the ones the hand checks gave."""
 import pytest
 from cardsim.sim.errors import CardsimError
 
-from cardsim.workflows.ladder import LADDER_KEYS, _LadderTable
+from cardsim.workflows.ladder_plan import LADDER_KEYS, _LadderTable
 from cardsim.workflows.study import (
     DESIGN_KEYS,
     SCENARIO_KEYS,

@@ -33,36 +33,20 @@ from cardsim.sim.config import DEFAULT_SEED, check_until_ci
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig
 from cardsim.sim.rundir import holding_out
+from cardsim.workflows.ladder_plan import ladder_data, parse_ladder_table
+from cardsim.workflows.plan import (
+    NAME_RE,
+    NAME_RULE,
+    Scenario,
+    integer_range,
+    refusals,
+    run_name_label,
+)
 
 SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
     "chunk_size", "compare",
 }  # fmt: skip
-#: Longest scenario, design or ladder name: each names a folder (and a design or ladder prefixes
-#: its sub-runs' folders and report files with it), so it must fit a file name with room left.
-MAX_NAME = 64
-NAME_RE = re.compile(rf"^[A-Za-z0-9_-]{{1,{MAX_NAME}}}$")
-#: How a name must look, for the messages.
-NAME_RULE = f"must use letters, digits, '-' and '_' only (at most {MAX_NAME} characters)"
-
-
-@dataclass
-class Scenario:
-    name: str
-    game: str
-    games: int
-    seed: int = DEFAULT_SEED  # the CLI's --seed default too
-    strategy: str | None = None
-    seats: dict[int, str] = field(default_factory=dict)
-    rules: dict[str, str] = field(default_factory=dict)
-    players: int | None = None
-    until_ci: float | None = None
-    chunk_size: int | None = None
-    compare: list[str] = field(default_factory=list)
-
-    @property
-    def is_compare(self) -> bool:
-        return bool(self.compare)
 
 
 @dataclass
@@ -97,7 +81,7 @@ class Study:
     designs: list[Design] = field(default_factory=list)
     ladders: list = field(
         default_factory=list
-    )  # cardsim.workflows.ladder.Ladder ([[ladder]] tables)
+    )  # cardsim.workflows.ladder_plan.Ladder ([[ladder]] tables)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -135,8 +119,6 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         _parse_design(d, i, source, text, {s.name for s in scenarios})
         for i, d in enumerate(designs_raw, 1)
     ]
-    from cardsim.workflows.ladder import parse_ladder_table
-
     ladders = [
         parse_ladder_table(d, i, source, {s.name for s in scenarios})
         for i, d in enumerate(ladders_raw, 1)
@@ -150,37 +132,6 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     return Study(
         name or Path(source).stem, scenarios, comparisons, source, margins, designs, ladders,
     )  # fmt: skip
-
-
-@dataclass
-class Refusals:
-    """What a pydantic model refused in one table, by top-level key."""
-
-    unknown: list[str] = field(default_factory=list)  # sorted
-    missing: set[str] = field(default_factory=set)
-    wrong: set[str] = field(default_factory=set)  # a wrong type or value
-
-    def first_wrong(self, order) -> str | None:
-        """The first key of ``order`` with a wrong type or value."""
-        return next((key for key in order if key in self.wrong), None)
-
-
-def refusals(model: type[BaseModel], table: dict) -> tuple[Any, Refusals]:
-    """``table`` read by ``model``: (the model, or None if refused; what was refused)."""
-    try:
-        return model.model_validate(table), Refusals()
-    except ValidationError as e:
-        found = Refusals()
-        for er in e.errors():
-            key = str(er["loc"][0]) if er["loc"] else ""
-            if er["type"] == "extra_forbidden":
-                found.unknown.append(key)
-            elif er["type"] == "missing":
-                found.missing.add(key)
-            else:
-                found.wrong.add(key)
-        found.unknown.sort()
-        return None, found
 
 
 class _StudyFile(BaseModel):
@@ -479,16 +430,6 @@ def _foldover_rule(levels: dict) -> str:
     )
 
 
-def run_name_label(kind: str, name, label: str, taken: set[str]) -> str:
-    """Check the name of a design or ladder (``kind``); the label with the name added."""
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise CardsimError(f"{label}: {kind} name {name!r} {NAME_RULE}")
-    label = f"{label} ({name})"
-    if name in taken:
-        raise CardsimError(f"{label}: the name is also a scenario's")
-    return label
-
-
 def _parse_design(d: dict, i: int, source: str, text: str, taken: set[str]) -> Design:
     """Validate one [[design]] table and expand it into its cell scenarios."""
     from cardsim.analysis.factorial import DesignSpec, design_cells
@@ -576,8 +517,6 @@ def _option_levels(o, opt: str, given, label: str) -> list:
         values.sort(key=lambda v: v != o.default)  # the default is the baseline
         return values
     if isinstance(given, str) and ".." in given and o.kind == "int":
-        from cardsim.workflows.tune import integer_range  # "lo..hi[/step]", on the option's step
-
         try:
             values = integer_range(o, given)
         except CardsimError as e:
@@ -995,7 +934,6 @@ def _write_part_reports(study: Study, out: Path, runs: dict[str, Path]):
         design_reports[d.name] = write_design_report(d, [runs[s.name] for s in d.scenarios], out)
     for lad in study.ladders:  # docs/ladder.md: its own report, <name>-ladder.html
         from cardsim.analysis.ladder import write_ladder_report
-        from cardsim.workflows.ladder import ladder_data
 
         ladder_reports[lad.name], _ = write_ladder_report(
             ladder_data(lad, runs), out / f"{lad.name}-ladder.html", study.margins

@@ -65,6 +65,7 @@ from cardsim.sim.game import GameEngine
 from cardsim.sim.games import config_warnings
 from cardsim.sim.rundir import LOCK, atomic_write_bytes, holding_out, refuse_link
 from cardsim.sim.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNKS
+from cardsim.workflows.plan import integer_range
 
 ALPHA = 0.05
 #: a rung plays at least this many games per configuration (fewer make the first halvings
@@ -104,32 +105,6 @@ def integer_grid(o: RuleOption) -> list[int]:
         picks = set(lattice)
     rest = sorted(picks - {o.default})
     return [int(o.default), *rest]
-
-
-def integer_range(o: RuleOption, text: str) -> list[int]:
-    """The levels ``lo..hi[/step]`` of an integer option: ``lo, lo + step, … <= hi``; the step
-    defaults to the option's own (1 if it has none) and must be a multiple of it; every level is
-    checked against the option's range and step (:class:`CardsimError` otherwise).
-
-    >>> from cardsim.kernels.yuanzi.options import OPTIONS
-    >>> integer_range(OPTIONS["shuangjia_threshold"], "40..80"), integer_range(
-    ...     OPTIONS["shuangjia_threshold"], "0..300/100")
-    ([40, 45, 50, 55, 60, 65, 70, 75, 80], [0, 100, 200, 300])
-    """
-    lo_text, _, rest = str(text).partition("..")
-    hi_text, _, step_text = rest.partition("/")
-    own = o.step or 1
-    try:
-        lo, hi, step = int(lo_text), int(hi_text), int(step_text or own)
-    except ValueError:
-        raise CardsimError(f"{o.name}={text}: expected lo..hi[/step] (integers)") from None
-    if step <= 0 or hi < lo:
-        raise CardsimError(f"{o.name}={text}: need lo <= hi and step >= 1")
-    if step % own:
-        raise CardsimError(
-            f"{o.name}={text}: step {step} is not a multiple of {o.name}'s step {own}"
-        )
-    return [o.check(v) for v in range(lo, hi + 1, step)]
 
 
 def parse_space(engine: GameEngine, options: str | None) -> dict[str, list]:
