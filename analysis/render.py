@@ -9,7 +9,8 @@ from pathlib import Path
 
 from cardsim.analysis import verdicts
 from cardsim.analysis.facts import facts
-from cardsim.analysis.model import CHECK, Finding, Section, Table, display_rows
+from cardsim.analysis.io import Run
+from cardsim.analysis.model import CHECK, Finding, Section, Table, display_rows, plural
 from cardsim.sim import jsonio
 
 
@@ -243,11 +244,31 @@ def _nav(report, idp: str = "") -> list[tuple[str, str]]:
     return head + [(idp + sec.key, sec.title) for sec in report.sections]
 
 
+def played_text(r: Run, planned: bool = False) -> str:
+    """What a run played, in its units (issue 45 item 10: a comparison's "4,000 games" were
+    4,000 deals of 4 seat assignments, 16,000 rounds): ``4,000 games``, ``4,000 games (12,000
+    rounds)`` when a game has several rows, ``4,000 deals × 4 seat assignments = 16,000
+    rounds`` for a comparison; ``planned``: ``… of 5,000 …``."""
+    unit = facts(r.game).row_unit
+    rows = sum(int((c.get("rows") or {}).get("games", 0)) for c in r.chunks)
+    of = f" of {r.games_planned:,}" if planned else ""
+    if r.is_comparison:
+        a = len(r.assignments)
+        games = r.games_done * a
+        text = f"{r.games_done:,}{of} deals × {a} seat assignments = {games:,} games"
+    else:
+        games = r.games_done
+        text = f"{games:,}{of} games"
+    if rows and rows != games:  # a game of several rounds
+        text += f", {rows:,} {plural(unit)}" if r.is_comparison else f" ({rows:,} {plural(unit)})"
+    elif unit != "game" and r.is_comparison:
+        text = text.removesuffix(" games") + f" {plural(unit)}"
+    return text
+
+
 def html_text(report) -> str:
     """The report as one self-contained HTML page (template ``report.html.j2``)."""
     title = f"cardsim balance report — {game_title(report.game)}"
-    from cardsim.analysis.report import played_text
-
     runs = report.runs
     played = (
         f"{sum(r.games_done for r in runs):,} games"

@@ -31,7 +31,8 @@ from cardsim.analysis.exprs import Partwise, combine
 from cardsim.analysis.facts import facts
 from cardsim.analysis.games import analysis_of
 from cardsim.analysis.io import Run, batches, open_runs, run_labels
-from cardsim.analysis.model import Finding, RunData, Section, Table, plural, pm
+from cardsim.analysis.model import Finding, RunData, Section, Table, pm
+from cardsim.analysis.render import played_text
 from cardsim.sim import __version__
 from cardsim.sim.errors import CardsimError
 
@@ -108,28 +109,6 @@ def stop_text(r: Run) -> str:
             f"= {pm(iv['estimate'], iv['lo'], iv['hi'])}"
         )
     return f"by {r.stopped_early}"
-
-
-def played_text(r: Run, planned: bool = False) -> str:
-    """What a run played, in its units (issue 45 item 10: a comparison's "4,000 games" were
-    4,000 deals of 4 seat assignments, 16,000 rounds): ``4,000 games``, ``4,000 games (12,000
-    rounds)`` when a game has several rows, ``4,000 deals × 4 seat assignments = 16,000
-    rounds`` for a comparison; ``planned``: ``… of 5,000 …``."""
-    unit = facts(r.game).row_unit
-    rows = sum(int((c.get("rows") or {}).get("games", 0)) for c in r.chunks)
-    of = f" of {r.games_planned:,}" if planned else ""
-    if r.is_comparison:
-        a = len(r.assignments)
-        games = r.games_done * a
-        text = f"{r.games_done:,}{of} deals × {a} seat assignments = {games:,} games"
-    else:
-        games = r.games_done
-        text = f"{games:,}{of} games"
-    if rows and rows != games:  # a game of several rounds
-        text += f", {rows:,} {plural(unit)}" if r.is_comparison else f" ({rows:,} {plural(unit)})"
-    elif unit != "game" and r.is_comparison:
-        text = text.removesuffix(" games") + f" {plural(unit)}"
-    return text
 
 
 def config_section(runs: list[Run], labels: list[str], warnings: list[str]) -> Section:

@@ -98,7 +98,6 @@ def test_every_package_folder_is_installed():
 #: directly or through others, function-level imports included. A circle not listed fails, and
 #: so does a listed one that is gone (the list only shrinks).
 CIRCLES_LEFT = [
-    {"cardsim.analysis.render", "cardsim.analysis.report"},
     # a game package's __init__ and the modules that read its ENGINE back
     {"cardsim.sim.games.atlas", "cardsim.sim.games.atlas.adapter", "cardsim.sim.games.atlas.check"},
     {"cardsim.sim.games.yuanzi", "cardsim.sim.games.yuanzi.adapter",
