@@ -20,7 +20,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CONF = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PACKAGE_DIR = CONF["tool"]["setuptools"]["package-dir"]
-LAYERS = CONF["tool"]["importlinter"]["contracts"][0]["layers"]
+CONTRACTS = CONF["tool"]["importlinter"]["contracts"]
+LAYERS = CONTRACTS[0]["layers"]
 LINT = Path(sys.executable).with_name("lint-imports")
 
 
@@ -48,7 +49,24 @@ def tree(tmp_path_factory):
 def test_the_layers_contract_holds(tree):
     out = _lint(tree)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "1 kept, 0 broken" in out.stdout
+    assert f"{len(CONTRACTS)} kept, 0 broken" in out.stdout
+
+
+def test_the_game_contracts_name_every_registered_game():
+    """Issue 46: each game's packages (kernels, engine, analysis) are independent of every other
+    game's, in every layer; the contracts are derived from the registry's list, not assumed."""
+    from cardsim.sim.games import GAMES
+
+    layers = ("cardsim.kernels", "cardsim.sim.games", "cardsim.analysis.games")
+    independent = [set(c["modules"]) for c in CONTRACTS if c["type"] == "independence"]
+    for layer in layers:
+        assert {f"{layer}.{g}" for g in GAMES} in independent, layer
+    forbidden = {c["name"].split()[0]: c for c in CONTRACTS if c["type"] == "forbidden"}
+    for g in GAMES:
+        own = {f"{layer}.{g}" for layer in layers}
+        others = {f"{layer}.{o}" for layer in layers for o in GAMES if o != g}
+        assert set(forbidden[g]["source_modules"]) == own
+        assert set(forbidden[g]["forbidden_modules"]) == others
 
 
 @pytest.mark.parametrize(
@@ -59,6 +77,10 @@ def test_the_layers_contract_holds(tree):
         ("cardsim/sim/runner.py", "import cardsim.analysis.stats"),  # core -> analysis
         ("cardsim/analysis/stats.py", "import cardsim.workflows.study"),  # analysis -> workflows
         ("cardsim/workflows/study.py", "import cardsim.cli"),  # workflows -> commands
+        # one game's package -> another game's (issue 46), in a layer and across layers
+        ("cardsim/kernels/atlas/rules.py", "import cardsim.kernels.yuanzi.rules"),
+        ("cardsim/sim/games/yuanzi/tables.py", "import cardsim.kernels.atlas.state"),
+        ("cardsim/analysis/games/atlas/end.py", "import cardsim.analysis.games.yuanzi.dao"),
     ],
 )
 def test_an_upward_import_breaks_the_contract(tmp_path, module, injected):
