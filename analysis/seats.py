@@ -23,7 +23,6 @@ from cardsim.analysis.exprs import (
     Partwise,
     clustered_rate_finish,
     clustered_rate_sums,
-    clustered_rate_table,
     deal_cluster,
     game_keys,
     position,
@@ -66,13 +65,6 @@ def side_outcomes(games: pl.LazyFrame, sides: int, f) -> pl.LazyFrame:
             for s in range(sides)
         ]
     )
-
-
-def win_rates(outcomes: pl.LazyFrame, by: str, cluster: list[str] | None = None) -> pl.LazyFrame:
-    """Win rate per value of ``by`` (``side``, ``position``) over the decided games; rows that
-    share ``cluster`` (a deal of a comparison run, the rounds of a game) are clustered."""
-    decided = outcomes.filter(pl.col("decided"))
-    return clustered_rate_table(decided, [by], pl.col("won"), cluster).rename({"k": "wins"})
 
 
 def queries(run) -> dict[str, pl.LazyFrame]:

@@ -95,13 +95,6 @@ def diff_proportions(k1, n1, k2, n2, alpha: float = ALPHA):
     return diff, np.asarray(lo, dtype=float), np.asarray(hi, dtype=float), p
 
 
-def diff_from(k, n, p0, alpha: float = ALPHA):
-    """Difference of ``k/n`` from a fixed ``p0``: ``(diff, lo, hi, p)`` (Wilson interval − p0)."""
-    k, n = np.atleast_1d(np.asarray(k, dtype=float)), np.atleast_1d(np.asarray(n, dtype=float))
-    lo, hi = wilson(k, n, alpha)
-    return k / n - p0, lo - p0, hi - p0, binom_p(k, n, p0)
-
-
 def holm(pvalues: Sequence[float]) -> np.ndarray:
     """Holm-adjusted p-values (NaNs stay NaN): ``max_{j <= i} (m − j + 1) p_(j)``, capped at 1.
 

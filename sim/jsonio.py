@@ -53,13 +53,3 @@ def dumps(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> 
 def dump_bytes(value: Any, *, indent: int | None = None) -> bytes:
     """:func:`dumps` encoded as UTF-8 (what a file receives)."""
     return dumps(value, indent=indent).encode("utf-8")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"not strict JSON: bare {name}")
-
-
-def strict_loads(text: str | bytes) -> Any:
-    """Parse ``text`` as strict JSON: ``NaN``, ``Infinity`` and ``-Infinity`` are refused
-    (the check the tests run on every file and ``--json`` output cardsim writes)."""
-    return json.loads(text, parse_constant=_refuse_constant)

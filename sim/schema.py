@@ -3,7 +3,7 @@
 Both kernels hand the engine a structured NumPy record array per table (raw fields, compact
 integer types, the kernel's sentinels); :func:`build_frame` turns it into the published Polars
 table: v2 names, Enums with readable labels, nulls for what does not exist. The declarations
-are also what docs/<game>-columns.md is checked against (tests/test_schema.py).
+are also what docs/<game>-columns.md is checked against (tests/test_docs.py).
 
 Naming scheme (all tables): halves are a prefix (``h1_``, ``h2_``), seats a suffix ``_sN``,
 teams a suffix ``_tN``; no other suffixes.
@@ -179,15 +179,6 @@ def markdown_table(schema: TableSchema) -> str:
             doc += f"; {c.null_doc}"
         rows.append(f"| `{doc_name(c.pattern)}` | {c.doc_type()} | {doc} |")
     return "\n".join(rows) + "\n"
-
-
-def check_doc(text: str, schema: TableSchema) -> str | None:
-    """None if ``text`` holds the schema's table between its markers, else what is wrong."""
-    start, end = f"<!-- schema:{schema.name} -->\n", f"<!-- /schema:{schema.name} -->"
-    if start not in text or end not in text:
-        return f"markers {start.strip()} … {end} missing"
-    block = text.split(start, 1)[1].split(end, 1)[0]
-    return None if block == markdown_table(schema) else "table differs from the schema"
 
 
 def write_doc(path: Path, schemas: Sequence[TableSchema]) -> None:

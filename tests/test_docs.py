@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from cardsim.sim.config import build_config
 from cardsim.sim.games import GAMES, get_engine
-from cardsim.sim.schema import check_doc
+from cardsim.sim.schema import TableSchema, markdown_table
 
 from cardsim.cli import cli
 
@@ -37,6 +37,15 @@ def test_every_command_and_option_is_documented():
             for opt in getattr(param, "opts", []):
                 if opt.startswith("--") and opt != "--help":
                     assert opt in docs, f"{name} {opt}"
+
+
+def check_doc(text: str, schema: TableSchema) -> str | None:
+    """None if ``text`` holds the schema's table between its markers, else what is wrong."""
+    start, end = f"<!-- schema:{schema.name} -->\n", f"<!-- /schema:{schema.name} -->"
+    if start not in text or end not in text:
+        return f"markers {start.strip()} … {end} missing"
+    block = text.split(start, 1)[1].split(end, 1)[0]
+    return None if block == markdown_table(schema) else "table differs from the schema"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -55,7 +55,7 @@ def test_3_the_encoder_writes_null_for_every_non_finite_number():
     assert strict(text) == {"a": None, "b": [None, None, 1.5], "c": None, "d": 3,
                             "e": [1.0, None], "f": [None]}  # fmt: skip
     with pytest.raises(ValueError):
-        jsonio.strict_loads('{"x": NaN}')
+        strict('{"x": NaN}')
 
 
 def test_3_tune_json_is_strict_json_after_verify(tmp_path):

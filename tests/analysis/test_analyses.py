@@ -13,6 +13,8 @@ from cardsim.analysis.games.atlas import end as atlas_end
 from cardsim.analysis.games.yuanzi import dao, finish
 from polars.testing import assert_frame_equal
 
+from tests.analysis.rates import win_rates
+
 TEAM = pl.Enum(["南北", "东西"])
 RANK = pl.Enum(["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"])
 
@@ -45,7 +47,7 @@ def test_side_outcomes_positions_and_decided_rates():
     out = seats.side_outcomes(games, 3, f).collect().sort("game", "side")
     assert out["position"].to_list() == [0, 1, 2, 2, 0, 1, 1, 2, 0]
     assert out["won"].to_list() == [True, False, False, False, False, True, False, False, False]
-    got = seats.win_rates(seats.side_outcomes(games, 3, f), "position").collect()
+    got = win_rates(seats.side_outcomes(games, 3, f), "position").collect()
     # round 0: first player (pos 0) won; round 1: seat 2 = position 1 won; round 2 undecided
     assert got["position"].to_list() == [0, 1, 2]
     assert got["wins"].to_list() == [1, 1, 0] and got["n"].to_list() == [2, 2, 2]
@@ -62,7 +64,7 @@ def test_side_outcomes_teams_and_first_leader_team():
     )
     out = seats.side_outcomes(games, 2, facts("yuanzi")).collect().sort("game", "side")
     assert out["position"].to_list() == [1, 0, 0, 1]
-    fl = seats.win_rates(seats.side_outcomes(games, 2, facts("yuanzi")), "position").collect()
+    fl = win_rates(seats.side_outcomes(games, 2, facts("yuanzi")), "position").collect()
     # game 0: leader seat 1 (team 1) won; game 1: leader seat 2 (team 0) lost
     assert fl.filter(pl.col("position") == 0)["wins"].item() == 1
 

@@ -14,6 +14,7 @@ from cardsim.analysis.model import RunData
 from cardsim.analysis.report import write_report
 
 from tests.analysis.conftest import copy_run
+from tests.analysis.rates import win_rates
 
 
 def _table(doc, section, table):
@@ -138,7 +139,7 @@ def test_team_outcomes_count_every_played_game_of_a_comparison():
         pl.when(pl.col("won")).then(0).otherwise(1).alias("winner_team"),
     )
     out = seats.side_outcomes(games.lazy(), 2, facts("yuanzi"))
-    team = seats.win_rates(out, "side", deal_cluster(games.lazy())).collect()
+    team = win_rates(out, "side", deal_cluster(games.lazy())).collect()
     assert team["n"].to_list() == [4, 4]  # 4 played games, not 2 deals
     assert team["clusters"].to_list() == [2, 2]  # … in 2 deals: the variance is clustered
     # team 0 plays a under assignment 0: a won games 0 and 2 -> team 0 wins 2; team 0 plays b

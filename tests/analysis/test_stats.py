@@ -38,11 +38,6 @@ def test_diff_proportions_interval_contains_difference():
     assert p[0] < 0.01
 
 
-def test_diff_from_fixed_p0():
-    d, lo, hi, p = stats.diff_from([50], [100], 0.5)
-    assert d[0] == 0 and lo[0] < 0 < hi[0] and p[0] == pytest.approx(1.0)
-
-
 def test_holm_adjustment():
     # Holm: sorted p 0.01, 0.04 -> 0.02, max(0.02, 0.04) = 0.04
     assert stats.adjust([0.04, 0.01]) == pytest.approx([0.04, 0.02])
