@@ -500,6 +500,7 @@ class Fit:
     params: np.ndarray
     bse: np.ndarray
     pvalues: np.ndarray
+    cov: np.ndarray | None = None  # the deal-clustered covariance of ``params``
 
 
 def fit_cells(
@@ -552,7 +553,7 @@ def fit_cells(
     bse = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     with np.errstate(divide="ignore", invalid="ignore"):
         p = 2 * ss.norm.sf(np.abs(params / bse))
-    return Fit(params, bse, p)
+    return Fit(params, bse, p, cov)
 
 
 def analyse(

@@ -54,6 +54,7 @@ __all__ = [
     "run",
     "simulate",
     "study",
+    "sweep",
     "tune",
 ]
 
@@ -261,3 +262,31 @@ def tune(game: str, objective: str, out: Path | str, *, options: str | None = No
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,
                  force=force)  # fmt: skip
+
+
+@_api
+def sweep(game: str, out: Path | str, *, params: Sequence[str] | Mapping[str, object],
+          targets: Sequence[str] | Mapping[str, float] | None = None, games: int = 2000,
+          seed: int = 0, players: int | None = None, strategy: str | None = None,
+          seats: Mapping[int, str] | None = None, rules: Mapping[str, object] | None = None,
+          threads: int | None = None, force: bool = False, progress: bool = False,
+          confirm: bool = True, scheduler=None):  # fmt: skip
+    """A sweep of one or two integer rule options (like ``cardsim sweep``, docs/design.md):
+    ``params`` as ``["hand_size=7..20"]`` or ``{"hand_size": "7..20"}`` / ``{"hand_size": [7,
+    9, 11]}``; ``targets`` as ``["length=40"]`` or ``{"length": 40}``. Returns
+    ``cardsim.analysis.sweep.SweepResult`` (per measure: points, curve, sentence; per target:
+    crossings with intervals, or the closest value; the confirmation run) and writes
+    ``out/sweep.html`` and ``out/sweep.json``. Calling it again resumes."""
+    from cardsim.workflows.sweep import build_sweep, run_sweep
+
+    if isinstance(params, Mapping):
+        params = [f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}"
+                  for k, v in params.items()]  # fmt: skip
+    if isinstance(targets, Mapping):
+        targets = [f"{k}={v}" for k, v in targets.items()]
+    sw = build_sweep(game, list(params), games=games, seed=seed, players=players,
+                     strategy=strategy, seats=dict(seats or {}),
+                     rules={k: _text(v) for k, v in (rules or {}).items()},
+                     targets=list(targets or []))  # fmt: skip
+    return run_sweep(sw, _out(out), threads=threads, progress=progress, force=force,
+                     confirm=confirm, scheduler=scheduler)  # fmt: skip

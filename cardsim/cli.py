@@ -727,6 +727,68 @@ def tune_cmd(
     click.echo(summary(result))
 
 
+@cli.command("sweep")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    required=True,
+    help="An integer rule option and its values: NAME=lo..hi[/step] or NAME=a,b,c (once for "
+    "curves and targets, twice for heat maps).",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    help="MEASURE=VALUE: where the curve reaches VALUE (a measure's name or topic, e.g. "
+    "length=40; a rate as a fraction, first_side_wins=0.3). Repeatable.",
+)
+@click.option("--games", type=INT, default=2000, show_default=True, help="Games per value.")
+@click.option("--out", type=OUT, required=True, help="Sweep directory.")
+@config_options
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replace a different sweep's runs or report in --out.")
+@click.option(
+    "--no-confirm", is_flag=True, help="Play no confirmation run at a target's chosen value."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@scheduler_option
+def sweep_cmd(
+    game, params, targets, games, out, seed, players, strategy, seats, rules, threads, force,
+    no_confirm, as_json, quiet, scheduler,
+):  # fmt: skip
+    """Sweep integer rule options: per-value means, a fitted curve with its band, and the value
+    that hits a --target (with an interval and a confirmation run).
+
+    Example: cardsim sweep atlas --players 4 --param hand_size=7..20 --target length=55 --out sw
+
+    Rerunning the same command resumes: finished runs are reused (cardsim/workflows/sweep.py).
+    """
+    from cardsim.sim.runner import RunInterrupted
+    from cardsim.workflows.sweep import build_sweep, run_sweep, summary
+
+    sw = build_sweep(
+        game, list(params), games=games, seed=seed, players=players, strategy=strategy,
+        seats=dict(seats), rules=dict(rules), targets=list(targets),
+    )  # fmt: skip
+    try:
+        result = run_sweep(sw, out, threads=threads, progress=not quiet, force=force,
+                           confirm=not no_confirm, scheduler=scheduler)  # fmt: skip
+    except RunInterrupted:
+        raise
+    except KeyboardInterrupt:  # between runs: rerunning the command resumes
+        raise RunInterrupted(
+            f"interrupted; {out} is resumable (run the same cardsim sweep command again: "
+            "finished runs are reused)"
+        ) from None
+    if as_json:
+        _echo_json(result.to_dict())
+    else:
+        click.echo(summary(result, out))
+
+
 def _echo_json(doc) -> None:
     """``doc`` as strict JSON on stdout (NaN and infinities as null: sim/jsonio.py)."""
     from cardsim.sim import jsonio
