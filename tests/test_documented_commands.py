@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("docs/*.md"))]
 SHELL = {"bash", "sh", "shell", "console"}
 #: small counts for the commands' --games (deals for compare), and for a study's scenarios
-SMALL = {"run": 300, "compare": 100, "study": 100, "ladder": 40}
+SMALL = {"run": 300, "compare": 100, "study": 100, "ladder": 40, "sweep": 60}
 #: run and compare with a search seat (pimc, ismcts: ~1,000 times greedy's time per decision)
 SMALL_SEARCH = {"run": 20, "compare": 10, "ladder": 20}
 SEARCH = re.compile(r"(^|[=,])(pimc|ismcts)(:|,|$)")
