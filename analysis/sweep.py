@@ -39,6 +39,8 @@ Z = float(ss.norm.ppf(0.975))
 GRID = 401
 #: Most spline degrees of freedom (besides the intercept).
 MAX_DF = 4
+#: Fewest events (and non-events) of a rate for a logistic curve (the factorial's rule too).
+MIN_EVENTS = 10
 
 
 @dataclass
@@ -215,7 +217,7 @@ def fit_curve(values: list[float], y, cell, deal, kind: str) -> tuple[Curve, cal
     eta = X @ beta
     se_eta = np.sqrt(np.clip(np.einsum("ij,jk,ik->i", X, cov, X), 0.0, None))
     if kind == "binary":  # the band on the log-odds scale, mapped back (stays inside 0..1)
-        inv = lambda e: 1.0 / (1.0 + np.exp(-e))  # noqa: E731
+        inv = lambda e: 1.0 / (1.0 + np.exp(-np.clip(e, -700, 700)))  # noqa: E731
         mu, lo, hi = inv(eta), inv(eta - Z * se_eta), inv(eta + Z * se_eta)
         se = se_eta * mu * (1.0 - mu)
     else:
@@ -387,7 +389,7 @@ def analyse_sweep(
     games: int = 0,
     seed: int = 0,
     setting: str = "",
-    targets: dict[str, float] | None = None,
+    targets: list[tuple[str, float]] | None = None,
     allowed: list[int] | None = None,
 ) -> tuple[SweepResult, dict]:
     """Every readable headline measure over the sweep's games tables (one per grid cell, the
@@ -413,7 +415,16 @@ def analyse_sweep(
             values = [float(v) for v in params[names[0]]]
             pts = cell_points(values, y, cell, deal)
             ms = MeasureSweep(mname, label, unit, d.kind, pts, None, None)
-            if np.unique(y).size >= 2 and len(values) >= 2:
+            events = float(y.sum())
+            rare = d.kind == "binary" and min(events, y.size - events) < MIN_EVENTS
+            if rare and np.unique(y).size >= 2:
+                k = int(events if events < y.size - events else y.size - events)
+                which = "events" if events < y.size - events else "non-events"
+                ms.sentence = (
+                    f"{label} ({unit}): {k} {which} in {y.size:,} {unit}s over the sweep, too "
+                    "few for a curve; the table gives each value's rate."
+                )
+            elif np.unique(y).size >= 2 and len(values) >= 2:
                 curve, at_cov = fit_curve(values, y, cell, deal, d.kind)
                 ms.curve = curve
                 ms.slope = average_slope(at_cov, values[0], values[-1])
@@ -441,7 +452,7 @@ def analyse_sweep(
                 f"{_fmt_m(hi_m[0], d.kind)} at {names[0]} = {hi_m[1][0]}, {names[1]} = {hi_m[1][1]}."
             )
         result.measures.append(ms)
-    for name, t in (targets or {}).items():
+    for name, t in targets or []:
         ms = next(m for m in result.measures if m.name == name)
         if ms.curve is None:
             pts = [p for p in ms.points if math.isfinite(p.mean)]

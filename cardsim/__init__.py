@@ -277,7 +277,8 @@ def sweep(game: str, out: Path | str, *, params: Sequence[str] | Mapping[str, ob
     ``cardsim.analysis.sweep.SweepResult`` (per measure: points, curve, sentence; per target:
     crossings with intervals, or the closest value; the confirmation run) and writes
     ``out/sweep.html`` and ``out/sweep.json``. Calling it again resumes."""
-    from cardsim.workflows.sweep import build_sweep, run_sweep
+    from cardsim.workflows.sweep import run_sweep
+    from cardsim.workflows.sweep_plan import build_sweep
 
     if isinstance(params, Mapping):
         params = [f"{k}={','.join(map(str, v)) if isinstance(v, list | tuple) else v}"

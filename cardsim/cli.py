@@ -588,6 +588,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
         click.echo(f"factorial report of design {name}: {path}")
     for name, path in result.ladders.items():
         click.echo(f"ladder report of {name}: {path}")
+    for name, (path, _) in result.sweeps.items():
+        click.echo(f"sweep report of {name}: {path}")
 
 
 @cli.command("ladder")
@@ -767,7 +769,8 @@ def sweep_cmd(
     Rerunning the same command resumes: finished runs are reused (cardsim/workflows/sweep.py).
     """
     from cardsim.sim.runner import RunInterrupted
-    from cardsim.workflows.sweep import build_sweep, run_sweep, summary
+    from cardsim.workflows.sweep import run_sweep
+    from cardsim.workflows.sweep_plan import build_sweep, summary
 
     sw = build_sweep(
         game, list(params), games=games, seed=seed, players=players, strategy=strategy,

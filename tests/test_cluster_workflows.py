@@ -300,3 +300,18 @@ def test_unreachable_scheduler_for_a_study_writes_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "expected local:N or a scheduler address" in err, err
     assert not out.exists()
+
+
+def test_sweep_on_a_dask_scheduler_equals_a_local_sweep(cluster, tmp_path):
+    """issue 47 item 5: a sweep's runs (and its confirmation run) on the cluster are a local
+    sweep's, and so are its curves and targets."""
+    from cardsim.workflows.sweep import run_sweep
+    from cardsim.workflows.sweep_plan import build_sweep
+
+    address, _, _ = cluster
+    sw = build_sweep("atlas", ["hand_size=7..11/2"], games=150, players=3,
+                     targets=["length=45"])  # fmt: skip
+    run_sweep(sw, tmp_path / "local", progress=False)
+    run_sweep(sw, tmp_path / "dask", progress=False, scheduler=address)
+    assert assert_same_runs(tmp_path / "local", tmp_path / "dask") >= 3
+    assert_same_numbers(tmp_path / "local" / "sweep.json", tmp_path / "dask" / "sweep.json")

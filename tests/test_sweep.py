@@ -230,3 +230,28 @@ def test_the_python_api_takes_a_mapping(tmp_path):
     assert res.targets[0].measure == "shuangjia"
     with pytest.raises(CardsimError, match="not numeric"):
         cardsim.sweep("yuanzi", tmp_path / "api2", params={"dao_bomb": "1..2"}, games=6)
+
+
+def test_a_study_sweep_table_runs_with_its_own_report(tmp_path, capsys):
+    """``[[sweep]]`` in a study file: runs named after the sweep, its report beside the
+    study's, the same answers as the command; a bad table is one line naming it."""
+    study = tmp_path / "s.toml"
+    study.write_text(
+        '[[scenario]]\nname = "plain"\ngame = "yuanzi"\ngames = 20\n\n'
+        '[[sweep]]\nname = "thr"\ngame = "yuanzi"\nparam = { shuangjia_threshold = [30, 90] }\n'
+        'games = 40\ntarget = { shuangjia = 0.5 }\nconfirm = false\n'
+    )  # fmt: skip
+    code, out, err = cardsim(capsys, "study", study, "--out", tmp_path / "st", "--quiet")
+    assert code == 0, err
+    assert "sweep report of thr:" in out
+    assert (tmp_path / "st" / "thr-sweep.html").is_file()
+    assert (tmp_path / "st" / "thr-shuangjia_threshold-90" / "manifest.json").is_file()
+    doc = json.loads((tmp_path / "st" / "thr-sweep.json").read_text())
+    code, text, err = cardsim(capsys, "sweep", "yuanzi", "--param", "shuangjia_threshold=30,90",
+                              "--games", 40, "--target", "shuangjia=0.5", "--no-confirm",
+                              "--out", tmp_path / "cmd", "--quiet", "--json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(text)["measures"] == doc["measures"]  # same deals, same numbers
+    study.write_text('[[sweep]]\nname = "bad"\ngame = "yuanzi"\nparam = { dao_bomb = "1..2" }\n')
+    code, _, err = cardsim(capsys, "study", study, "--out", tmp_path / "st2")
+    assert code == 2 and "sweep 1 (bad)" in err and "not numeric" in err

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from cardsim.kernels.options import RuleOption
 from cardsim.sim.config import DEFAULT_SEED
 from cardsim.sim.errors import CardsimError
+from cardsim.sim.game import RunConfig
 
 #: Longest scenario, design or ladder name: each names a folder (and a design or ladder prefixes
 #: its sub-runs' folders and report files with it), so it must fit a file name with room left.
@@ -106,3 +107,21 @@ def integer_range(o: RuleOption, text: str) -> list[int]:
             f"{o.name}={text}: step {step} is not a multiple of {o.name}'s step {own}"
         )
     return [o.check(v) for v in range(lo, hi + 1, step)]
+
+
+def scenario_config(scenario: Scenario) -> RunConfig:
+    """The validated :class:`~cardsim.sim.game.RunConfig` of a scenario."""
+    from cardsim.sim.compare import build_compare_config
+    from cardsim.sim.config import build_config
+    from cardsim.sim.games import get_engine
+
+    engine = get_engine(scenario.game)
+    if scenario.is_compare:
+        return build_compare_config(
+            engine, scenario.compare, games=scenario.games, seed=scenario.seed,
+            players=scenario.players, rules=scenario.rules,
+        )  # fmt: skip
+    return build_config(
+        engine, games=scenario.games, seed=scenario.seed, players=scenario.players,
+        strategy=scenario.strategy, seat_strategies=scenario.seats, rules=scenario.rules,
+    )  # fmt: skip

@@ -41,7 +41,9 @@ from cardsim.workflows.plan import (
     integer_range,
     refusals,
     run_name_label,
+    scenario_config,
 )
+from cardsim.workflows.sweep_plan import finish_sweep, parse_sweep_table
 
 SCENARIO_KEYS = {
     "name", "game", "games", "seed", "strategy", "seats", "rules", "players", "until_ci",
@@ -82,6 +84,7 @@ class Study:
     ladders: list = field(
         default_factory=list
     )  # cardsim.workflows.ladder_plan.Ladder ([[ladder]] tables)
+    sweeps: list = field(default_factory=list)  # cardsim.workflows.sweep_plan.Sweep ([[sweep]])
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -106,7 +109,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
-    margins, raw, designs_raw, ladders_raw = _check_sections(doc, source, text)
+    margins, raw, designs_raw, ladders_raw, sweeps_raw = _check_sections(doc, source, text)
     scenarios: list[Scenario] = []
     for i, sc in enumerate(raw, 1):
         scenarios.append(_parse_scenario(sc, i, source, text, {s.name for s in scenarios}))
@@ -123,7 +126,11 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         parse_ladder_table(d, i, source, {s.name for s in scenarios})
         for i, d in enumerate(ladders_raw, 1)
     ]
-    names = [s.name for d in [*designs, *ladders] for s in d.scenarios]
+    sweeps = [
+        parse_sweep_table(d, i, source, {s.name for s in scenarios})
+        for i, d in enumerate(sweeps_raw, 1)
+    ]
+    names = [s.name for d in [*designs, *ladders, *sweeps] for s in d.scenarios]
     names += [s.name for s in scenarios]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -131,6 +138,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     name = _parse_study_table(doc.get("study", {}), source, text)
     return Study(
         name or Path(source).stem, scenarios, comparisons, source, margins, designs, ladders,
+        sweeps,
     )  # fmt: skip
 
 
@@ -144,13 +152,16 @@ class _StudyFile(BaseModel):
     margins: Any = None  # _MarginsTable
     design: list[dict[str, Any]] | dict[str, Any] = []
     ladder: list[dict[str, Any]] = []
+    sweep: list[dict[str, Any]] = []
 
 
 #: A section of the wrong shape, in the order they are reported: its message after the file name.
 _SECTION_SHAPES = {
     "design": "designs are [[design]] tables",
     "ladder": "ladders are [[ladder]] tables (double brackets)",
-    "scenario": "a study needs one or more [[scenario]] (or [[design]], [[ladder]]) tables",
+    "sweep": "sweeps are [[sweep]] tables (double brackets)",
+    "scenario": "a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]]) "
+    "tables",
     "comparison": "comparisons are [[comparison]] tables (double brackets)",
 }
 
@@ -161,7 +172,7 @@ def _check_sections(doc: dict, source: str, text: str):
     if refused.unknown:
         raise CardsimError(
             f"{_where(source, text, refused.unknown[0])}: unknown section "
-            "(allowed: study, scenario, comparison, margins, design, ladder)"
+            "(allowed: study, scenario, comparison, margins, design, ladder, sweep)"
         )
     margins = _check_margins(doc, source, text)
     if "study" in refused.wrong:
@@ -170,9 +181,9 @@ def _check_sections(doc: dict, source: str, text: str):
     if wrong:
         raise CardsimError(f"{source}: {_SECTION_SHAPES[wrong]}")
     designs = [sections.design] if isinstance(sections.design, dict) else sections.design
-    if not (sections.scenario or designs or sections.ladder):
+    if not (sections.scenario or designs or sections.ladder or sections.sweep):
         raise CardsimError(f"{source}: {_SECTION_SHAPES['scenario']}")
-    return margins, sections.scenario, designs, sections.ladder
+    return margins, sections.scenario, designs, sections.ladder, sections.sweep
 
 
 #: A positive number (an integer is taken as a float; no bool, no NaN).
@@ -660,6 +671,17 @@ game = "yuanzi"
 levels = ["random", "greedy"]    # optional; default random, greedy, pimc:samples=4, pimc:samples=16
 games = 2000                     # self-play games per level
 deals = 500                      # optional; duplicate deals rating the levels, default: games
+
+# Optional: a sweep (docs/design.md): one run per value of an integer rule option, all on the
+# same deals; a curve with its band per headline measure, and where it reaches each target
+# (with an interval and a confirmation run on fresh deals). (DIR/<name>-sweep.html)
+[[sweep]]
+name = "threshold"
+game = "yuanzi"
+param = { shuangjia_threshold = "30..90/30" }   # or a list of values: [30, 60, 90]
+games = 2000                     # games per value
+target = { shuangjia = 0.5 }     # optional: MEASURE = VALUE (a rate as a fraction)
+# confirm = false                # optional: no confirmation run
 """
 
 DEFAULT_STUDY = """
@@ -736,29 +758,13 @@ class StudyResult:
     stopped_by: dict[str, str]
     designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
     ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
+    #: sweep -> (its report, its :class:`cardsim.analysis.sweep.SweepResult`)
+    sweeps: dict[str, tuple] = field(default_factory=dict)
 
     def _repr_html_(self) -> str:  # a notebook's view (sim/display.py)
         from cardsim.sim.display import html_of
 
         return html_of(self, f"cardsim study: {len(self.runs)} scenarios")
-
-
-def scenario_config(scenario: Scenario) -> RunConfig:
-    """The validated :class:`~cardsim.sim.game.RunConfig` of a scenario."""
-    from cardsim.sim.compare import build_compare_config
-    from cardsim.sim.config import build_config
-    from cardsim.sim.games import get_engine
-
-    engine = get_engine(scenario.game)
-    if scenario.is_compare:
-        return build_compare_config(
-            engine, scenario.compare, games=scenario.games, seed=scenario.seed,
-            players=scenario.players, rules=scenario.rules,
-        )  # fmt: skip
-    return build_config(
-        engine, games=scenario.games, seed=scenario.seed, players=scenario.players,
-        strategy=scenario.strategy, seat_strategies=scenario.seats, rules=scenario.rules,
-    )  # fmt: skip
 
 
 #: Beside a study's report: the digest of the study it reports (so a rerun may refresh it).
@@ -842,7 +848,7 @@ def run_study(
     out = Path(out)
     if not isinstance(scheduler, runner.ClusterSession):
         runner.check_scheduler(scheduler)
-    cells = [s for d in [*study.designs, *study.ladders] for s in d.scenarios]
+    cells = [s for d in [*study.designs, *study.ladders, *study.sweeps] for s in d.scenarios]
     configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
@@ -871,10 +877,20 @@ def run_study(
             command,
         )
     design_reports, ladder_reports = _write_part_reports(study, out, runs) if report else ({}, {})
+
+    def play(more: list[Scenario]) -> dict[str, Path]:  # a sweep's confirmation runs
+        sub = Study(f"{study.name} confirmations", more, [], study.source)
+        done = run_study(sub, out, threads=threads, progress=progress, force=force,
+                         report=False, scheduler=scheduler, command=command)  # fmt: skip
+        runs.update(done.runs)
+        return done.runs
+
+    sweeps = {sw.name: finish_sweep(sw, out, runs, play) for sw in study.sweeps}
     report_path = None
     if report and study.scenarios:
         report_path = _write_study_report(study, out, runs)
-    return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports)
+    return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports,
+                       sweeps)  # fmt: skip
 
 
 def _plan_scenario(s: Scenario, cfg: RunConfig, run_dir: Path, force: bool):
