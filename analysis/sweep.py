@@ -421,7 +421,8 @@ def analyse_sweep(
                 k = int(events if events < y.size - events else y.size - events)
                 which = "events" if events < y.size - events else "non-events"
                 ms.sentence = (
-                    f"{label} ({unit}): {k} {which} in {y.size:,} {unit}s over the sweep, too "
+                    f"{label} ({unit}): {k} {which[:-1] if k == 1 else which} in {y.size:,} "
+                    f"{unit}s over the sweep, too "
                     "few for a curve; the table gives each value's rate."
                 )
             elif np.unique(y).size >= 2 and len(values) >= 2:

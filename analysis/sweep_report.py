@@ -22,7 +22,7 @@ METHOD_NOTE = (
 )
 
 
-def curve_plot(ms: MeasureSweep, param: str, target: TargetAnswer | None = None) -> bytes:
+def curve_plot(ms: MeasureSweep, param: str, targets: list[TargetAnswer] = ()) -> bytes:
     """PNG: per-value means with 95 % error bars, the curve and its band, the target line and
     its crossing intervals, the confirmation run."""
     from cardsim.analysis import plots
@@ -50,8 +50,9 @@ def curve_plot(ms: MeasureSweep, param: str, target: TargetAnswer | None = None)
     )
     ax.errorbar(xs, m, yerr=err, fmt="o", color="#222222", ms=4, capsize=3, lw=1,
                 label="mean per value, 95 %")  # fmt: skip
-    if target is not None:
-        ax.axhline(scale * target.target, color=plots.COLORS[1], ls="--", lw=1, label="target")
+    for k, target in enumerate(targets):
+        ax.axhline(scale * target.target, color=plots.COLORS[1], ls="--", lw=1,
+                   label="target" if k == 0 else None)  # fmt: skip
         for cr in target.crossings:
             lo = cr.lo if cr.lo is not None else xs.min()
             hi = cr.hi if cr.hi is not None else xs.max()
@@ -61,7 +62,7 @@ def curve_plot(ms: MeasureSweep, param: str, target: TargetAnswer | None = None)
             p = cf.point
             ax.errorbar([p.value], [scale * p.mean], yerr=[[scale * (p.mean - p.lo)],
                         [scale * (p.hi - p.mean)]], fmt="s", color=plots.COLORS[2], ms=6,
-                        capsize=3, label="confirmation (fresh deals)")  # fmt: skip
+                        capsize=3, label="confirmation (fresh deals)" if k == 0 else None)  # fmt: skip
     ax.set_xlabel(param)
     ax.set_ylabel(ms.label + (" (%)" if ms.kind == "binary" else ""))
     ax.grid(True, alpha=0.3)
@@ -118,7 +119,6 @@ def _points_table(ms: MeasureSweep, params: dict[str, list[int]]) -> pl.DataFram
 
 def sections(result: SweepResult) -> list[Section]:
     names = list(result.params)
-    targets = {t.measure: t for t in result.targets}
     out = []
     for ms in result.measures:
         s = Section(ms.name, ms.label, ms.sentence)
@@ -127,7 +127,12 @@ def sections(result: SweepResult) -> list[Section]:
                 Figure(
                     ms.name,
                     f"{ms.label} by {names[0]}",
-                    partial(curve_plot, ms, names[0], targets.get(ms.name)),
+                    partial(
+                        curve_plot,
+                        ms,
+                        names[0],
+                        [t for t in result.targets if t.measure == ms.name],
+                    ),
                 )
             )
             if ms.curve is not None:
