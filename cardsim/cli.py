@@ -738,7 +738,10 @@ def _echo_json(doc) -> None:
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
 def rules_cmd(game, as_json) -> None:
-    """List GAME's rule options: name, default, allowed values, ruling, meaning."""
+    """List GAME's rule options: name, default, allowed values, ruling, role, meaning.
+
+    The role says what an option is: a reading of the rule text (`cardsim screen` plays every
+    variant of these), a design parameter (a number a designer turns) or a run setting."""
     engine = get_engine(game)
     if as_json:
         _echo_json(
@@ -753,6 +756,7 @@ def rules_cmd(game, as_json) -> None:
                     "max": o.max,
                     "step": o.step,
                     "ruling": o.ruling,
+                    "role": o.role,
                     "help": o.help,
                 }
                 for o in engine.rule_options
@@ -761,7 +765,10 @@ def rules_cmd(game, as_json) -> None:
         return
     for o in engine.rule_options:
         default = str(o.default).lower() if isinstance(o.default, bool) else o.default
-        click.echo(f"{o.name:<26} default {default!s:<14} [{o.allowed()}]  {o.ruling}  {o.help}")
+        click.echo(
+            f"{o.name:<26} default {default!s:<14} [{o.allowed()}]  {o.ruling}  "
+            f"{o.role or '-'}  {o.help}"
+        )
 
 
 @cli.command("strategies")
