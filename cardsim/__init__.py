@@ -52,6 +52,7 @@ __all__ = [
     "open_run",
     "report",
     "run",
+    "screen",
     "simulate",
     "study",
     "tune",
@@ -261,3 +262,21 @@ def tune(game: str, objective: str, out: Path | str, *, options: str | None = No
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,
                  force=force)  # fmt: skip
+
+
+@_api
+def screen(game: str, out: Path | str, *, games: int | None = None, seed: int = 0,
+           players: int | None = None, threads: int | None = None, force: bool = False,
+           progress: bool = False, scheduler=None, margins: Mapping[str, float] | None = None):  # fmt: skip
+    """Every variant of every open reading of ``game`` against the default rules on the same
+    deals (like ``cardsim screen``, docs/design.md): returns
+    ``cardsim.workflows.screen.ScreenRun`` (``result.rows``: one row per reading and headline
+    measure with its verdict; ``result.changes``: the clear differences, largest first;
+    ``report``: ``out/screen.html``). Calling it again resumes (finished runs are reused).
+    ``margins``: equivalence margins by measure name (default: the measure's own)."""
+    from cardsim.workflows.screen import DEFAULT_GAMES, plan_screen, run_screen
+
+    plan = plan_screen(game, players=players, seed=seed,
+                       games=DEFAULT_GAMES if games is None else games)  # fmt: skip
+    return run_screen(plan, _out(out), threads=threads, progress=progress, force=force,
+                      scheduler=scheduler, margins=dict(margins or {}))  # fmt: skip

@@ -727,6 +727,44 @@ def tune_cmd(
     click.echo(summary(result))
 
 
+@cli.command("screen")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option("--players", type=INT, default=None, help="Player count (default: the game's).")
+@click.option("--games", type=INT, default=None, help="Deals per reading (each reading and the "
+              "default rules play the same deals; default 20000).")  # fmt: skip
+@click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed of every run.")  # fmt: skip
+@click.option("--out", type=OUT, default=None, help="Screen directory: one run per reading, "
+              "screen.html and screen.json (default screens/GAME).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the screen's numbers as JSON (screen.json) instead of the summary.")  # fmt: skip
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replay every run afresh, replacing earlier ones.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+@scheduler_option
+def screen_cmd(game, players, games, seed, out, as_json, threads, force, quiet, scheduler):
+    """Which readings the rule texts leave open change an answer? Every variant of every rule
+    option of role `reading` (`cardsim rules GAME`) against the default rules, each on the same
+    deals, on every headline measure; three verdicts with Holm over the whole screen
+    (docs/design.md, "Screening the readings").
+
+    Running it again reuses finished runs and completes unfinished ones.
+    Example: cardsim screen atlas --players 4 --out screens/atlas
+    """
+    from cardsim.workflows.screen import DEFAULT_GAMES, plan_screen, run_screen, summary
+
+    plan = plan_screen(game, players=players, seed=seed,
+                       games=DEFAULT_GAMES if games is None else games)  # fmt: skip
+    run = run_screen(plan, Path("screens") / game if out is None else out, threads=threads,
+                     progress=not quiet, force=force, scheduler=scheduler)  # fmt: skip
+    for name in run.reused if not quiet else ():
+        click.echo(f"reused finished run of {name}", err=True)
+    if as_json:
+        from cardsim.analysis.screen_report import json_doc
+
+        _echo_json(json_doc(run.result))
+    else:
+        click.echo(summary(run))
+
+
 def _echo_json(doc) -> None:
     """``doc`` as strict JSON on stdout (NaN and infinities as null: sim/jsonio.py)."""
     from cardsim.sim import jsonio
