@@ -21,7 +21,7 @@ from cardsim.workflows.plan import Scenario
 
 #: Deals per reading of the documented default (each reading and the default rules play them):
 #: ATLAS 11 runs, 原子 9, each screen within minutes on 2 cores (docs/design.md).
-DEFAULT_GAMES = 20_000
+DEFAULT_GAMES = 100_000
 BASELINE = "default"
 
 
