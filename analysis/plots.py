@@ -373,6 +373,31 @@ def interval_points(
     return _png(fig)
 
 
+def level_means(rows: list[dict], factor: str, ylabel: str, numeric: bool) -> bytes:
+    """A measure's mean (± its 95 % interval) at each level of ``factor`` (``rows``: ``level``,
+    ``mean``, ``lo``, ``hi``, in the order to draw): integer levels on a numeric axis joined by a
+    line (a steady effect draws as a slope, issue 47 item 4), other levels as categories."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    xs = [int(r["level"]) for r in rows] if numeric else list(range(len(rows)))
+    mean = np.array([r["mean"] for r in rows], dtype=float)
+    err = np.clip(
+        np.vstack([mean - [r["lo"] for r in rows], np.array([r["hi"] for r in rows]) - mean]),
+        0,
+        None,
+    )
+    ax.errorbar(xs, mean, yerr=err, marker="o", capsize=3, color=COLORS[0],
+                ls="-" if numeric else "none")  # fmt: skip
+    if numeric:
+        ax.set_xticks(xs, [str(x) for x in xs])
+    else:
+        ax.set_xticks(xs, [label(str(r["level"])) for r in rows])
+        ax.margins(x=0.15)
+    ax.set_xlabel(factor)
+    ax.set_ylabel(label(ylabel))
+    ax.grid(True, axis="y", alpha=0.3)
+    return _png(fig)
+
+
 def interaction(df: pl.DataFrame, x: str, line: str, xs: list, lines: list, ylabel: str) -> bytes:
     """An interaction plot: ``mean`` (± ``half``, the 95 % half-width) at each level of ``x`` (in
     the order ``xs``), one line per level of ``line`` (in the order ``lines``)."""
