@@ -250,15 +250,18 @@ def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | No
 
 
 @_api
-def tune(game: str, objective: str, out: Path | str, *, options: str | None = None,
+def tune(game: str, objective: str | Sequence[str], out: Path | str, *, options: str | None = None,
          budget: int = 200_000, seed: int = 0, players: int | None = None,
          strategy: str | None = None, threads: int | None = None, force: bool = False,
          progress: bool = False):  # fmt: skip
     """Search rule options for the most balanced rule set (like ``cardsim tune``): returns
-    ``cardsim.workflows.tune.TuneResult``. Calling it again with the same arguments resumes (finished rungs
+    ``cardsim.workflows.tune.TuneResult``; with a list of two or more objectives, their Pareto
+    front (``cardsim.workflows.pareto.ParetoResult``: ``front``, ``points``). Calling it again with the same arguments resumes (finished rungs
     are reused); ``force=True`` replaces a different tune run in ``out``."""
     from cardsim.workflows.tune import tune as _tune
 
+    if not isinstance(objective, str):
+        objective = list(objective)
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,
                  force=force)  # fmt: skip

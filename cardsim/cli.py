@@ -672,8 +672,11 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option(
     "--objective",
+    "objectives",
     required=True,
-    help="first_excess, seat_spread, length=TARGET, or weighted: NAME[=T][*W],… (lower wins).",
+    multiple=True,
+    help="first_excess, seat_spread, length=TARGET, or weighted: NAME[=T][*W],… (lower wins). "
+    "Give it two or more times for the Pareto front of several objectives.",
 )
 @click.option(
     "--options",
@@ -701,21 +704,26 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @scheduler_option
 def tune_cmd(
-    game, objective, options, budget, seed, players, strategy, out, threads, force, no_verify,
+    game, objectives, options, budget, seed, players, strategy, out, threads, force, no_verify,
     quiet, scheduler,
 ):  # fmt: skip
-    """Search rule options for the most balanced rule set (racing on common deals).
+    """Search rule options for the most balanced rule set (racing on common deals); with two
+    or more --objective, the Pareto front of the trade-off (every configuration on the same
+    deals).
 
     Rerunning the same command resumes: finished rungs are reused (cardsim/workflows/tune.py).
     """
     from cardsim.sim.runner import RunInterrupted
     from cardsim.workflows.tune import summary, tune
 
+    if len(objectives) > 1 and no_verify:
+        raise CardsimError("--no-verify: a tune of several objectives plays no verify study")
     try:
         result = tune(
-            game, objective, out=out, options=options, budget=budget, seed=seed,
-            players=players, strategy=strategy, threads=threads, progress=not quiet, force=force,
-            run_verify=not no_verify, scheduler=scheduler,
+            game, objectives[0] if len(objectives) == 1 else list(objectives), out=out,
+            options=options, budget=budget, seed=seed, players=players, strategy=strategy,
+            threads=threads, progress=not quiet, force=force, run_verify=not no_verify,
+            scheduler=scheduler,
         )  # fmt: skip
     except RunInterrupted:
         raise
