@@ -133,3 +133,25 @@ def test_a_paired_difference_without_spread_is_exact():
     shift = {"g": 50.0, "n": 50.0, "s": 50.0, "ss": 50.0, "sm": 50.0, "mm": 50.0}
     r = paired_rate_from(shift)
     assert r["diff"] == 1.0 and r["_se"] == 0.0 and r["p"] == 0.0
+
+
+@pytest.mark.heavy
+def test_screen_on_a_dask_scheduler_gives_the_local_tables(capsys, tmp_path):
+    """Issue 47 item 3: `--scheduler local:1` plays every run of the screen on a Dask cluster;
+    the tables and the screen's numbers are those of a local screen."""
+    pytest.importorskip("dask.distributed")
+    import polars as pl
+    from polars.testing import assert_frame_equal
+
+    docs = []
+    for where, extra in (("local", []), ("cluster", ["--scheduler", "local:1"])):
+        code, stdout, err = cardsim_cli(capsys, "screen", "yuanzi", "--games", 200, "--out",
+                                        tmp_path / where, "--quiet", "--json", *extra)  # fmt: skip
+        assert code == 0, err
+        docs.append(json.loads(stdout))
+    assert [r["diff"] for r in docs[0]["rows"]] == [r["diff"] for r in docs[1]["rows"]]
+    assert [r["verdict"] for r in docs[0]["rows"]] == [r["verdict"] for r in docs[1]["rows"]]
+    for v in readings("yuanzi")[:2]:
+        a, b = (pl.read_parquet(tmp_path / w / v.scenario / "games" / "*.parquet")
+                for w in ("local", "cluster"))  # fmt: skip
+        assert_frame_equal(a, b)
