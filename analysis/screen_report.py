@@ -68,11 +68,15 @@ class ScreenResult:
 
 
 def margin_of(m: Measure, margins: dict[str, float] | None = None) -> float:
-    """The equivalence margin of headline measure ``m``: given by name, else declared with the
-    measure, else the default of its kind (a share 0.01 = one percentage point; a mean 0.5)."""
-    given = (margins or {}).get(m.name)
-    if given is not None:
-        return float(given)
+    """The equivalence margin of headline measure ``m``: given by its name, or by its kind as a
+    study's [margins] names them ("win rate" for a win, "rate" for another share, "mean"), else
+    declared with the measure, else the default of its kind (a share 0.01 = one percentage
+    point; a mean 0.5)."""
+    given = dict(margins or {})
+    kind = ("win rate" if "win" in m.name else "rate") if m.kind == "binary" else "mean"
+    for key in (m.name, kind):
+        if given.get(key) is not None:
+            return float(given[key])
     return float(m.margin if m.margin is not None else DEFAULT_MARGINS[m.kind])
 
 
@@ -278,7 +282,7 @@ def html_text(result: ScreenResult) -> str:
             findings=[_finding_ctx(f) for f in result.findings],
             verdict_note=CLEAR_NOTE.format(scope="of the screen", margins=margins),
             sections=[_section_ctx(s) for s in secs],
-            json_name="screen.json",
+            json_name="the .json beside this page",
         )
     )
 
@@ -301,12 +305,12 @@ def json_doc(result: ScreenResult) -> dict:
     }
 
 
-def write(result: ScreenResult, out: Path) -> tuple[Path, Path]:
-    """Write ``out/screen.html`` and ``out/screen.json``; returns both paths."""
+def write(result: ScreenResult, out: Path, stem: str = "screen") -> tuple[Path, Path]:
+    """Write ``out/<stem>.html`` and ``out/<stem>.json``; returns both paths."""
     from cardsim.sim import jsonio
     from cardsim.sim.rundir import atomic_write_bytes
 
-    page, numbers = Path(out) / "screen.html", Path(out) / "screen.json"
+    page, numbers = Path(out) / f"{stem}.html", Path(out) / f"{stem}.json"
     atomic_write_bytes(page, html_text(result).encode("utf-8"))
     atomic_write_bytes(numbers, jsonio.dump_bytes(json_doc(result), indent=1))
     return page, numbers

@@ -260,8 +260,14 @@ def tune(game: str, objective: str | Sequence[str], out: Path | str, *, options:
     are reused); ``force=True`` replaces a different tune run in ``out``."""
     from cardsim.workflows.tune import tune as _tune
 
+    if not isinstance(objective, str) and len(objective) > 1:
+        from cardsim.workflows.pareto import pareto_tune
+
+        return pareto_tune(game, list(objective), out=_out(out), options=options, budget=budget,
+                           seed=seed, players=players, strategy=strategy, threads=threads,
+                           progress=progress, force=force)  # fmt: skip
     if not isinstance(objective, str):
-        objective = list(objective)
+        objective = next(iter(objective), "")
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,
                  force=force)  # fmt: skip

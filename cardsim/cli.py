@@ -588,6 +588,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
         click.echo(f"factorial report of design {name}: {path}")
     for name, path in result.ladders.items():
         click.echo(f"ladder report of {name}: {path}")
+    for name, path in result.screens.items():
+        click.echo(f"screen of {name}: {path}")
 
 
 @cli.command("ladder")
@@ -716,15 +718,19 @@ def tune_cmd(
     from cardsim.sim.runner import RunInterrupted
     from cardsim.workflows.tune import summary, tune
 
-    if len(objectives) > 1 and no_verify:
-        raise CardsimError("--no-verify: a tune of several objectives plays no verify study")
+    kw = dict(out=out, options=options, budget=budget, seed=seed, players=players,
+              strategy=strategy, threads=threads, progress=not quiet, force=force,
+              scheduler=scheduler)  # fmt: skip
+    if len(objectives) > 1:  # the Pareto front of several objectives (workflows/pareto.py)
+        from cardsim.workflows.pareto import pareto_tune
+        from cardsim.workflows.pareto import summary as pareto_summary
+
+        if no_verify:
+            raise CardsimError("--no-verify: a tune of several objectives plays no verify study")
+        click.echo(pareto_summary(pareto_tune(game, list(objectives), **kw)))
+        return
     try:
-        result = tune(
-            game, objectives[0] if len(objectives) == 1 else list(objectives), out=out,
-            options=options, budget=budget, seed=seed, players=players, strategy=strategy,
-            threads=threads, progress=not quiet, force=force, run_verify=not no_verify,
-            scheduler=scheduler,
-        )  # fmt: skip
+        result = tune(game, objectives[0], run_verify=not no_verify, **kw)
     except RunInterrupted:
         raise
     except KeyboardInterrupt:  # between runs: tune has no --resume, rerunning resumes

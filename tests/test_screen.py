@@ -155,3 +155,38 @@ def test_screen_on_a_dask_scheduler_gives_the_local_tables(capsys, tmp_path):
         a, b = (pl.read_parquet(tmp_path / w / v.scenario / "games" / "*.parquet")
                 for w in ("local", "cluster"))  # fmt: skip
         assert_frame_equal(a, b)
+
+
+STUDY_SCREEN = """
+[[screen]]
+name = "yzs"
+game = "yuanzi"
+games = 40
+seed = 3
+
+[margins]
+mean = 2.0
+"""
+
+
+def test_a_study_screen_section(capsys, tmp_path):
+    """Issue 47 item 3: a study's [[screen]] plays the same runs as `cardsim screen` (named
+    <name>-default, <name>-<option>-<value>) and writes <name>-screen.html and .json; the
+    study's [margins] apply; bad keys are one line."""
+    f = tmp_path / "s.toml"
+    f.write_text(STUDY_SCREEN)
+    code, stdout, err = cardsim_cli(capsys, "study", f, "--out", tmp_path / "st", "--quiet")
+    assert code == 0, err
+    assert "screen of yzs:" in stdout
+    doc = json.loads((tmp_path / "st" / "yzs-screen.json").read_text())
+    assert (tmp_path / "st" / "yzs-screen.html").is_file()
+    assert {r["margin"] for r in doc["rows"] if r["kind"] == "continuous"} == {2.0}
+    code, stdout, _ = cardsim_cli(capsys, "screen", "yuanzi", "--games", 40, "--seed", 3,
+                                  "--out", tmp_path / "cmd", "--quiet", "--json")  # fmt: skip
+    alone = json.loads(stdout)
+    assert [r["diff"] for r in alone["rows"]] == [r["diff"] for r in doc["rows"]]
+    for v in readings("yuanzi", "yzs-"):
+        assert (tmp_path / "st" / v.scenario / "manifest.json").is_file()
+    f.write_text(STUDY_SCREEN.replace("seed = 3", "sed = 3"))
+    code, _, err = cardsim_cli(capsys, "study", f, "--out", tmp_path / "bad", "--quiet")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "'sed'" in err

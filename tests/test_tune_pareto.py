@@ -7,8 +7,7 @@ import pytest
 from cardsim.sim.games import get_engine
 
 from cardsim.cli import main
-from cardsim.workflows.pareto import dominates
-from cardsim.workflows.tune import tune
+from cardsim.workflows.pareto import dominates, pareto_tune
 from tests.test_tune import TunableEngine  # noqa: F401  (registers the "tunable" game)
 
 KW = dict(options="flavour,cap=3..9", budget=14_000, seed=4, progress=False, min_games=100)
@@ -17,7 +16,7 @@ KW = dict(options="flavour,cap=3..9", budget=14_000, seed=4, progress=False, min
 @pytest.fixture(scope="module")
 def front(tmp_path_factory):
     out = tmp_path_factory.mktemp("pareto") / "t"
-    return out, tune("tunable", ["first_excess", "length=45"], out=out, **KW)
+    return out, pareto_tune("tunable", ["first_excess", "length=45"], out=out, **KW)
 
 
 def test_no_point_of_the_front_is_dominated(front):
@@ -63,7 +62,7 @@ def test_rerun_resumes(front):
     out, result = front
     engine = get_engine("tunable")
     engine.calls.clear()
-    again = tune("tunable", ["first_excess", "length=45"], out=out, **KW)
+    again = pareto_tune("tunable", ["first_excess", "length=45"], out=out, **KW)
     assert engine.calls == [] and [p.id for p in again.front] == [p.id for p in result.front]
 
 
@@ -83,3 +82,18 @@ def test_pareto_through_the_cli_and_bad_input(tmp_path, capsys):
               "--out", str(tmp_path / "d")])  # fmt: skip
     err = capsys.readouterr().err
     assert e.value.code == 2 and len(err.strip().splitlines()) == 1 and "given twice" in err
+
+
+def test_the_api_takes_a_list_of_objectives(tmp_path):
+    """Issue 47 item 4: `cardsim.tune(game, [a, b], out)` returns the Pareto front."""
+    import cardsim
+    from cardsim.workflows.pareto import ParetoResult
+
+    r = cardsim.tune("tunable", ["first_excess", "length=45"], tmp_path / "api",
+                     options="cap=4..7", budget=1600)  # fmt: skip
+    assert isinstance(r, ParetoResult) and r.configurations == 4 and r.front
+    one = cardsim.tune("tunable", ["length=45"], tmp_path / "one", options="cap=4..7",
+                       budget=1600)  # fmt: skip
+    from cardsim.workflows.tune import TuneResult
+
+    assert isinstance(one, TuneResult) and one.objective == "length=45*1"  # one: the race

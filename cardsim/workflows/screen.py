@@ -16,34 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cardsim.sim.config import DEFAULT_SEED
-from cardsim.sim.errors import CardsimError
-from cardsim.workflows.plan import Scenario
-
-#: Deals per reading of the documented default (each reading and the default rules play them):
-#: ATLAS 11 runs, 原子 9, each screen within minutes on 2 cores (docs/design.md).
-DEFAULT_GAMES = 100_000
-BASELINE = "default"
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One variant of a reading: the option, its value as the rule table reads it, the ruling
-    and the scenario (run folder) that plays it."""
-
-    option: str
-    value: str
-    ruling: str
-    scenario: str
-
-
-@dataclass
-class ScreenPlan:
-    game: str
-    players: int | None
-    games: int
-    seed: int
-    variants: list[Variant]
-    study: object  # cardsim.workflows.study.Study
+from cardsim.workflows.screen_plan import (  # noqa: F401  (re-exported: the screen's vocabulary)
+    BASELINE,
+    DEFAULT_GAMES,
+    ScreenPlan,
+    Variant,
+    analyse_screen,
+    readings,
+)
+from cardsim.workflows.screen_plan import plan_screen as _plan
 
 
 @dataclass
@@ -63,24 +44,6 @@ class ScreenRun:
         return html_of(self, f"cardsim screen {self.plan.game}: {len(self.plan.variants)} readings")
 
 
-def _text(v) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def readings(game: str) -> list[Variant]:
-    """Every variant of every reading of ``game`` (its default left out), in table order."""
-    from cardsim.sim.games import get_engine
-
-    out = []
-    for o in get_engine(game).rule_options:
-        if o.role != "reading":
-            continue
-        for v in o.values():
-            if _text(v) != _text(o.default):
-                out.append(Variant(o.name, _text(v), o.ruling, f"{o.name}-{_text(v)}"))
-    return out
-
-
 def plan_screen(
     game: str,
     *,
@@ -88,38 +51,14 @@ def plan_screen(
     games: int = DEFAULT_GAMES,
     seed: int = DEFAULT_SEED,
 ) -> ScreenPlan:
-    """The screen of ``game`` as a study: the default rules and every reading's variant, each
-    ``games`` deals on root seed ``seed`` (checked as a study's scenarios are)."""
-    from cardsim.sim.games import game_names
-    from cardsim.workflows.study import Study, _check_scenario_config
+    """The screen of ``game``: the default rules and every reading's variant, each ``games``
+    deals on root seed ``seed``, checked as a study's scenarios are (before anything runs)."""
+    from cardsim.workflows.study import _check_scenario_config
 
-    if game not in game_names():
-        raise CardsimError(f"unknown game {game!r} (allowed: {', '.join(game_names())})")
-    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
-        raise CardsimError(f"--games must be an integer >= 2 (deals per reading), got {games!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise CardsimError(f"--seed must be an integer 0..2**64-1, got {seed!r}")
-    variants = readings(game)
-    if not variants:
-        raise CardsimError(f"game {game!r} has no rule option of role 'reading' to screen")
-    scenarios = [
-        Scenario(name=BASELINE, game=game, games=games, seed=seed, players=players),
-        *(
-            Scenario(
-                name=v.scenario,
-                game=game,
-                games=games,
-                seed=seed,
-                players=players,
-                rules={v.option: v.value},
-            )  # fmt: skip
-            for v in variants
-        ),
-    ]
-    for s in scenarios:
+    plan = _plan(game, players=players, games=games, seed=seed)
+    for s in plan.scenarios:
         _check_scenario_config(s, f"screen {game}")
-    study = Study(f"screen-{game}", scenarios, [], "<screen>")
-    return ScreenPlan(game, players, games, seed, variants, study)
+    return plan
 
 
 def run_screen(
@@ -134,20 +73,15 @@ def run_screen(
 ) -> ScreenRun:
     """Play the screen's runs into ``out/<scenario>/`` (a study: resumable, ``scheduler`` as
     ``--scheduler``), analyse them and write ``out/screen.html`` and ``out/screen.json``."""
-    from cardsim.analysis import screen_report
-    from cardsim.workflows.study import run_study
+    from cardsim.workflows.study import Study, run_study
 
     out = Path(out)
+    study = Study(f"screen-{plan.game}", plan.scenarios, [], "<screen>")
     done = run_study(
-        plan.study, out, threads=threads, progress=progress, force=force, report=False,
+        study, out, threads=threads, progress=progress, force=force, report=False,
         scheduler=scheduler, command="screen",
     )  # fmt: skip
-    rds = [
-        screen_report.Reading(v.option, v.value, v.ruling, done.runs[v.scenario])
-        for v in plan.variants
-    ]
-    result = screen_report.analyse(plan.game, done.runs[BASELINE], rds, margins)
-    page, numbers = screen_report.write(result, out)
+    result, page, numbers = analyse_screen(plan, done.runs, out, margins)
     return ScreenRun(plan, out, list(done.reused), result, page, numbers)
 
 

@@ -238,7 +238,7 @@ def _holm(p: list[float]) -> list[float]:
 @holding_out("tune")  # one writer per tune folder (sim/rundir.py)
 def tune(
     game: str,
-    objective: str | list[str],
+    objective: str,
     *,
     out: Path | str,
     options: str | None = None,
@@ -255,38 +255,14 @@ def tune(
     force: bool = False,
     run_verify: bool = True,
     scheduler=None,
-) -> TuneResult:  # or a ParetoResult for several objectives
+) -> TuneResult:
     """Race the configurations of ``options`` for ``objective`` within ``budget`` games, then
     (``run_verify``) play ``OUT/verify.toml`` — the winner and the default rules on fresh seeds,
     ``verify_games`` games each, beyond the budget — into ``OUT/verify``.
 
     ``scheduler`` (``--scheduler local:N|ADDRESS``): every rung's runs and the verify study
     play their chunks on one Dask cluster, connected once before anything is written; the
-    tables, the race and its result are those of a local run.
-
-    ``objective`` a list of two or more objectives: every configuration on the same deals and
-    their Pareto front (:func:`cardsim.workflows.pareto.pareto_tune`; no verify study)."""
-    if not isinstance(objective, str) and len(objective) > 1:
-        from cardsim.workflows.pareto import pareto_tune
-
-        return pareto_tune(
-            game, list(objective), out=out, options=options, budget=budget, seed=seed,
-            players=players, strategy=strategy, min_games=min_games, threads=threads,
-            progress=progress, force=force, scheduler=scheduler,
-        )  # fmt: skip
-    return _race_tune(
-        game, objective if isinstance(objective, str) else objective[0], out=out,
-        options=options, budget=budget, seed=seed, players=players, strategy=strategy, eta=eta,
-        min_games=min_games, max_configurations=max_configurations, verify_games=verify_games,
-        threads=threads, progress=progress, force=force, run_verify=run_verify,
-        scheduler=scheduler,
-    )  # fmt: skip
-
-
-def _race_tune(game: str, objective: str, *, out, options, budget, seed, players, strategy, eta,
-               min_games, max_configurations, verify_games, threads, progress, force,
-               run_verify, scheduler) -> TuneResult:  # fmt: skip
-    """:func:`tune` of one objective: the race, the verify study and the outputs."""
+    tables, the race and its result are those of a local run."""
     from cardsim.analysis.factorial import verdict
     from cardsim.sim import runner
     from cardsim.sim.config import build_config
@@ -653,13 +629,8 @@ def write_outputs(result: TuneResult, out: Path) -> None:
     (out / "tune.md").write_text(summary(result), encoding="utf-8")
 
 
-def summary(result) -> str:
-    """Markdown: best configuration, top configurations with intervals, paired comparisons (a
-    several-objective tune: its Pareto front, :func:`cardsim.workflows.pareto.summary`)."""
-    if not isinstance(result, TuneResult):
-        from cardsim.workflows.pareto import summary as pareto_summary
-
-        return pareto_summary(result)
+def summary(result: TuneResult) -> str:
+    """Markdown: best configuration, top configurations with intervals, paired comparisons."""
     z = ss.norm.ppf(1 - ALPHA / 2)
     lines = [
         f"# cardsim tune {result.game}: {result.objective} (lower is better)",
