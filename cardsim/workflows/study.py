@@ -710,6 +710,14 @@ game = "yuanzi"
 levels = ["random", "greedy"]    # optional; default random, greedy, pimc:samples=4, pimc:samples=16
 games = 2000                     # self-play games per level
 deals = 500                      # optional; duplicate deals rating the levels, default: games
+
+# Optional: a screen of the readings (docs/design.md, "Screening the readings"): the default
+# rules and every variant of every reading the rule text leaves open (`cardsim rules yuanzi`,
+# role "reading"), each on the same deals; which change an answer? (DIR/<name>-screen.html)
+[[screen]]
+name = "yuanzi-screen"
+game = "yuanzi"
+games = 20000                    # deals per reading
 """
 
 DEFAULT_STUDY = """
