@@ -745,7 +745,7 @@ def tune_cmd(
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--players", type=INT, default=None, help="Player count (default: the game's).")
 @click.option("--games", type=INT, default=None, help="Deals per reading (each reading and the "
-              "default rules play the same deals; default 20000).")  # fmt: skip
+              "default rules play the same deals; default 100000).")  # fmt: skip
 @click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed of every run.")  # fmt: skip
 @click.option("--out", type=OUT, default=None, help="Screen directory: one run per reading, "
               "screen.html and screen.json (default screens/GAME).")  # fmt: skip
