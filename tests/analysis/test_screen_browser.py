@@ -1,4 +1,5 @@
-"""The screen page (`cardsim screen`, issue 47 item 3) in a real browser (headless Chromium),
+"""The screen page (`cardsim screen`, issue 47 item 3) and the Pareto tune page (item 4) in a
+real browser (headless Chromium),
 as tests/analysis/test_browser.py does for the report: it loads, its tables are there, and a
 screenshot is taken (CARDSIM_REPORT_SCREENSHOT=path.png keeps it)."""
 
@@ -37,3 +38,25 @@ def test_screen_page_renders_in_chromium(tmp_path):
     keep = os.environ.get("CARDSIM_REPORT_SCREENSHOT")
     if keep:
         shutil.copy(png, keep)
+
+
+def test_pareto_tune_page_renders_in_chromium(tmp_path):
+    """Issue 47 item 4: the page of a two-objective tune (front table, trade-off plot) loads
+    and its plot decodes."""
+    from cardsim.workflows.pareto import pareto_tune
+    from tests.test_tune import TunableEngine  # noqa: F401  (registers the "tunable" game)
+
+    r = pareto_tune("tunable", ["first_excess", "length=45"], out=tmp_path / "t",
+                    options="flavour,cap=4..7", budget=1600, min_games=100, progress=False)  # fmt: skip
+    html = (tmp_path / "t" / "tune.html").read_text()
+    probe = tmp_path / "probe.html"
+    probe.write_text(html.replace("</body>", PROBE + "</body>"))
+    res = chromium(
+        "--dump-dom", "--virtual-time-budget=5000", probe.resolve().as_uri(), tmp=tmp_path
+    )
+    m = re.search(r"images=(\d+) decoded=(\d+) tables=(\d+) rows=(\d+)", res.stdout)
+    assert m, f"no probe output from chromium: {res.stderr[-2000:]}"
+    images, decoded, tables, rows = map(int, m.groups())
+    assert images == decoded == 1 and tables == 2 and rows == len(r.front) + len(r.points)
+    png = screenshot(tmp_path / "t" / "tune.html", tmp_path / "pareto.png", tmp_path, 1800)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 50_000
