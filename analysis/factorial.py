@@ -15,9 +15,17 @@ fitted from per-cell sums (:func:`fit_cells`; the same numbers as statsmodels' r
 :func:`fit_rows`, checked by a test), with the cell's factors as centred dummies (level ``j`` vs the first listed level, the
 baseline, minus ``1/K``), so a main-effect coefficient is "level j vs baseline, averaged over
 the other factors" and a two-way interaction is the difference of differences. Standard errors
-are clustered by deal (CR1). A logistic coefficient (log-odds) is also given on the
-probability scale as ``β · p̄(1 − p̄)`` (the marginal effect at the mean rate p̄): the effects
-table, the margins and the verdicts are in that unit (share; 0.01 = one percentage point).
+are clustered by deal (CR1). Every term's **effect** is in the measure's own unit (a share:
+0.01 = one percentage point; a mean: turns, tricks …) as a **difference of predicted means**
+(an average marginal effect, issue 47 item 4): a main effect ``a=x`` is the mean over the
+design's cells (weighted by their rows) of the fitted mean with ``a`` set to ``x`` minus that
+with ``a`` at its baseline, the other factors as they are; a two-way interaction is the
+difference of such differences. Its standard error is the delta method's on the clustered
+covariance. On a balanced design whose model is saturated (e.g. one option, or two with their
+interaction) the effect is exactly the difference of the cell means; the effects table, the
+margins and the verdicts are in that unit. Per-level means (:func:`level_means`) list every
+level of every factor — integer levels in numeric order — with its mean over the other
+factors and a deal-clustered interval.
 
 Each term gets one of three verdicts (the semantics of docs/report.md, "Verdicts"): **clear
 difference** (Holm-adjusted p < 5 % over the terms of one measure), **equivalent within ±m**
@@ -444,6 +452,8 @@ class MeasureResult:
     #: why the effects are not the regression's (few events or a separating logistic fit:
     #: cell-mean differences with exact intervals instead, :func:`sparse_effects`); "" if fitted
     fallback: str = ""
+    #: per factor and level (integer levels in numeric order): the measure's mean and interval
+    levels: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -603,14 +613,25 @@ def analyse(
         margin = float(m.get(mname, m[d.kind]))
         n_deals = int(np.unique(groups).size)
         effects, fallback = _measure_effects(
-            mname, unit, d.kind, y, cell_idx, groups, xcell, terms, margin, n_deals
+            mname, unit, d.kind, y, cell_idx, groups, xcell, terms, margin, n_deals, spec, cells
         )
+        levels = level_means(spec, cells, y, cell_idx, groups)
         _name_aliases(spec, terms, effects)
         effects.sort(key=lambda e: -abs(e.effect))
         out_measures.append(
             MeasureResult(
-                mname, label, unit, d.kind, d.topic, mean, int(y.size), n_deals, effects, fallback
-            )
+                mname,
+                label,
+                unit,
+                d.kind,
+                d.topic,
+                mean,
+                int(y.size),
+                n_deals,
+                effects,
+                fallback,
+                levels,
+            )  # fmt: skip
         )
     res_ = design_resolution(spec) if spec.fraction else None
     suggested = _suggested_foldover(spec, terms, out_measures)
@@ -621,10 +642,12 @@ def analyse(
     )  # fmt: skip
 
 
-def _measure_effects(mname, unit, kind, y, cell_idx, groups, xcell, terms, margin, n_deals):
-    """The terms' effects from the regression or, for a yes/no measure whose logistic fit
-    cannot be trusted (:func:`sparse_reason`), from cell-mean differences with exact
-    intervals (:func:`sparse_effects`). Returns (effects, why the fallback was taken or "")."""
+def _measure_effects(mname, unit, kind, y, cell_idx, groups, xcell, terms, margin, n_deals,
+                     spec: DesignSpec, cells: list[dict[str, int]]):  # fmt: skip
+    """The terms' effects from the regression (differences of predicted means,
+    :func:`marginal_effects`) or, for a yes/no measure whose logistic fit cannot be trusted
+    (:func:`sparse_reason`), from cell-mean differences with exact intervals
+    (:func:`sparse_effects`). Returns (effects, why the fallback was taken or "")."""
     res = fit_cells(y, cell_idx, groups, xcell, kind)
     coef = np.asarray(res.params)[1:]
     se = np.asarray(res.bse)[1:]
@@ -634,9 +657,108 @@ def _measure_effects(mname, unit, kind, y, cell_idx, groups, xcell, terms, margi
         why = sparse_reason(y, coef, se, len(terms), unit)
         if why:
             return sparse_effects(mname, terms, xcell, y, cell_idx, margin, n_deals), why
-    mean = float(y.mean())
-    scale = mean * (1 - mean) if kind == "binary" else 1.0
-    return _effects(mname, terms, coef, se, p, scale, margin, n_deals), ""
+    weights = np.bincount(cell_idx, minlength=xcell.shape[0]).astype(float)
+    ame, ame_se = marginal_effects(spec, cells, terms, res, kind, weights)
+    ame, ame_se, _ = _exact_zeros(ame, ame_se, p)
+    return _effects(mname, terms, coef, se, ame, ame_se, margin, n_deals), ""
+
+
+def _level_of(spec: DesignSpec, factor: str, level: str) -> int:
+    """The index of ``level`` (as the report writes it) among ``factor``'s levels."""
+    return [_fmt_level(v) for v in spec.options[factor]].index(level)
+
+
+def model_row(spec: DesignSpec, cell: Mapping[str, int], terms: list[Term]) -> np.ndarray:
+    """The model-matrix row of a cell (:func:`model_terms`' centred-dummy coding): the
+    intercept, then each kept term's product of ``(level == j) − 1/K`` over its factors."""
+    row = [1.0]
+    for t in terms:
+        x = 1.0
+        for f, lv in zip(t.factors, t.levels, strict=True):
+            x *= (cell[f] == _level_of(spec, f, lv)) - 1.0 / len(spec.options[f])
+        row.append(x)
+    return np.array(row)
+
+
+def predicted_mean(
+    spec: DesignSpec,
+    cells: list[dict[str, int]],
+    terms: list[Term],
+    beta: np.ndarray,
+    kind: str,
+    weights: np.ndarray,
+    settings: list[tuple[float, dict[str, int]]],
+) -> tuple[float, np.ndarray]:
+    """``Σ_s sign_s · mean over cells (weights) of the fitted mean with the factors of setting s
+    fixed`` and its gradient in ``beta`` (for the delta method). A setting fixes some factors at
+    level indices; the cell keeps its own levels of the others."""
+    w = weights / weights.sum()
+    est, grad = 0.0, np.zeros(beta.size)
+    for sign, fixed in settings:
+        x = np.array([model_row(spec, {**c, **fixed}, terms) for c in cells])
+        eta = x @ beta
+        if kind == "binary":
+            mu = 1.0 / (1.0 + np.exp(-eta))
+            d = mu * (1.0 - mu)
+        else:
+            mu, d = eta, np.ones_like(eta)
+        est += sign * float(w @ mu)
+        grad += sign * (w * d) @ x
+    return est, grad
+
+
+def marginal_effects(spec, cells, terms, fit: Fit, kind: str, weights: np.ndarray):
+    """Every term's average marginal effect (a difference of predicted means, see the module
+    docstring) and its delta-method standard error on the fit's clustered covariance."""
+    beta = np.asarray(fit.params)
+    est, se = [], []
+    for t in terms:
+        idx = {f: _level_of(spec, f, lv) for f, lv in zip(t.factors, t.levels, strict=True)}
+        settings = []
+        for r in range(len(t.factors) + 1):
+            for on in itertools.combinations(t.factors, r):
+                fixed = {f: (idx[f] if f in on else 0) for f in t.factors}
+                settings.append(((-1.0) ** (len(t.factors) - r), fixed))
+        e, g = predicted_mean(spec, cells, terms, beta, kind, weights, settings)
+        est.append(e)
+        se.append(float(np.sqrt(max(g @ fit.cov @ g, 0.0))) if fit.cov is not None else np.nan)
+    return np.array(est), np.array(se)
+
+
+def numeric_order(levels: Sequence[str]) -> list[str]:
+    """``levels`` in numeric order when every one is an integer, else as given (issue 47
+    item 4: 30, 60, 90, 120 — not the baseline first).
+
+    >>> numeric_order(["60", "30", "120", "90"]), numeric_order(["stay", "jump"])
+    (['30', '60', '90', '120'], ['stay', 'jump'])
+    """
+    if levels and all(str(v).lstrip("-").isdigit() for v in levels):
+        return sorted(levels, key=int)
+    return list(levels)
+
+
+def level_means(
+    spec: DesignSpec, cells: list[dict[str, int]], y: np.ndarray, cell_idx: np.ndarray,
+    deal: np.ndarray,
+) -> list[dict]:  # fmt: skip
+    """Per factor and level (integer levels in numeric order): the measure's mean over every
+    row of the cells at that level (over the other factors: balanced designs weigh them
+    alike), with a 95 % interval clustered by deal (CR1)."""
+    z = ss.norm.ppf(1 - ALPHA / 2)
+    _, g_idx = np.unique(deal, return_inverse=True)
+    out = []
+    for f, levels in spec.options.items():
+        shown = [_fmt_level(v) for v in levels]
+        for lv in numeric_order(shown):
+            at = np.array([c[f] == shown.index(lv) for c in cells])[cell_idx]
+            n = int(at.sum())
+            mean = float(y[at].mean()) if n else float("nan")
+            s = np.bincount(g_idx[at], weights=y[at] - mean)
+            g = int(np.count_nonzero(np.bincount(g_idx[at])))
+            se = float(np.sqrt(g / (g - 1) * (s**2).sum()) / n) if g > 1 else float("nan")
+            out.append({"factor": f, "level": lv, "mean": mean, "lo": mean - z * se,
+                        "hi": mean + z * se, "rows": n})  # fmt: skip
+    return out
 
 
 #: the logistic fit needs at least this many of the rarer outcome per estimated term
@@ -757,13 +879,16 @@ def _exact_zeros(coef: np.ndarray, se: np.ndarray, p: np.ndarray):
     return coef, se, p
 
 
-def _effects(mname, terms, coef, se, p, scale: float, margin: float, n_deals: int) -> list[Effect]:
-    """Each term's effect on the measure's scale, its interval, Holm-adjusted p and verdict."""
+def _effects(mname, terms, coef, se, ame, ame_se, margin: float, n_deals: int) -> list[Effect]:
+    """Each term's effect in the measure's unit (``ame``: a difference of predicted means, its
+    standard error ``ame_se``), its interval, its p (z of the effect), Holm-adjusted p over the
+    measure's terms and verdict; ``coef`` and ``se`` are the model's coefficients."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(ame_se > 0, 2 * ss.norm.sf(np.abs(ame / ame_se)), np.where(ame == 0, 1.0, 0.0))
     padj = holm(p)
     effects = []
     z = ss.norm.ppf(1 - ALPHA / 2)
-    for t, b, s, pv, pa in zip(terms, coef, se, p, padj, strict=True):
-        est, sen = b * scale, s * scale
+    for t, b, s, est, sen, pv, pa in zip(terms, coef, se, ame, ame_se, p, padj, strict=True):
         v, pt, need = verdict(est, sen, pa, margin, n_deals)
         effects.append(
             Effect(
@@ -971,7 +1096,9 @@ def interaction_plot(result: FactorialResult, measure: str, term: Effect) -> byt
     )
     mr = next(m for m in result.measures if m.name == measure)
     ylabel = mr.label + (" (share)" if mr.kind == "binary" else "")
-    return plots.interaction(agg, f, g, result.factors[f], result.factors[g], ylabel)
+    return plots.interaction(
+        agg, f, g, numeric_order(result.factors[f]), numeric_order(result.factors[g]), ylabel
+    )
 
 
 def _table_html(mr: MeasureResult, aliases: bool = True) -> str:
@@ -1098,15 +1225,18 @@ def _measure_html(result: FactorialResult, mr, top_interactions: int) -> list[st
         f"{'logistic' if mr.kind == 'binary' else 'linear'} regression, {mr.rows:,} rows, "
         f"{mr.deals:,} deals)</h2>"
     )
+    parts += _levels_html(result, mr)
     parts.append(
-        "<p>Effects sorted by size. "
+        "<p>Effects sorted by size, in the measure's own unit"
         + (
-            "Effect = log-odds coefficient × p̄(1−p̄), in percentage points of the share."
+            " (percentage points of the share)"
             if mr.kind == "binary"
-            else f"Effect in {html.escape(mr.unit)} units."
+            else f" ({html.escape(mr.unit)})"
         )
-        + " Main effect: level vs baseline averaged over the other factors; interaction: "
-        "difference of differences.</p>"
+        + ": differences of predicted means (average marginal effects). Main effect: the "
+        "fitted mean with the option at the level minus at the baseline, averaged over the "
+        "design's cells; interaction: the difference of such differences. On a balanced "
+        "design they are the differences of the per-level means above.</p>"
     )
     parts.append(_table_html(mr, aliases=bool(result.fraction)))
     inter = [e for e in mr.effects if e.order == 2]
@@ -1118,6 +1248,43 @@ def _measure_html(result: FactorialResult, mr, top_interactions: int) -> list[st
             f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
             f"<figcaption>{html.escape(mr.label)}: {html.escape(e.term)} "
             f"({html.escape(e.verdict_text)})</figcaption></figure>"
+        )
+    return parts
+
+
+def _levels_html(result: FactorialResult, mr: MeasureResult) -> list[str]:
+    """Per-level means of every factor (integer levels in numeric order) and a plot of each."""
+    if not mr.levels:
+        return []
+
+    def cell(r: dict) -> str:
+        if mr.kind == "binary":
+            return f"{100 * r['mean']:.2f} % [{100 * r['lo']:.2f}, {100 * r['hi']:.2f}]"
+        return f"{r['mean']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
+
+    rows = "".join(
+        f"<tr><td>{html.escape(r['factor'])}</td><td>{html.escape(r['level'])}</td>"
+        f"<td>{cell(r)}</td><td>{r['rows']:,}</td></tr>"
+        for r in mr.levels
+    )
+    parts = [
+        "<p>Per-level means: every row of the cells at the level (the other factors balanced), "
+        "95 % interval clustered by deal; integer levels in numeric order.</p>",
+        "<table><tr><th>option</th><th>level</th><th>mean [95 % interval]</th><th>rows</th></tr>"
+        f"{rows}</table>",
+    ]
+    from cardsim.analysis import plots
+
+    ylabel = mr.label + (" (share)" if mr.kind == "binary" else "")
+    for f in result.factors:
+        lv = [r for r in mr.levels if r["factor"] == f]
+        numeric = all(r["level"].lstrip("-").isdigit() for r in lv)
+        png = plots.level_means(lv, f, ylabel, numeric)
+        parts.append(
+            f"<figure><img alt='{html.escape(mr.label)} by {html.escape(f)}' "
+            f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+            f"<figcaption>{html.escape(mr.label)} by {html.escape(f)} (per-level means, 95 % "
+            "intervals)</figcaption></figure>"
         )
     return parts
 

@@ -373,6 +373,63 @@ def interval_points(
     return _png(fig)
 
 
+def level_means(rows: list[dict], factor: str, ylabel: str, numeric: bool) -> bytes:
+    """A measure's mean (± its 95 % interval) at each level of ``factor`` (``rows``: ``level``,
+    ``mean``, ``lo``, ``hi``, in the order to draw): integer levels on a numeric axis joined by a
+    line (a steady effect draws as a slope, issue 47 item 4), other levels as categories."""
+    fig, ax = plt.subplots(figsize=(6.0, 3.2))
+    xs = [int(r["level"]) for r in rows] if numeric else list(range(len(rows)))
+    mean = np.array([r["mean"] for r in rows], dtype=float)
+    err = np.clip(
+        np.vstack([mean - [r["lo"] for r in rows], np.array([r["hi"] for r in rows]) - mean]),
+        0,
+        None,
+    )
+    ax.errorbar(xs, mean, yerr=err, marker="o", capsize=3, color=COLORS[0],
+                ls="-" if numeric else "none")  # fmt: skip
+    if numeric:
+        ax.set_xticks(xs, [str(x) for x in xs])
+    else:
+        ax.set_xticks(xs, [label(str(r["level"])) for r in rows])
+        ax.margins(x=0.15)
+    ax.set_xlabel(factor)
+    ax.set_ylabel(label(ylabel))
+    ax.grid(True, axis="y", alpha=0.3)
+    return _png(fig)
+
+
+def tradeoff(points: list[dict], xlabel: str, ylabel: str) -> bytes:
+    """The trade-off of two objectives (lower is better on both): every evaluated configuration
+    with its 95 % intervals (``x``, ``x_lo``, ``x_hi``, ``y``, …, ``front``, ``id``), the Pareto
+    front highlighted and joined in order of ``x``."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for front, color, name in ((False, EXPECTED, "dominated"), (True, COLORS[0], "Pareto front")):
+        sel = [p for p in points if p["front"] == front]
+        if not sel:
+            continue
+        x = np.array([p["x"] for p in sel])
+        y = np.array([p["y"] for p in sel])
+        xerr = np.clip(
+            np.vstack([x - [p["x_lo"] for p in sel], [p["x_hi"] for p in sel] - x]), 0, None
+        )
+        yerr = np.clip(
+            np.vstack([y - [p["y_lo"] for p in sel], [p["y_hi"] for p in sel] - y]), 0, None
+        )
+        ax.errorbar(x, y, xerr=xerr, yerr=yerr, fmt="o", color=color, capsize=2, ms=5,
+                    elinewidth=0.8, label=name, alpha=1.0 if front else 0.6)  # fmt: skip
+        if front:
+            order = np.argsort(x)
+            ax.plot(x[order], y[order], color=color, lw=1)
+            for p in sel:
+                ax.annotate(p["id"], (p["x"], p["y"]), textcoords="offset points", xytext=(4, 4),
+                            fontsize=7)  # fmt: skip
+    ax.set_xlabel(label(xlabel))
+    ax.set_ylabel(label(ylabel))
+    ax.grid(True, alpha=0.3)
+    _legend(ax)
+    return _png(fig)
+
+
 def interaction(df: pl.DataFrame, x: str, line: str, xs: list, lines: list, ylabel: str) -> bytes:
     """An interaction plot: ``mean`` (± ``half``, the 95 % half-width) at each level of ``x`` (in
     the order ``xs``), one line per level of ``line`` (in the order ``lines``)."""

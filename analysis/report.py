@@ -419,7 +419,9 @@ def paired_rate_from(m: dict[str, float]) -> dict | None:
     resid2 = max(m["ss"] - 2 * dbar * m["sm"] + dbar * dbar * m["mm"], 0.0)
     se = float(np.sqrt(g / (g - 1) * resid2) / n)
     half = float(norm.ppf(0.975) * se)
-    p = float(2 * norm.sf(abs(dbar) / se)) if se > 0 else float(dbar != 0)
+    # no spread (e.g. a rule that changes nothing at this player count): the difference is
+    # exact — p 1 when it is 0, 0 otherwise (issue 47 item 3)
+    p = float(2 * norm.sf(abs(dbar) / se)) if se > 0 else float(dbar == 0)
     return {
         "diff": dbar,
         "diff_lo": max(dbar - half, -1.0),
@@ -477,7 +479,7 @@ def _paired_first(it: RunData, base: RunData) -> dict | None:
 
     se = sd / np.sqrt(n)
     half = float(student.ppf(0.975, n - 1) * se)
-    p = float(2 * student.sf(abs(mean) / se, n - 1)) if se > 0 else float(mean != 0)
+    p = float(2 * student.sf(abs(mean) / se, n - 1)) if se > 0 else float(mean == 0)
     return {
         "diff": float(mean),
         "diff_lo": max(float(mean) - half, -1.0),

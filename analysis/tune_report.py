@@ -196,4 +196,124 @@ def write_tune_html(result, out: Path) -> Path:
     return out
 
 
-__all__ = ["findings", "objective_text", "sections", "tune_html", "write_tune_html"]
+def _iv_text(d: dict, digits: int = 4) -> str:
+    return f"{d['estimate']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
+
+
+def pareto_findings(result) -> list[Finding]:
+    """The Answers of a several-objective tune: the front (each point with its measures and
+    intervals), then the edges of the searched ranges."""
+    front = result.front
+    out = [
+        Finding(
+            f"{len(front)} of {result.configurations} configurations are on the Pareto front of "
+            f"{' ; '.join(result.objectives)} (no other is at least as good on every objective "
+            f"and better on one), {result.games_per_configuration:,} games each on the same "
+            "deals; moving along the front buys one objective with another.",
+            kind=FACT,
+            answer=True,
+        )
+    ]
+    for p in front:
+        measures = "; ".join(m["text"] for m in p.measures)
+        objs = "; ".join(f"{o['objective']} {_iv_text(o)}" for o in p.objectives)
+        out.append(Finding(f"{p.id} ({_rules(p.rules)}): {measures} — {objs}.", kind=FACT,
+                           answer=True))  # fmt: skip
+    out += [
+        Finding(f"At the edge of the search: {e}", kind=FACT, answer=True) for e in result.edges
+    ]
+    return out
+
+
+def _point_row(result, p) -> dict:
+    row = {"configuration": p.id, "rules": _rules(p.rules)}
+    for i, o in enumerate(p.objectives):
+        row[f"objective {i + 1}"] = o["estimate"]
+        row[f"objective {i + 1}_lo"], row[f"objective {i + 1}_hi"] = o["lo"], o["hi"]
+    for m in p.measures:
+        key = f"{m['measure']} ({m['objective']})"
+        row[key], row[f"{key}_lo"], row[f"{key}_hi"] = m["estimate"], m["lo"], m["hi"]
+    row["dominated by"] = p.dominated_by or "– (on the front)"
+    return row
+
+
+def pareto_sections(result) -> list[Section]:
+    from functools import partial
+
+    from cardsim.analysis import plots
+    from cardsim.analysis.model import Figure
+
+    names = "; ".join(f"objective {i + 1} = {o}" for i, o in enumerate(result.objectives))
+    f = Section(
+        "front",
+        "Pareto front",
+        f"The configurations no other evaluated one beats on every objective ({names}; lower is "
+        "better), ordered by the first objective; each objective and its measure with a 95 % "
+        "interval (delta method over deals). The front is judged on the estimates: points "
+        "whose intervals overlap may trade places with more games.",
+    )
+    f.tables.append(
+        Table("front", "Pareto front", pl.DataFrame([_point_row(result, p) for p in result.front]))
+    )
+    pts = [
+        {"id": p.id, "front": p.front, "x": p.objectives[0]["estimate"],
+         "x_lo": p.objectives[0]["lo"], "x_hi": p.objectives[0]["hi"],
+         "y": p.objectives[1]["estimate"], "y_lo": p.objectives[1]["lo"],
+         "y_hi": p.objectives[1]["hi"]}
+        for p in result.points
+    ]  # fmt: skip
+    title = f"Trade-off: {result.objectives[0]} against {result.objectives[1]}"
+    if len(result.objectives) > 2:
+        title += " (the first two objectives)"
+    f.figures.append(
+        Figure(
+            "tradeoff",
+            title,
+            partial(plots.tradeoff, pts, result.objectives[0], result.objectives[1]),
+        )
+    )
+    a = Section("all", "Every configuration", "Each evaluated configuration, and the first point "
+                "that dominates it.")  # fmt: skip
+    a.tables.append(
+        Table(
+            "all",
+            "Every configuration",
+            pl.DataFrame([_point_row(result, p) for p in result.points]),
+        )
+    )
+    a.notes += list(result.log)
+    return [f, a]
+
+
+def pareto_html(result) -> str:
+    return (
+        render._env()
+        .get_template("tune.html.j2")
+        .render(
+            title=f"cardsim tune — {render.game_title(result.game)}: Pareto front",
+            subtitle=(
+                f"{result.configurations} configurations of {', '.join(result.space)} · "
+                f"{result.games_per_configuration:,} games each, {result.games_spent:,} in all"
+            ),
+            css=render.CSS,
+            objective=" ; ".join(result.objectives) + " — each lower is better (tune.md: the "
+            "objectives' meaning as for one objective).",
+            answers=[render._finding_ctx(f) for f in pareto_findings(result)],
+            verdict_note="Facts of one seed; intervals 95 %.",
+            sections=[render._section_ctx(s) for s in pareto_sections(result)],
+            json_name="tune.json",
+        )
+    )
+
+
+def write_pareto_html(result, out: Path) -> Path:
+    """Write ``out`` (``OUT/tune.html`` of a several-objective tune); returns it."""
+    out = Path(out)
+    render._atomic_write(out, pareto_html(result).encode("utf-8"))
+    return out
+
+
+__all__ = [
+    "findings", "objective_text", "pareto_html", "sections", "tune_html", "write_pareto_html",
+    "write_tune_html",
+]  # fmt: skip

@@ -52,6 +52,7 @@ __all__ = [
     "open_run",
     "report",
     "run",
+    "screen",
     "simulate",
     "study",
     "sweep",
@@ -250,15 +251,24 @@ def ladder(game: str, out: Path | str, *, games: int, levels: Sequence[str] | No
 
 
 @_api
-def tune(game: str, objective: str, out: Path | str, *, options: str | None = None,
+def tune(game: str, objective: str | Sequence[str], out: Path | str, *, options: str | None = None,
          budget: int = 200_000, seed: int = 0, players: int | None = None,
          strategy: str | None = None, threads: int | None = None, force: bool = False,
          progress: bool = False):  # fmt: skip
     """Search rule options for the most balanced rule set (like ``cardsim tune``): returns
-    ``cardsim.workflows.tune.TuneResult``. Calling it again with the same arguments resumes (finished rungs
+    ``cardsim.workflows.tune.TuneResult``; with a list of two or more objectives, their Pareto
+    front (``cardsim.workflows.pareto.ParetoResult``: ``front``, ``points``). Calling it again with the same arguments resumes (finished rungs
     are reused); ``force=True`` replaces a different tune run in ``out``."""
     from cardsim.workflows.tune import tune as _tune
 
+    if not isinstance(objective, str) and len(objective) > 1:
+        from cardsim.workflows.pareto import pareto_tune
+
+        return pareto_tune(game, list(objective), out=_out(out), options=options, budget=budget,
+                           seed=seed, players=players, strategy=strategy, threads=threads,
+                           progress=progress, force=force)  # fmt: skip
+    if not isinstance(objective, str):
+        objective = next(iter(objective), "")
     return _tune(game, objective, out=_out(out), options=options, budget=budget, seed=seed,
                  players=players, strategy=strategy, threads=threads, progress=progress,
                  force=force)  # fmt: skip
@@ -291,3 +301,20 @@ def sweep(game: str, out: Path | str, *, params: Sequence[str] | Mapping[str, ob
                      targets=list(targets or []))  # fmt: skip
     return run_sweep(sw, _out(out), threads=threads, progress=progress, force=force,
                      confirm=confirm, scheduler=scheduler)  # fmt: skip
+
+
+def screen(game: str, out: Path | str, *, games: int | None = None, seed: int = 0,
+           players: int | None = None, threads: int | None = None, force: bool = False,
+           progress: bool = False, scheduler=None, margins: Mapping[str, float] | None = None):  # fmt: skip
+    """Every variant of every open reading of ``game`` against the default rules on the same
+    deals (like ``cardsim screen``, docs/design.md): returns
+    ``cardsim.workflows.screen.ScreenRun`` (``result.rows``: one row per reading and headline
+    measure with its verdict; ``result.changes``: the clear differences, largest first;
+    ``report``: ``out/screen.html``). Calling it again resumes (finished runs are reused).
+    ``margins``: equivalence margins by measure name (default: the measure's own)."""
+    from cardsim.workflows.screen import DEFAULT_GAMES, plan_screen, run_screen
+
+    plan = plan_screen(game, players=players, seed=seed,
+                       games=DEFAULT_GAMES if games is None else games)  # fmt: skip
+    return run_screen(plan, _out(out), threads=threads, progress=progress, force=force,
+                      scheduler=scheduler, margins=dict(margins or {}))  # fmt: skip

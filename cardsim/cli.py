@@ -590,6 +590,8 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
         click.echo(f"ladder report of {name}: {path}")
     for name, (path, _) in result.sweeps.items():
         click.echo(f"sweep report of {name}: {path}")
+    for name, path in result.screens.items():
+        click.echo(f"screen of {name}: {path}")
 
 
 @cli.command("ladder")
@@ -674,8 +676,11 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option(
     "--objective",
+    "objectives",
     required=True,
-    help="first_excess, seat_spread, length=TARGET, or weighted: NAME[=T][*W],… (lower wins).",
+    multiple=True,
+    help="first_excess, seat_spread, length=TARGET, or weighted: NAME[=T][*W],… (lower wins). "
+    "Give it two or more times for the Pareto front of several objectives.",
 )
 @click.option(
     "--options",
@@ -703,22 +708,31 @@ def ladder_cmd(game, levels, games, deals, scripted_games, out, players, seed, r
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @scheduler_option
 def tune_cmd(
-    game, objective, options, budget, seed, players, strategy, out, threads, force, no_verify,
+    game, objectives, options, budget, seed, players, strategy, out, threads, force, no_verify,
     quiet, scheduler,
 ):  # fmt: skip
-    """Search rule options for the most balanced rule set (racing on common deals).
+    """Search rule options for the most balanced rule set (racing on common deals); with two
+    or more --objective, the Pareto front of the trade-off (every configuration on the same
+    deals).
 
     Rerunning the same command resumes: finished rungs are reused (cardsim/workflows/tune.py).
     """
     from cardsim.sim.runner import RunInterrupted
     from cardsim.workflows.tune import summary, tune
 
+    kw = dict(out=out, options=options, budget=budget, seed=seed, players=players,
+              strategy=strategy, threads=threads, progress=not quiet, force=force,
+              scheduler=scheduler)  # fmt: skip
+    if len(objectives) > 1:  # the Pareto front of several objectives (workflows/pareto.py)
+        from cardsim.workflows.pareto import pareto_tune
+        from cardsim.workflows.pareto import summary as pareto_summary
+
+        if no_verify:
+            raise CardsimError("--no-verify: a tune of several objectives plays no verify study")
+        click.echo(pareto_summary(pareto_tune(game, list(objectives), **kw)))
+        return
     try:
-        result = tune(
-            game, objective, out=out, options=options, budget=budget, seed=seed,
-            players=players, strategy=strategy, threads=threads, progress=not quiet, force=force,
-            run_verify=not no_verify, scheduler=scheduler,
-        )  # fmt: skip
+        result = tune(game, objectives[0], run_verify=not no_verify, **kw)
     except RunInterrupted:
         raise
     except KeyboardInterrupt:  # between runs: tune has no --resume, rerunning resumes
@@ -792,6 +806,44 @@ def sweep_cmd(
         click.echo(summary(result, out))
 
 
+@cli.command("screen")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option("--players", type=INT, default=None, help="Player count (default: the game's).")
+@click.option("--games", type=INT, default=None, help="Deals per reading (each reading and the "
+              "default rules play the same deals; default 100000).")  # fmt: skip
+@click.option("--seed", type=Seed(), default=DEFAULT_SEED, show_default=True, help="Root seed of every run.")  # fmt: skip
+@click.option("--out", type=OUT, default=None, help="Screen directory: one run per reading, "
+              "screen.html and screen.json (default screens/GAME).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print the screen's numbers as JSON (screen.json) instead of the summary.")  # fmt: skip
+@click.option("--threads", type=INT, default=None, help="Numba threads (default: all cores).")
+@click.option("--force", is_flag=True, help="Replay every run afresh, replacing earlier ones.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+@scheduler_option
+def screen_cmd(game, players, games, seed, out, as_json, threads, force, quiet, scheduler):
+    """Which readings the rule texts leave open change an answer? Every variant of every rule
+    option of role `reading` (`cardsim rules GAME`) against the default rules, each on the same
+    deals, on every headline measure; three verdicts with Holm over the whole screen
+    (docs/design.md, "Screening the readings").
+
+    Running it again reuses finished runs and completes unfinished ones.
+    Example: cardsim screen atlas --players 4 --out screens/atlas
+    """
+    from cardsim.workflows.screen import DEFAULT_GAMES, plan_screen, run_screen, summary
+
+    plan = plan_screen(game, players=players, seed=seed,
+                       games=DEFAULT_GAMES if games is None else games)  # fmt: skip
+    run = run_screen(plan, Path("screens") / game if out is None else out, threads=threads,
+                     progress=not quiet, force=force, scheduler=scheduler)  # fmt: skip
+    for name in run.reused if not quiet else ():
+        click.echo(f"reused finished run of {name}", err=True)
+    if as_json:
+        from cardsim.analysis.screen_report import json_doc
+
+        _echo_json(json_doc(run.result))
+    else:
+        click.echo(summary(run))
+
+
 def _echo_json(doc) -> None:
     """``doc`` as strict JSON on stdout (NaN and infinities as null: sim/jsonio.py)."""
     from cardsim.sim import jsonio
@@ -803,7 +855,10 @@ def _echo_json(doc) -> None:
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
 def rules_cmd(game, as_json) -> None:
-    """List GAME's rule options: name, default, allowed values, ruling, meaning."""
+    """List GAME's rule options: name, default, allowed values, ruling, role, meaning.
+
+    The role says what an option is: a reading of the rule text (`cardsim screen` plays every
+    variant of these), a design parameter (a number a designer turns) or a run setting."""
     engine = get_engine(game)
     if as_json:
         _echo_json(
@@ -818,6 +873,7 @@ def rules_cmd(game, as_json) -> None:
                     "max": o.max,
                     "step": o.step,
                     "ruling": o.ruling,
+                    "role": o.role,
                     "help": o.help,
                 }
                 for o in engine.rule_options
@@ -826,7 +882,10 @@ def rules_cmd(game, as_json) -> None:
         return
     for o in engine.rule_options:
         default = str(o.default).lower() if isinstance(o.default, bool) else o.default
-        click.echo(f"{o.name:<26} default {default!s:<14} [{o.allowed()}]  {o.ruling}  {o.help}")
+        click.echo(
+            f"{o.name:<26} default {default!s:<14} [{o.allowed()}]  {o.ruling}  "
+            f"{o.role or '-'}  {o.help}"
+        )
 
 
 @cli.command("strategies")

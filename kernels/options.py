@@ -1,7 +1,8 @@
 """Rule options: one table per game (``kernels/<game>/options.py``) that every layer reads.
 
 A :class:`RuleOption` row names the option, the ruling that defines it (docs/RULES-*.md), its
-default, its allowed values and a help line. The row's position in its :class:`OptionTable` is
+default, its allowed values, a help line and its role (:data:`ROLES`: a reading of the rule text,
+a design parameter, or a run setting). The row's position in its :class:`OptionTable` is
 its offset in the kernel's int64 rule array, and the array holds the value's index among the
 choices (bools 0/1, ints as themselves). The engine, the reference rules, the CLI, ``cardsim
 rules``, the docs test and the tests all read the same table; there is one validator
@@ -20,6 +21,14 @@ from cardsim.kernels.errors import CardsimError, did_you_mean
 Value = str | int | bool
 
 
+#: What a rule option is (``RuleOption.role``, issue 47 item 3):
+#: - ``reading``: a variant of a judgment-call ruling the texts leave open (AT-nn / YZ-nn choices
+#:   and yes/no options); ``cardsim screen`` plays every variant of every reading;
+#: - ``design``: a design parameter (AT-Dn / YZ-Dn, numeric): a number a designer turns;
+#: - ``setting``: a run setting, not a reading of the text (ATLAS ``turn_cap``, ``rounds``).
+ROLES = ("reading", "design", "setting")
+
+
 class RuleOptionError(CardsimError, ValueError):
     """An unknown rule option or a value outside its allowed set."""
 
@@ -36,8 +45,13 @@ class RuleOption:
     min: int | None = None  # for int options
     max: int | None = None
     step: int | None = None  # for int options: allowed values are min, min + step, … (None: 1)
+    role: str | None = None  # one of ROLES (every row of a game's table sets it; None: unmarked)
 
     def __post_init__(self) -> None:
+        if self.role is not None and self.role not in ROLES:
+            raise ValueError(
+                f"rule option {self.name}: role {self.role!r} is not one of {', '.join(ROLES)}"
+            )
         # a malformed table row is a programming error, said in one line at import time
         if self.step is not None and (
             self.kind != "int" or self.min is None or self.max is None or self.step < 1

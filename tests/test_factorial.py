@@ -83,15 +83,20 @@ options = { flavour = "all", boost = [false, true], noise = "all" }
 """
 
 
-def _truth_share(b: float) -> float:
-    """The planted log-odds coefficient on the analysis's probability scale (β p̄(1−p̄))."""
-    ps = [
-        1 / (1 + math.exp(-(B0 + B_SPICY * xs + B_BOOST * xb + B_INT * xs * xb)))
-        for xs in (-0.5, 0.5)
-        for xb in (-0.5, 0.5)
-    ]
-    pbar = sum(ps) / 4
-    return b * pbar * (1 - pbar)
+def _truth_share(term: str) -> float:
+    """The planted effect of ``term`` in the analysis's unit (issue 47 item 4: a difference of
+    predicted means, averaged over the other factor; an interaction: a difference of
+    differences) — the share the planted model gives, not a log-odds rescaled at the mean."""
+
+    def p(xs: float, xb: float) -> float:
+        return 1 / (1 + math.exp(-(B0 + B_SPICY * xs + B_BOOST * xb + B_INT * xs * xb)))
+
+    h = 0.5
+    if term == "flavour=spicy":
+        return sum(p(h, xb) - p(-h, xb) for xb in (-h, h)) / 2
+    if term == "boost=true":
+        return sum(p(xs, h) - p(xs, -h) for xs in (-h, h)) / 2
+    return p(h, h) - p(h, -h) - p(-h, h) + p(-h, -h)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +130,7 @@ def test_planted_effects_recovered(planted_study):
     ):
         e = win[term]
         assert e["coef"] - 1.96 * e["coef_se"] <= truth <= e["coef"] + 1.96 * e["coef_se"], term
-        assert e["lo"] <= _truth_share(truth) <= e["hi"], term
+        assert e["lo"] <= _truth_share(term) <= e["hi"], term
     assert win["flavour=spicy"]["coef"] > 0 and win["flavour=spicy"]["verdict"] == factorial.CLEAR
     assert win["flavour=spicy × boost=true"]["coef"] > 0
     length = by["length"]

@@ -170,12 +170,12 @@ def test_study_table(text, message):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[bogus]\nx = 1\n" + RUN, "<study> (bogus): unknown section (allowed: study, scenario, comparison, margins, design, ladder, sweep)"),
+        ("[bogus]\nx = 1\n" + RUN, "<study> (bogus): unknown section (allowed: study, scenario, comparison, margins, design, ladder, sweep, screen)"),
         ("design = [1]\n" + RUN, "<study>: designs are [[design]] tables"),
         ("ladder = 3\n" + RUN, "<study>: ladders are [[ladder]] tables (double brackets)"),
         ("comparison = 3\n" + RUN, "<study>: comparisons are [[comparison]] tables (double brackets)"),
-        ("scenario = [1]\n", "<study>: a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]]) tables"),
-        ("[study]\nname = 'x'\n", "<study>: a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]]) tables"),
+        ("scenario = [1]\n", "<study>: a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]], [[screen]]) tables"),
+        ("[study]\nname = 'x'\n", "<study>: a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]], [[screen]]) tables"),
     ],
 )  # fmt: skip
 def test_sections(text, message):

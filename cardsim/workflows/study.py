@@ -85,6 +85,8 @@ class Study:
         default_factory=list
     )  # cardsim.workflows.ladder_plan.Ladder ([[ladder]] tables)
     sweeps: list = field(default_factory=list)  # cardsim.workflows.sweep_plan.Sweep ([[sweep]])
+    #: cardsim.workflows.screen_plan.ScreenPlan ([[screen]] tables, issue 47 item 3)
+    screens: list = field(default_factory=list)
 
 
 def _where(source: str, doc: str, key: str) -> str:
@@ -110,6 +112,10 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     except tomllib.TOMLDecodeError as e:
         raise CardsimError(f"{source}: not valid TOML: {e}") from None
     margins, raw, designs_raw, ladders_raw, sweeps_raw = _check_sections(doc, source, text)
+    screens = [
+        _parse_screen(d, i, source, {s.get("name") for s in raw if isinstance(s, dict)})
+        for i, d in enumerate(doc.get("screen", []), 1)
+    ]
     scenarios: list[Scenario] = []
     for i, sc in enumerate(raw, 1):
         scenarios.append(_parse_scenario(sc, i, source, text, {s.name for s in scenarios}))
@@ -130,7 +136,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         parse_sweep_table(d, i, source, {s.name for s in scenarios})
         for i, d in enumerate(sweeps_raw, 1)
     ]
-    names = [s.name for d in [*designs, *ladders, *sweeps] for s in d.scenarios]
+    names = [s.name for d in [*designs, *ladders, *sweeps, *screens] for s in d.scenarios]
     names += [s.name for s in scenarios]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -139,6 +145,7 @@ def parse_study(text: str, source: str = "<study>") -> Study:
     return Study(
         name or Path(source).stem, scenarios, comparisons, source, margins, designs, ladders,
         sweeps,
+        screens,
     )  # fmt: skip
 
 
@@ -153,6 +160,7 @@ class _StudyFile(BaseModel):
     design: list[dict[str, Any]] | dict[str, Any] = []
     ladder: list[dict[str, Any]] = []
     sweep: list[dict[str, Any]] = []
+    screen: list[dict[str, Any]] = []
 
 
 #: A section of the wrong shape, in the order they are reported: its message after the file name.
@@ -160,7 +168,9 @@ _SECTION_SHAPES = {
     "design": "designs are [[design]] tables",
     "ladder": "ladders are [[ladder]] tables (double brackets)",
     "sweep": "sweeps are [[sweep]] tables (double brackets)",
-    "scenario": "a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]]) "
+    "screen": "screens are [[screen]] tables (double brackets)",
+    "scenario": "a study needs one or more [[scenario]] (or [[design]], [[ladder]], [[sweep]], "
+    "[[screen]]) "
     "tables",
     "comparison": "comparisons are [[comparison]] tables (double brackets)",
 }
@@ -172,7 +182,7 @@ def _check_sections(doc: dict, source: str, text: str):
     if refused.unknown:
         raise CardsimError(
             f"{_where(source, text, refused.unknown[0])}: unknown section "
-            "(allowed: study, scenario, comparison, margins, design, ladder, sweep)"
+            "(allowed: study, scenario, comparison, margins, design, ladder, sweep, screen)"
         )
     margins = _check_margins(doc, source, text)
     if "study" in refused.wrong:
@@ -181,7 +191,7 @@ def _check_sections(doc: dict, source: str, text: str):
     if wrong:
         raise CardsimError(f"{source}: {_SECTION_SHAPES[wrong]}")
     designs = [sections.design] if isinstance(sections.design, dict) else sections.design
-    if not (sections.scenario or designs or sections.ladder or sections.sweep):
+    if not (sections.scenario or designs or sections.ladder or sections.sweep or sections.screen):
         raise CardsimError(f"{source}: {_SECTION_SHAPES['scenario']}")
     return margins, sections.scenario, designs, sections.ladder, sections.sweep
 
@@ -399,6 +409,46 @@ def _parse_comparison(c: dict, i: int, source: str, text: str, by_name: dict) ->
         except CardsimError as e:
             raise CardsimError(f"{label}: {e}") from None
     return Comparison(str(c.get("name", " vs ".join(names))), list(names), objective)
+
+
+class _ScreenTable(BaseModel):
+    """One [[screen]] table (issue 47 item 3): a game's readings screened against its defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: StrictStr
+    game: StrictStr
+    games: StrictInt
+    seed: StrictInt = DEFAULT_SEED
+    players: StrictInt | None = None
+
+
+def _parse_screen(d: dict, i: int, source: str, taken: set) -> object:
+    """One [[screen]] table: its plan (cardsim/workflows/screen_plan.py), its scenarios
+    ``<name>-default`` and ``<name>-<option>-<value>`` checked as [[scenario]] tables."""
+    from cardsim.workflows.screen_plan import plan_screen
+
+    label = f"{source}, screen {i}"
+    table, refused = refusals(_ScreenTable, d)
+    if table is None:
+        for key in ("name", "game", "games"):
+            if key in refused.missing:
+                raise CardsimError(f"{label}: missing key {key!r}")
+        bad = (refused.unknown or sorted(refused.wrong))[0]
+        raise CardsimError(
+            f"{label}: {'unknown' if refused.unknown else 'wrong type of'} key {bad!r} (keys: "
+            "name, game, games as strings and integers; seed, players optional integers)"
+        )
+    label = run_name_label("screen", table.name, label, taken)
+    try:
+        plan = plan_screen(table.game, players=table.players, games=table.games,
+                           seed=table.seed, name=table.name)  # fmt: skip
+    except CardsimError as e:
+        raise CardsimError(f"{label}: {e}") from None
+    for sc in plan.scenarios:
+        if not NAME_RE.match(sc.name):
+            raise CardsimError(f"{label}: run name {sc.name!r} {NAME_RULE}; use a shorter name")
+        _check_scenario_config(sc, label)
+    return plan
 
 
 class _DesignTable(BaseModel):
@@ -682,6 +732,14 @@ param = { shuangjia_threshold = "30..90/30" }   # or a list of values: [30, 60, 
 games = 2000                     # games per value
 target = { shuangjia = 0.5 }     # optional: MEASURE = VALUE (a rate as a fraction)
 # confirm = false                # optional: no confirmation run
+
+# Optional: a screen of the readings (docs/design.md, "Screening the readings"): the default
+# rules and every variant of every reading the rule text leaves open (`cardsim rules yuanzi`,
+# role "reading"), each on the same deals; which change an answer? (DIR/<name>-screen.html)
+[[screen]]
+name = "yuanzi-screen"
+game = "yuanzi"
+games = 20000                    # deals per reading
 """
 
 DEFAULT_STUDY = """
@@ -758,6 +816,7 @@ class StudyResult:
     stopped_by: dict[str, str]
     designs: dict[str, Path] = field(default_factory=dict)  # design -> factorial report
     ladders: dict[str, Path] = field(default_factory=dict)  # ladder -> its report
+    screens: dict[str, Path] = field(default_factory=dict)  # screen -> its page
     #: sweep -> (its report, its :class:`cardsim.analysis.sweep.SweepResult`)
     sweeps: dict[str, tuple] = field(default_factory=dict)
 
@@ -813,9 +872,17 @@ def with_games(study: Study, games: int) -> Study:
         replace(lad, scenarios=[replace(c, games=games) for c in lad.scenarios])
         for lad in study.ladders
     ]
+    screens = [
+        replace(sc, games=games, scenarios=[replace(c, games=games) for c in sc.scenarios])
+        for sc in study.screens
+    ]
+    sweeps = [
+        replace(sw, games=games, scenarios=[replace(c, games=games) for c in sw.scenarios])
+        for sw in study.sweeps
+    ]
     return replace(
         study, scenarios=[replace(s, games=games) for s in study.scenarios], designs=designs,
-        ladders=ladders,
+        ladders=ladders, screens=screens, sweeps=sweeps,
     )  # fmt: skip
 
 
@@ -848,7 +915,8 @@ def run_study(
     out = Path(out)
     if not isinstance(scheduler, runner.ClusterSession):
         runner.check_scheduler(scheduler)
-    cells = [s for d in [*study.designs, *study.ladders, *study.sweeps] for s in d.scenarios]
+    cells = [s for d in [*study.designs, *study.ladders, *study.sweeps, *study.screens]
+             for s in d.scenarios]  # fmt: skip
     configs = {s.name: scenario_config(s) for s in [*study.scenarios, *cells]}  # validate all
     plans: dict[str, tuple[int, bool, dict | None]] = {}  # (chunk size, resume, stop spec)
     runs, reused, stopped = {}, [], {}
@@ -886,11 +954,16 @@ def run_study(
         return done.runs
 
     sweeps = {sw.name: finish_sweep(sw, out, runs, play) for sw in study.sweeps}
+    screen_pages = {}
+    for sc in study.screens if report else ():  # docs/study.md: <name>-screen.html (+ .json)
+        from cardsim.workflows.screen_plan import analyse_screen
+
+        screen_pages[sc.name] = analyse_screen(sc, runs, out, study.margins or None)[1]
     report_path = None
     if report and study.scenarios:
         report_path = _write_study_report(study, out, runs)
     return StudyResult(out, runs, reused, report_path, stopped, design_reports, ladder_reports,
-                       sweeps)  # fmt: skip
+                       screen_pages, sweeps)  # fmt: skip
 
 
 def _plan_scenario(s: Scenario, cfg: RunConfig, run_dir: Path, force: bool):

@@ -150,9 +150,7 @@ def build_sweep(
         raise CardsimError(f"the sweep has {cells:,} runs; at most {MAX_CELLS} (fewer values)")
     base = build_config(engine, games=games, seed=seed, players=players, strategy=strategy,
                         seat_strategies=seats or {}, rules=rules)  # fmt: skip
-    tg = (
-        [parse_target(engine.facts, t) for t in (targets or [])]
-    )
+    tg = [parse_target(engine.facts, t) for t in (targets or [])]
     if tg and len(parsed) != 1:
         raise CardsimError("--target needs exactly one --param (two parameters give heat maps)")
     sweep = Sweep(game, parsed, games, seed, base.players, strategy, dict(seats or {}), rules, tg,

@@ -48,44 +48,44 @@ OPTIONS = OptionTable(
     (
         RuleOption("self_melds", "AT-07", "after_claim_only", "who may self-meld after "
                    "drawing: only the next player in the turn after their claim (the text), or "
-                   "any player on every turn", ("any", "after_claim_only")),
-        RuleOption("all_wild_melds", "AT-11", False, "allow melds made of ATLAS cards only"),
+                   "any player on every turn", ("any", "after_claim_only"), role="reading"),
+        RuleOption("all_wild_melds", "AT-11", False, "allow melds made of ATLAS cards only", role="reading"),
         RuleOption("forced_claims", "AT-12", True, "a player must claim whenever able (false: "
-                   "claiming is a strategy decision)"),
+                   "claiming is a strategy decision)", role="reading"),
         RuleOption("claim_turn", "AT-15", "stay", "after a claim: turn order unchanged (stay) or "
                    "the claimant discards at once and play continues from them (jump)",
-                   ("stay", "jump")),
+                   ("stay", "jump"), role="reading"),
         RuleOption("reverse_two_players", "AT-18", "skip", "REVERSE with 2 players acts as SKIP, "
-                   "or has no effect", ("skip", "none")),
+                   "or has no effect", ("skip", "none"), role="reading"),
         RuleOption("trade_pick", "AT-19", "blind", "TRADE takes a random card (blind) or a card "
-                   "chosen from the target's hand (seen)", ("blind", "seen")),
+                   "chosen from the target's hand (seen)", ("blind", "seen"), role="reading"),
         RuleOption("last_discard_wins", "AT-22", False, "discarding the last card wins (rummy "
-                   "style)"),
+                   "style)", role="reading"),
         RuleOption("exhausted", "AT-23", "reshuffle", "empty draw pile: reshuffle the discards, "
-                   "or end the round with no winner", ("reshuffle", "no_winner")),
+                   "or end the round with no winner", ("reshuffle", "no_winner"), role="reading"),
         RuleOption("turn_cap", "AT-23", 2000, "turns after which a round ends with no winner",
-                   min=1, max=1_000_000),
-        RuleOption("rounds", "AT-25", 1, "rounds in a match", min=1, max=100),
+                   min=1, max=1_000_000, role="setting"),
+        RuleOption("rounds", "AT-25", 1, "rounds in a match", min=1, max=100, role="setting"),
         RuleOption("claim_priority", "AT-14", "text", "claim priority: the text's (last-card pair "
                    "absolute, then winning claims, 優先配 = same-species triple) or nearest_win "
-                   "(all winning claims by distance)", ("text", "nearest_win")),
+                   "(all winning claims by distance)", ("text", "nearest_win"), role="reading"),
         RuleOption("self_melds_shown", "AT-26", False, "self-melds are shown like claims (false: "
-                   "face down, others see only that one was laid and its size)"),
+                   "face down, others see only that one was laid and its size)", role="reading"),
         # design parameters (AT-Dn): the printed game by default
         RuleOption("hand_size", "AT-D1", 13, "cards dealt to each player (the deck must keep one "
-                   "to draw)", min=7, max=MAX_HAND_SIZE),
+                   "to draw)", min=7, max=MAX_HAND_SIZE, role="design"),
         RuleOption("atlas_cards", "AT-D2", 6, "ATLAS (wild) cards in the deck", min=0,
-                   max=MAX_SPECIAL),
-        RuleOption("skip_cards", "AT-D3", 6, "SKIP cards in the deck", min=0, max=MAX_SPECIAL),
+                   max=MAX_SPECIAL, role="design"),
+        RuleOption("skip_cards", "AT-D3", 6, "SKIP cards in the deck", min=0, max=MAX_SPECIAL, role="design"),
         RuleOption("reverse_cards", "AT-D3", 6, "REVERSE cards in the deck", min=0,
-                   max=MAX_SPECIAL),
-        RuleOption("trade_cards", "AT-D3", 6, "TRADE cards in the deck", min=0, max=MAX_SPECIAL),
+                   max=MAX_SPECIAL, role="design"),
+        RuleOption("trade_cards", "AT-D3", 6, "TRADE cards in the deck", min=0, max=MAX_SPECIAL, role="design"),
         RuleOption("atlas_value", "AT-D4", 3, "points an ATLAS left in a loser's hand is worth",
-                   min=0, max=MAX_VALUE),
+                   min=0, max=MAX_VALUE, role="design"),
         RuleOption("action_value", "AT-D4", 2, "points an action card left in a loser's hand is "
-                   "worth", min=0, max=MAX_VALUE),
+                   "worth", min=0, max=MAX_VALUE, role="design"),
         RuleOption("matching_value", "AT-D4", 1, "points a matching card left in a loser's hand "
-                   "is worth", min=0, max=MAX_VALUE),
+                   "is worth", min=0, max=MAX_VALUE, role="design"),
     ),
     check=check_deal,
 )  # fmt: skip
