@@ -303,6 +303,7 @@ def sweep(game: str, out: Path | str, *, params: Sequence[str] | Mapping[str, ob
                      confirm=confirm, scheduler=scheduler)  # fmt: skip
 
 
+@_api
 def screen(game: str, out: Path | str, *, games: int | None = None, seed: int = 0,
            players: int | None = None, threads: int | None = None, force: bool = False,
            progress: bool = False, scheduler=None, margins: Mapping[str, float] | None = None):  # fmt: skip
