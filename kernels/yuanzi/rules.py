@@ -77,6 +77,12 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 #: the power of a 刀 play: above every natural rank (YZ-09: 刀 > 2 > A > … > 3)
 DAO_POWER = N_RANKS
+#: the power of a joker-only play when 3 is the 刀: below every natural rank (YZ-11; else the
+#: power of a 3, ``JOKER_POWER + 1``)
+JOKER_POWER = -1
+#: YZ-16 atom strengths of the joker atoms (above every ordinary atom, below the 刀 atoms)
+SMALL_JOKER_ATOM = 80
+BIG_JOKER_ATOM = 90
 
 
 @inline_kernel
@@ -86,7 +92,7 @@ def power(code, dao):
     size = move_size(code)
     jok = move_jokers(code)
     if jok == size:  # joker-only: a 3 that is never 刀, below 4 when 3 is 刀 (YZ-11)
-        return -1 if dao == 0 else 0
+        return JOKER_POWER if dao == 0 else JOKER_POWER + 1
     if rank == dao:
         return DAO_POWER
     return rank
@@ -106,9 +112,9 @@ def atom_strength(code, dao):
     if rank == dao:
         return 100 + suit
     if rank == ATOM_BIG_JOKER_RANK:
-        return 90
+        return BIG_JOKER_ATOM
     if rank == ATOM_SMALL_JOKER_RANK:
-        return 80
+        return SMALL_JOKER_ATOM
     return rank * 4 + suit
 
 
@@ -336,6 +342,95 @@ def _follow_ranks(hands, q, dao, jt, tp, basic, bombs, atoms):
 
 
 @inline_kernel
+def _follow_bomb_rule(tk, td, rules):
+    """Which bombs can beat a top of kind ``tk`` (``td``: a 刀 play): 0 none, 1 all, 2 刀 bombs
+    only (YZ-14), 3 by ``_bomb_min_size`` (YZ-15)."""
+    if tk <= TRIPLE:
+        if td:
+            return 2 if rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 else 0
+        return 1
+    if tk == BOMB:
+        return 3
+    return 0
+
+
+@inline_kernel
+def _follow_min_bomb(p, pd, bomb_rule, ts, tp, td, mode):
+    """The smallest bomb size of power ``p`` (刀 if ``pd``) that beats the top (at least 4)."""
+    smin = 4
+    if bomb_rule == 2:
+        smin = 4 if pd else 99
+    elif bomb_rule == 3:
+        smin = _bomb_min_size(p, pd, ts, tp, td, mode)
+        if smin < 4:
+            smin = 4
+    return smin
+
+
+@inline_kernel
+def _follow_atoms(hands, q, r, dao, tk, top_atom, buf, n):
+    """Append seat ``q``'s atoms of rank ``r`` (three of one suit) that beat the top (YZ-16)."""
+    b = r * 4
+    for su in range(4):
+        if hands[q, b + su] == 3:
+            c = pack_move(ATOM, r, 3, 0, su)
+            if tk != ATOM or atom_strength(c, dao) > top_atom:
+                buf[n] = c
+                n += 1
+    return n
+
+
+@inline_kernel
+def _follow_rank(hands, q, r, dao, jt, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n):
+    """Append seat ``q``'s codes of natural rank ``r`` that beat the top: the basic play of its
+    type, bombs, atoms (YZ-16), the hydrogen bomb (YZ-17)."""
+    b = r * 4
+    c0 = np.int64(hands[q, b])
+    c1 = np.int64(hands[q, b + 1])
+    c2 = np.int64(hands[q, b + 2])
+    c3 = np.int64(hands[q, b + 3])
+    nat = c0 + c1 + c2 + c3
+    ja = 0 if r == dao else jt
+    pw = DAO_POWER if r == dao else r
+    if basic != 0 and nat + ja >= basic and pw > tp:
+        n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
+    if bomb_rule != 0 and nat + ja >= 4:
+        smin = _follow_min_bomb(pw, r == dao, bomb_rule, ts, tp, td, mode)
+        for s in range(smin, nat + ja + 1):
+            n = _emit_rank_sized(r, nat, ja, s, BOMB, buf, n)
+    if tk <= ATOM and nat >= 3:
+        n = _follow_atoms(hands, q, r, dao, tk, top_atom, buf, n)
+    if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (tk != HYDROGEN or pw > tp):
+        buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
+        n += 1
+    return n
+
+
+@inline_kernel
+def _follow_jokers(sj, bj, dao, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n):
+    """Append the joker-only codes that beat the top: the basic play, bombs (never 刀), the
+    joker atoms."""
+    jt = sj + bj
+    jp = JOKER_POWER if dao == 0 else JOKER_POWER + 1  # power(): never 刀, below 4 if 3 is 刀
+    if basic != 0 and jt >= basic and jp > tp:
+        buf[n] = pack_move(basic, 0, basic, basic, 0)
+        n += 1
+    if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):
+        smin = _follow_min_bomb(jp, False, bomb_rule, ts, tp, td, mode)
+        for s in range(smin, jt + 1):
+            buf[n] = pack_move(BOMB, 0, s, s, 0)
+            n += 1
+    if tk <= ATOM:
+        if sj == 3 and (tk != ATOM or top_atom < SMALL_JOKER_ATOM):
+            buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+            n += 1
+        if bj == 3 and (tk != ATOM or top_atom < BIG_JOKER_ATOM):
+            buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+            n += 1
+    return n
+
+
+@inline_kernel
 def _gen_follow(hands, q, dao, top, rules, buf, n):
     """Append the codes of seat ``q`` that beat ``top`` (YZ-13 … YZ-17), rank by rank.
 
@@ -351,73 +446,16 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
     tp = power(top, dao)
     td = is_dao(top, dao)
     mode = rules[R_DAO_BOMB]
-    # which bombs can beat: 0 none, 1 all, 2 刀 bombs only, 3 by _bomb_min_size
-    if tk <= TRIPLE:
-        if td:
-            bomb_rule = 2 if rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 else 0
-        else:
-            bomb_rule = 1
-    elif tk == BOMB:
-        bomb_rule = 3
-    else:
-        bomb_rule = 0
+    bomb_rule = _follow_bomb_rule(tk, td, rules)
     top_atom = atom_strength(top, dao) if tk == ATOM else -1
     basic = tk if tk <= TRIPLE and not td else 0  # YZ-13: same type, higher rank
     m = _follow_ranks(hands, q, dao, jt, tp, basic, bomb_rule != 0, tk <= ATOM)
     while m != 0:
         r = np.int64(trailing_zeros(m))
         m &= m - 1
-        b = r * 4
-        c0 = np.int64(hands[q, b])
-        c1 = np.int64(hands[q, b + 1])
-        c2 = np.int64(hands[q, b + 2])
-        c3 = np.int64(hands[q, b + 3])
-        nat = c0 + c1 + c2 + c3
-        ja = 0 if r == dao else jt
-        if basic != 0 and nat + ja >= basic and (DAO_POWER if r == dao else r) > tp:
-            n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
-        if bomb_rule != 0 and nat + ja >= 4:
-            smin = 4
-            if bomb_rule == 2:
-                smin = 4 if r == dao else 99
-            elif bomb_rule == 3:
-                smin = _bomb_min_size(DAO_POWER if r == dao else r, r == dao, ts, tp, td, mode)
-                if smin < 4:
-                    smin = 4
-            for s in range(smin, nat + ja + 1):
-                n = _emit_rank_sized(r, nat, ja, s, BOMB, buf, n)
-        if tk <= ATOM and nat >= 3:
-            for su in range(4):
-                if hands[q, b + su] == 3:
-                    c = pack_move(ATOM, r, 3, 0, su)
-                    if tk != ATOM or atom_strength(c, dao) > top_atom:
-                        buf[n] = c
-                        n += 1
-        if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (
-            tk != HYDROGEN or (DAO_POWER if r == dao else r) > tp
-        ):
-            buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
-            n += 1
-    if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
-        buf[n] = pack_move(basic, 0, basic, basic, 0)
-        n += 1
-    if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):  # joker-only bombs: never 刀
-        smin = 4
-        if bomb_rule == 3:
-            smin = _bomb_min_size(-1 if dao == 0 else 0, False, ts, tp, td, mode)
-            if smin < 4:
-                smin = 4
-        for s in range(smin, jt + 1):
-            buf[n] = pack_move(BOMB, 0, s, s, 0)
-            n += 1
-    if tk <= ATOM:
-        if sj == 3 and (tk != ATOM or top_atom < 80):
-            buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
-            n += 1
-        if bj == 3 and (tk != ATOM or top_atom < 90):
-            buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
-            n += 1
-    return n
+        n = _follow_rank(hands, q, r, dao, jt, tk, ts, tp, td, mode, basic, bomb_rule, top_atom,
+                         buf, n)  # fmt: skip
+    return _follow_jokers(sj, bj, dao, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n)
 
 
 @inline_kernel
