@@ -166,7 +166,9 @@ def for_seats(sids, driver=None):
 
 
 # --- the first compile over two processes (``Warmup.split``, sim/warmup.py) --------------------
-#: ``engine.legal``'s (``rules.legal_call``'s) exact argument types: hands, st, rules, buf
+#: the legal-move generator the play loop calls (``engine.legal``, i.e. ``rules.legal_call``)
+legal_call = legal
+#: ``legal_call``'s exact argument types: hands, st, rules, buf
 LEGAL_ARGTYPES = (
     nt.Array(nt.uint8, 2, "C"),
     nt.Array(nt.int64, 1, "C"),
