@@ -15,8 +15,10 @@ from cardsim.kernels.yuanzi.encoding import (
     BOMB,
     HYDROGEN,
     N_CARDS,
+    N_RANKS,
     N_TYPES,
     PASS,
+    POINT_RANKS,
     RANK_POINTS,
     RANK_VALUE,
     SMALL_JOKER,
@@ -73,6 +75,15 @@ from cardsim.kernels.yuanzi.state import (
 )
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+#: the power of a 刀 play: above every natural rank (YZ-09: 刀 > 2 > A > … > 3)
+DAO_POWER = N_RANKS
+#: the power of a joker-only play when 3 is the 刀: below every natural rank (YZ-11; else the
+#: power of a 3, ``JOKER_POWER + 1``)
+JOKER_POWER = -1
+#: YZ-16 atom strengths of the joker atoms (above every ordinary atom, below the 刀 atoms)
+SMALL_JOKER_ATOM = 80
+BIG_JOKER_ATOM = 90
+
 
 @inline_kernel
 def power(code, dao):
@@ -81,9 +92,9 @@ def power(code, dao):
     size = move_size(code)
     jok = move_jokers(code)
     if jok == size:  # joker-only: a 3 that is never 刀, below 4 when 3 is 刀 (YZ-11)
-        return -1 if dao == 0 else 0
+        return JOKER_POWER if dao == 0 else JOKER_POWER + 1
     if rank == dao:
-        return 13
+        return DAO_POWER
     return rank
 
 
@@ -101,9 +112,9 @@ def atom_strength(code, dao):
     if rank == dao:
         return 100 + suit
     if rank == ATOM_BIG_JOKER_RANK:
-        return 90
+        return BIG_JOKER_ATOM
     if rank == ATOM_SMALL_JOKER_RANK:
-        return 80
+        return SMALL_JOKER_ATOM
     return rank * 4 + suit
 
 
@@ -241,7 +252,7 @@ def gen_all_row(hands, q, dao, buf):
     n = 0
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
-    for r in range(13):
+    for r in range(N_RANKS):
         b = r * 4
         if hands[q, b] or hands[q, b + 1] or hands[q, b + 2] or hands[q, b + 3]:
             n = _lead_rank(hands, q, r, 0 if r == dao else sj + bj, buf, n)  # YZ-11: no 刀
@@ -254,7 +265,7 @@ def lead_count_row(hands, q, dao):
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
     n = sj + bj + (sj == 3) + (bj == 3)
-    for r in range(13):
+    for r in range(N_RANKS):
         n += _lead_rank_count(hands, q, r, 0 if r == dao else sj + bj)
     return n
 
@@ -265,7 +276,7 @@ def lead_code_row(hands, q, dao, i, buf):
     part that holds it (into ``buf``)."""
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
-    for r in range(13):
+    for r in range(N_RANKS):
         ja = 0 if r == dao else sj + bj
         k = _lead_rank_count(hands, q, r, ja)
         if i < k:
@@ -319,15 +330,104 @@ def _follow_ranks(hands, q, dao, jt, tp, basic, bombs, atoms):
     superset is harmless, the blocks decide."""
     t_above = _least_natural(jt, True, basic, bombs, atoms)
     t_below = _least_natural(jt, False, basic, bombs, atoms)
-    t_dao = _least_natural(0, tp < 13, basic, bombs, atoms)  # YZ-11: no jokers; power 13
+    t_dao = _least_natural(0, tp < DAO_POWER, basic, bombs, atoms)  # YZ-11: no jokers
     m = 0
-    for r in range(13):
+    for r in range(N_RANKS):
         b = r * 4
         nat = np.int64(hands[q, b]) + hands[q, b + 1] + hands[q, b + 2] + hands[q, b + 3]
         t = t_above if r > tp else t_below
         t = t_dao if r == dao else t
         m |= np.int64(nat >= t) << r
     return m
+
+
+@inline_kernel
+def _follow_bomb_rule(tk, td, rules):
+    """Which bombs can beat a top of kind ``tk`` (``td``: a 刀 play): 0 none, 1 all, 2 刀 bombs
+    only (YZ-14), 3 by ``_bomb_min_size`` (YZ-15)."""
+    if tk <= TRIPLE:
+        if td:
+            return 2 if rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 else 0
+        return 1
+    if tk == BOMB:
+        return 3
+    return 0
+
+
+@inline_kernel
+def _follow_min_bomb(p, pd, bomb_rule, ts, tp, td, mode):
+    """The smallest bomb size of power ``p`` (刀 if ``pd``) that beats the top (at least 4)."""
+    smin = 4
+    if bomb_rule == 2:
+        smin = 4 if pd else 99
+    elif bomb_rule == 3:
+        smin = _bomb_min_size(p, pd, ts, tp, td, mode)
+        if smin < 4:
+            smin = 4
+    return smin
+
+
+@inline_kernel
+def _follow_atoms(hands, q, r, dao, tk, top_atom, buf, n):
+    """Append seat ``q``'s atoms of rank ``r`` (three of one suit) that beat the top (YZ-16)."""
+    b = r * 4
+    for su in range(4):
+        if hands[q, b + su] == 3:
+            c = pack_move(ATOM, r, 3, 0, su)
+            if tk != ATOM or atom_strength(c, dao) > top_atom:
+                buf[n] = c
+                n += 1
+    return n
+
+
+@inline_kernel
+def _follow_rank(hands, q, r, dao, jt, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n):
+    """Append seat ``q``'s codes of natural rank ``r`` that beat the top: the basic play of its
+    type, bombs, atoms (YZ-16), the hydrogen bomb (YZ-17)."""
+    b = r * 4
+    c0 = np.int64(hands[q, b])
+    c1 = np.int64(hands[q, b + 1])
+    c2 = np.int64(hands[q, b + 2])
+    c3 = np.int64(hands[q, b + 3])
+    nat = c0 + c1 + c2 + c3
+    ja = 0 if r == dao else jt
+    pw = DAO_POWER if r == dao else r
+    if basic != 0 and nat + ja >= basic and pw > tp:
+        n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
+    if bomb_rule != 0 and nat + ja >= 4:
+        smin = _follow_min_bomb(pw, r == dao, bomb_rule, ts, tp, td, mode)
+        for s in range(smin, nat + ja + 1):
+            n = _emit_rank_sized(r, nat, ja, s, BOMB, buf, n)
+    if tk <= ATOM and nat >= 3:
+        n = _follow_atoms(hands, q, r, dao, tk, top_atom, buf, n)
+    if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (tk != HYDROGEN or pw > tp):
+        buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
+        n += 1
+    return n
+
+
+@inline_kernel
+def _follow_jokers(sj, bj, dao, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n):
+    """Append the joker-only codes that beat the top: the basic play, bombs (never 刀), the
+    joker atoms."""
+    jt = sj + bj
+    jp = JOKER_POWER if dao == 0 else JOKER_POWER + 1  # power(): never 刀, below 4 if 3 is 刀
+    if basic != 0 and jt >= basic and jp > tp:
+        buf[n] = pack_move(basic, 0, basic, basic, 0)
+        n += 1
+    if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):
+        smin = _follow_min_bomb(jp, False, bomb_rule, ts, tp, td, mode)
+        for s in range(smin, jt + 1):
+            buf[n] = pack_move(BOMB, 0, s, s, 0)
+            n += 1
+    if tk <= ATOM:
+        if sj == 3 and (tk != ATOM or top_atom < SMALL_JOKER_ATOM):
+            buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
+            n += 1
+        if bj == 3 and (tk != ATOM or top_atom < BIG_JOKER_ATOM):
+            buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
+            n += 1
+    return n
 
 
 @inline_kernel
@@ -346,73 +446,16 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
     tp = power(top, dao)
     td = is_dao(top, dao)
     mode = rules[R_DAO_BOMB]
-    # which bombs can beat: 0 none, 1 all, 2 刀 bombs only, 3 by _bomb_min_size
-    if tk <= TRIPLE:
-        if td:
-            bomb_rule = 2 if rules[R_DAO_BOMB_BEATS_DAO_BASIC] == 1 else 0
-        else:
-            bomb_rule = 1
-    elif tk == BOMB:
-        bomb_rule = 3
-    else:
-        bomb_rule = 0
+    bomb_rule = _follow_bomb_rule(tk, td, rules)
     top_atom = atom_strength(top, dao) if tk == ATOM else -1
     basic = tk if tk <= TRIPLE and not td else 0  # YZ-13: same type, higher rank
     m = _follow_ranks(hands, q, dao, jt, tp, basic, bomb_rule != 0, tk <= ATOM)
     while m != 0:
         r = np.int64(trailing_zeros(m))
         m &= m - 1
-        b = r * 4
-        c0 = np.int64(hands[q, b])
-        c1 = np.int64(hands[q, b + 1])
-        c2 = np.int64(hands[q, b + 2])
-        c3 = np.int64(hands[q, b + 3])
-        nat = c0 + c1 + c2 + c3
-        ja = 0 if r == dao else jt
-        if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
-            n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
-        if bomb_rule != 0 and nat + ja >= 4:
-            smin = 4
-            if bomb_rule == 2:
-                smin = 4 if r == dao else 99
-            elif bomb_rule == 3:
-                smin = _bomb_min_size(13 if r == dao else r, r == dao, ts, tp, td, mode)
-                if smin < 4:
-                    smin = 4
-            for s in range(smin, nat + ja + 1):
-                n = _emit_rank_sized(r, nat, ja, s, BOMB, buf, n)
-        if tk <= ATOM and nat >= 3:
-            for su in range(4):
-                if hands[q, b + su] == 3:
-                    c = pack_move(ATOM, r, 3, 0, su)
-                    if tk != ATOM or atom_strength(c, dao) > top_atom:
-                        buf[n] = c
-                        n += 1
-        if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (
-            tk != HYDROGEN or (13 if r == dao else r) > tp
-        ):
-            buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
-            n += 1
-    if basic != 0 and jt >= basic and (-1 if dao == 0 else 0) > tp:  # joker-only basic
-        buf[n] = pack_move(basic, 0, basic, basic, 0)
-        n += 1
-    if jt >= 4 and (bomb_rule == 1 or bomb_rule == 3):  # joker-only bombs: never 刀
-        smin = 4
-        if bomb_rule == 3:
-            smin = _bomb_min_size(-1 if dao == 0 else 0, False, ts, tp, td, mode)
-            if smin < 4:
-                smin = 4
-        for s in range(smin, jt + 1):
-            buf[n] = pack_move(BOMB, 0, s, s, 0)
-            n += 1
-    if tk <= ATOM:
-        if sj == 3 and (tk != ATOM or top_atom < 80):
-            buf[n] = pack_move(ATOM, ATOM_SMALL_JOKER_RANK, 3, 0, 0)
-            n += 1
-        if bj == 3 and (tk != ATOM or top_atom < 90):
-            buf[n] = pack_move(ATOM, ATOM_BIG_JOKER_RANK, 3, 0, 0)
-            n += 1
-    return n
+        n = _follow_rank(hands, q, r, dao, jt, tk, ts, tp, td, mode, basic, bomb_rule, top_atom,
+                         buf, n)  # fmt: skip
+    return _follow_jokers(sj, bj, dao, tk, ts, tp, td, mode, basic, bomb_rule, top_atom, buf, n)
 
 
 @inline_kernel
@@ -466,7 +509,7 @@ def dao_of_indicator(card, half):
     if card >= SMALL_JOKER:
         return 0, 1
     r = card // 4
-    if half == 1 and (r == 2 or r == 7 or r == 10):
+    if half == 1 and (r == 2 or r == 7 or r == 10):  # POINT_RANKS: 5, 10, K
         return 0, 2
     return r, 0
 
@@ -577,7 +620,7 @@ def remove_cards_row(hands, played, q, code):
         else:
             t = rank * 4 + move_suit(code)
         _give_up(hands, played, q, t, 3)
-        return 3 * RANK_POINTS[rank] if rank < 13 else 0
+        return 3 * RANK_POINTS[rank] if rank < N_RANKS else 0  # joker atoms: none
     if kind == HYDROGEN:
         for su in range(4):
             _give_up(hands, played, q, rank * 4 + su, 2)
@@ -627,7 +670,7 @@ def half_over(st):
 def hand_points(hand):
     """Point cards left in a hand (YZ-03)."""
     t = 0
-    for r in (2, 7, 10):
+    for r in POINT_RANKS:
         b = r * 4
         t += (np.int64(hand[b]) + hand[b + 1] + hand[b + 2] + hand[b + 3]) * RANK_POINTS[r]
     return t

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from cardsim.kernels.rng import new_stream
 from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import engine
 from cardsim.kernels.yuanzi import rules as R
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, PASS
 from cardsim.kernels.yuanzi.state import (
@@ -18,7 +19,6 @@ from cardsim.kernels.yuanzi.state import (
     ST_ACTOR,
     ST_COUNT,
     ST_FIRST_RECV,
-    ST_OUT,
     ST_POINTS,
     ST_TEAM_PTS,
     ST_TOP,
@@ -51,23 +51,24 @@ def check_state(hands, played, st):
 
 
 def playout(root, g, sids, rules, on_decision=None):
-    """One match stepped from Python; returns (per-half (st, hands) at the end, delta)."""
-    rng_deal = new_stream(root, g, 0)
-    decks = [np.empty(162, np.uint8), np.empty(162, np.uint8)]
-    ps = [R.draw_half_deck(rng_deal, decks[h], rules[0]) for h in (0, 1)]
-    rng = new_stream(root, g, 2)
+    """One match stepped from Python through the match engine (kernels/yuanzi/engine.py);
+    returns the per-half (st, hands) at the end."""
+    decks = np.empty((engine.N_HALVES, 162), np.uint8)
+    pos = np.empty(engine.N_HALVES, np.int64)
     hands = np.zeros((4, 54), np.uint8)
     played = np.zeros((4, 54), np.uint8)
     st = np.zeros(N_ST, np.int64)
     info = np.zeros((4, N_INFO), np.int64)
+    engine.new_match(np.uint64(root), np.int64(g), rules, decks, pos, hands, played, st, info,
+                     np.zeros(4, np.uint64))  # fmt: skip
+    rng = new_stream(root, g, 2)
     buf = np.zeros(MAX_MOVES, np.int32)
     halves = []
-    up0 = 0
-    for h in (0, 1):
-        R.begin_half(h, decks[h], ps[h], up0, hands, played, st, info)
+    while True:
         fr = st[ST_FIRST_RECV]
         assert [int(hands[(fr + i) % 4].sum()) for i in range(4)] == [41, 41, 40, 40]  # YZ-07
-        while True:
+        status = engine.CONTINUE
+        while status == engine.CONTINUE:
             check_state(hands, played, st)
             assert not half_over_by_rule(st[ST_COUNT : ST_COUNT + 4])
             if on_decision is not None:
@@ -86,20 +87,16 @@ def playout(root, g, sids, rules, on_decision=None):
                     R.remove_cards(h8, np.zeros(54, np.uint8), c)
                     assert (scratch - h8.astype(np.int64) >= 0).all()
                     assert scratch.sum() - h8.astype(np.int64).sum() == (c >> 7) & 31
-            done = R.apply_move(codes[idx], hands, played, st, rules)
+            status = engine.apply(codes[idx], hands, played, st, rules)
             check_state(hands, played, st)
-            if done:
-                break
         # the half ends exactly when YZ-20 says
         assert half_over_by_rule(st[ST_COUNT : ST_COUNT + 4])
         assert st[ST_POINTS : ST_POINTS + 4].sum() == 300  # YZ-24
         assert st[ST_TEAM_PTS] + st[ST_TEAM_PTS + 1] == 300
         halves.append((st.copy(), hands.copy()))
-        up0 = st[ST_OUT]
-        sj, _winner = drv._match_result(halves[0][0], rules)
-        if h == 0 and sj:
-            break
-    return halves
+        if status == engine.MATCH_OVER:
+            return halves
+        engine.start_half(1, decks, pos, hands, played, st, info, rules)  # YZ-26
 
 
 @pytest.mark.parametrize("variant", range(len(VARIANTS)))
