@@ -201,14 +201,10 @@ def test_bad_sweeps_are_one_line_and_exit_2(tmp_path, capsys, args, words):
     assert not (tmp_path / "x").exists()
 
 
-# the py: adapter wrote the match score as 2 / 1 whatever YZ-D2 / YZ-D3 say (found here; the
-# one match engine of issue 46 removes that copy)
-PY_MATCH_POINTS = pytest.mark.xfail(strict=True, reason="py: adapter hard-codes YZ-D2/D3")
-
-
+# match_points_win=2 with a py: seat: the py: adapter once wrote the match score as 2 / 1
+# whatever YZ-D2 / YZ-D3 said (found by this test; the one match engine of issue 46 fixed it)
 @pytest.mark.parametrize("prefix, file", [("", "yuanzi_strategy.py"),
-                                          pytest.param("py:", "yuanzi_strategy_py.py",
-                                                       marks=PY_MATCH_POINTS)])  # fmt: skip
+                                          ("py:", "yuanzi_strategy_py.py")])  # fmt: skip
 def test_a_user_strategy_through_a_symlink_plays_every_value(tmp_path, capsys, prefix, file):
     (tmp_path / "mine.py").symlink_to(ROOT / "examples" / file)
     link = tmp_path / "links"
