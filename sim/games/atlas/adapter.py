@@ -31,9 +31,9 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
     from cardsim.kernels.atlas.ismcts import ISMCTS_BASE
     from cardsim.kernels.atlas.pimc import PIMC_BASE
     from cardsim.kernels.atlas.strategies import LEVEL_BASE, USER_BASE
-    from cardsim.sim.games.atlas import ENGINE
+    from cardsim.sim.games.atlas.seats import STRATEGIES, seat_ids
 
-    builtin = {x.name: x.id for x in ENGINE.strategies}
+    builtin = {x.name: x.id for x in STRATEGIES}
     out: list[_Seat] = []
     loaded: dict[str, PythonStrategy] = {}
     for name in config.seats:
@@ -49,7 +49,7 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
             sid = builtin.get(name)
             if sid is None:
                 alone = replace(config, seats=(name,) * config.players)
-                sid = int(ENGINE.seat_ids(alone)[0][0])
+                sid = int(seat_ids(alone)[0][0])
             kind = (
                 "level" if sid >= LEVEL_BASE
                 else "ismcts" if sid >= ISMCTS_BASE

@@ -133,13 +133,17 @@ class AtlasMatch:
 
 def new_match(players: int, rules: dict | None, seed: int, game_index: int = 0) -> AtlasMatch:
     """The match dealt as game ``game_index`` of a run with root seed ``seed`` (2–10 players,
-    AT-03); ``rules`` validated as a run's (:func:`cardsim.sim.config.build_config`: unknown
-    options, bad values, a deal the deck cannot make, AT-D1) — bad input raises
-    :class:`CardsimError`."""
-    from cardsim.sim.config import build_config
-    from cardsim.sim.games.atlas import ENGINE
+    AT-03); ``rules`` validated as a run's (the option table's ``resolve``, as
+    :func:`cardsim.sim.config.resolve_rules`: unknown options, bad values, a deal the deck
+    cannot make, AT-D1) — bad input raises :class:`CardsimError`."""
+    from cardsim.sim.config import MAX_SEED
+    from cardsim.sim.games.atlas.seats import PLAYER_COUNTS
 
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
+        raise CardsimError(f"atlas is played by 2..10 players, got {players!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise CardsimError(f"seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
     if not isinstance(game_index, int) or isinstance(game_index, bool) or game_index < 0:
         raise CardsimError(f"game_index must be a non-negative integer, got {game_index!r}")
-    config = build_config(ENGINE, games=1, seed=seed, players=players, rules=dict(rules or {}))
-    return AtlasMatch(config.players, config.rules, config.seed, game_index)
+    resolved = OPTIONS.resolve(dict(rules or {}), players)  # the one validator, as a run's
+    return AtlasMatch(players, resolved, seed, game_index)

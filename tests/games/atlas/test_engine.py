@@ -8,6 +8,8 @@ import ast
 from pathlib import Path
 
 import numpy as np
+import polars as pl
+import pytest
 from cardsim.kernels.atlas import engine as E
 from cardsim.kernels.atlas import rules as RL
 from cardsim.kernels.atlas import state as ST
@@ -105,3 +107,32 @@ def test_at25_the_engine_deals_the_next_round_with_the_standing():
     out = np.zeros(3)
     E.returns(S, out)
     assert list(out) == [6, 0, 0]
+
+
+AT_NUMBA = f"{ROOT / 'examples' / 'atlas_strategy.py'}:choose"
+AT_PY = f"py:{ROOT / 'examples' / 'atlas_strategy_py.py'}:choose"
+
+
+@pytest.mark.heavy
+def test_the_py_adapter_plays_a_match_through_the_engine():
+    """Issue 46 item 1: the py: adapter's kernel mirror is moved on by the match engine across
+    AT-25 rounds (the engine deals each round and its first player; the search seat reads the
+    standing of the earlier rounds): the tables of a three-round match with a py: seat equal the
+    driver's with the same strategy compiled."""
+    from cardsim.sim.game import RunConfig
+    from cardsim.sim.games.atlas import ENGINE
+    from polars.testing import assert_frame_equal
+
+    def cfg(me):
+        seats = (me, "pimc:samples=2", "greedy")
+        rules = ENGINE.rule_options.resolve({"rounds": 3})
+        return RunConfig(game="atlas", players=3, seats=seats, seed=31, rules=rules)
+
+    kernel = ENGINE.play_chunk(cfg(AT_NUMBA), 0, 4)
+    python = ENGINE.play_chunk(cfg(AT_PY), 0, 4)
+    assert len(kernel[0]) == 12 and kernel[0]["round"].max() == 2
+    for k, p in zip(kernel, python, strict=True):
+        strat = [c for c in p.columns if c.startswith("strategy")]
+        fix = {"atlas_strategy_py:choose": "atlas_strategy:choose"}
+        p = p.with_columns(pl.col(c).cast(pl.String).replace(fix).cast(k.schema[c]) for c in strat)
+        assert_frame_equal(k, p)
