@@ -28,7 +28,7 @@ as it was when the decision was asked, then seat, type, n, strategy id, then the
 import sys
 
 import numpy as np
-from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
+from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_SPECIALS, N_TYPES, option_set_hash
 from cardsim.kernels.atlas.engine import (
     apply,
     is_over,
@@ -43,6 +43,7 @@ from cardsim.kernels.atlas.pimc import PIMC_BASE
 from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value
 from cardsim.kernels.atlas.state import (
     E_CLOSED,
+    E_END,
     E_WIN,
     H_FIRST,
     HANDS,
@@ -302,7 +303,7 @@ def _trace_window(S, tc, twin):
             tc[T_OVERFLOW] = 1
         else:
             twin[i, 0] = S[P_ROUND]
-            for j in range(4):
+            for j in range(E_END - E_WIN):  # discarder, card, winning seat, its code
                 twin[i, 1 + j] = S[E_WIN + j]
             tc[T_NWIN] = i + 1
 
@@ -360,10 +361,11 @@ def _record(S, n, gi, sids, out_games, grow, out_seats, srow):
         q.seat = s
         q.position = (s - first + n) % n
         q.strategy_id = sids[s]
-        q.atlas_dealt = S[SEAT_DEALT + 4 * s]
-        q.skip_dealt = S[SEAT_DEALT + 4 * s + 1]
-        q.reverse_dealt = S[SEAT_DEALT + 4 * s + 2]
-        q.trade_dealt = S[SEAT_DEALT + 4 * s + 3]
+        d = SEAT_DEALT + N_SPECIALS * s
+        q.atlas_dealt = S[d]
+        q.skip_dealt = S[d + 1]
+        q.reverse_dealt = S[d + 2]
+        q.trade_dealt = S[d + 3]
         q.cards_left = S[P_SIZES + s]
         q.hand_value = hand_value(S, s)
         q.points = round_score(S, s)

@@ -56,9 +56,12 @@ from cardsim.kernels.atlas.encoding import (
     DT_TARGET,
     MAX_OPTIONS,
     N_CELLS,
+    N_CLASSES,
+    N_CONTINENTS,
     N_SPECIES,
     N_TYPES,
     NONE,
+    SPECIES_COPIES,
 )
 from cardsim.kernels.atlas.engine import (
     gift,
@@ -240,8 +243,8 @@ def _slot_cell(k, loc, j):
     if k == 3:
         return loc
     if k == 4:
-        return loc * 4 + j
-    return j * 4 + loc
+        return loc * N_CLASSES + j
+    return j * N_CLASSES + loc
 
 
 @hot_kernel
@@ -281,7 +284,7 @@ def _fd_meld(pool, m, k, rng):
     of ``all_wild_melds`` are not sampled, pimc reads no rule option) from ``pool[:m]`` to its
     end; returns the new ``m``, or -1 when no shape fits ``pool[:m]``. A random shape among
     those that fit (rejection, 32 tries), else the first that fits from a random start."""
-    ns = 20 if k == 3 else (5 if k == 4 else 4)
+    ns = N_CELLS if k == 3 else (N_CONTINENTS if k == 4 else N_CLASSES)  # where it may lie
     loc = -1
     for _ in range(32):
         c = bounded(rng, ns)
@@ -388,7 +391,7 @@ def determinize(S, me, pool, D, rng):
         D[fd + t] = own
         D[H_FACE_DOWN + t] += own
         # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
-        copies = 3 if t < N_SPECIES else S[P_DECK + t - ATLAS]
+        copies = SPECIES_COPIES if t < N_SPECIES else S[P_DECK + t - ATLAS]
         u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
         u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
         for _ in range(u):
