@@ -343,6 +343,100 @@ def _fd_melds(S, me, pool, m, D, rng):
 
 
 @hot_kernel
+def _known(S, D):
+    """What every seat knows into ``D`` (zeroed first): the public block, the seat allowed to
+    self-meld next, the first player and the turn engine's block — a claim window's best claim
+    so far cleared (the window is simultaneous, §4)."""
+    for j in range(S_LEN):
+        D[j] = 0
+    for j in range(PUB_LEN):
+        D[j] = S[j]
+    D[ST_WINNER] = -1
+    D[ST_END] = -1
+    D[ST_MELD_OK] = S[ST_MELD_OK]
+    D[H_FIRST] = S[H_FIRST]
+    for j in range(E_PHASE, E_END):
+        D[j] = S[j]
+    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
+        D[E_BKEY] = _NO_KEY
+        D[E_BQ] = -1
+        D[E_BCODE] = 0
+
+
+@hot_kernel
+def _unseen(S, me, D, pool):
+    """``me``'s hand and own face-down cards into ``D``; the cards ``me`` has not seen into
+    ``pool``; their count, or -1 when it is not the other hands, the draw pile and the other
+    seats' face-down cards (or ``me``'s face-down cards not its ``P_FD_CARDS``)."""
+    h = HANDS + me * N_TYPES
+    fd = SEAT_FD + me * N_TYPES
+    m = 0
+    for t in range(N_TYPES):
+        mine = S[h + t]
+        D[h + t] = mine
+        if t < N_SPECIES and mine > 0:
+            D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
+        own = S[fd + t]  # AT-26: me laid its face-down melds, it knows their cards
+        D[fd + t] = own
+        D[H_FACE_DOWN + t] += own
+        # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
+        copies = SPECIES_COPIES if t < N_SPECIES else S[P_DECK + t - ATLAS]
+        u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
+        u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
+        for _ in range(u):
+            pool[m] = t
+            m += 1
+    need = S[P_DRAW]
+    for s in range(S[P_N]):
+        if s != me:
+            need += S[P_FD_CARDS + s] + S[P_SIZES + s]
+    owned = 0
+    for t in range(N_TYPES):
+        owned += S[fd + t]
+    if need != m or owned != S[P_FD_CARDS + me]:
+        return -1
+    return m
+
+
+@hot_kernel
+def _hold_gift(S, me, pool, m):
+    """AT-19: the card ``me`` gave, while it knows the target holds it (``gift``), moved to the
+    end of ``pool[:m]``; (cards left to draw from, target, card), target -1 when none."""
+    gt, gc = gift(S, me)
+    if gt < 0:
+        return m, gt, gc
+    for i in range(m):
+        if pool[i] == gc:
+            pool[i] = pool[m - 1]
+            pool[m - 1] = gc
+            return m - 1, gt, gc
+    return m, -1, gc  # not among the unseen cards (never happens): no constraint
+
+
+@hot_kernel
+def _deal_hidden(S, me, pool, left, gt, D, rng):
+    """``pool[:left]`` shuffled and dealt to the other hands (their public sizes, the gift's
+    target one card short) and the draw pile (its size, in the sampled order)."""
+    shuffle(rng, pool, left)  # Fisher-Yates on the strategy stream
+    at = 0
+    for s in range(S[P_N]):
+        if s == me:
+            continue
+        for _ in range(S[P_SIZES + s] - (1 if s == gt else 0)):
+            t = pool[at]
+            at += 1
+            D[HANDS + s * N_TYPES + t] += 1
+            if t < N_SPECIES:
+                D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
+    nd = S[P_DRAW]
+    for i in range(nd):
+        D[PILE + i] = pool[at]
+        at += 1
+    D[H_PILE_POS] = 0
+    D[H_PILE_END] = nd
+
+
+@hot_kernel
 def determinize(S, me, pool, D, rng):
     """A sample of the hidden state into ``D`` from seat ``me``'s view of ``S`` (AT-26 only).
 
@@ -364,59 +458,11 @@ def determinize(S, me, pool, D, rng):
     that card goes to the target's hand before the deal. ``me``'s own face-down cards are
     never dealt to another seat.
     """
-    n = S[P_N]
-    for j in range(S_LEN):
-        D[j] = 0
-    for j in range(PUB_LEN):
-        D[j] = S[j]
-    D[ST_WINNER] = -1
-    D[ST_END] = -1
-    D[ST_MELD_OK] = S[ST_MELD_OK]
-    D[H_FIRST] = S[H_FIRST]
-    for j in range(E_PHASE, E_END):
-        D[j] = S[j]
-    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
-        D[E_BKEY] = _NO_KEY
-        D[E_BQ] = -1
-        D[E_BCODE] = 0
-    h = HANDS + me * N_TYPES
-    fd = SEAT_FD + me * N_TYPES
-    m = 0
-    for t in range(N_TYPES):
-        mine = S[h + t]
-        D[h + t] = mine
-        if t < N_SPECIES and mine > 0:
-            D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
-        own = S[fd + t]  # AT-26: me laid its face-down melds, it knows their cards
-        D[fd + t] = own
-        D[H_FACE_DOWN + t] += own
-        # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
-        copies = SPECIES_COPIES if t < N_SPECIES else S[P_DECK + t - ATLAS]
-        u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
-        u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
-        for _ in range(u):
-            pool[m] = t
-            m += 1
-    need = S[P_DRAW]
-    for s in range(n):
-        if s != me:
-            need += S[P_FD_CARDS + s] + S[P_SIZES + s]
-    owned = 0
-    for t in range(N_TYPES):
-        owned += S[fd + t]
-    if need != m or owned != S[P_FD_CARDS + me]:
+    _known(S, D)
+    m = _unseen(S, me, D, pool)
+    if m < 0:
         return False
-    left = m
-    gt, gc = gift(S, me)
-    if gt >= 0:  # AT-19: the card me gave is still in the target's hand
-        for i in range(m):
-            if pool[i] == gc:
-                pool[i] = pool[m - 1]
-                pool[m - 1] = gc
-                left = m - 1
-                break
-        if left == m:
-            gt = -1  # not among the unseen cards (never happens): no constraint
+    left, gt, gc = _hold_gift(S, me, pool, m)
     left = _fd_melds(S, me, pool, left, D, rng)  # AT-26: the others', of their recorded sizes
     if left < 0:
         return False
@@ -424,23 +470,7 @@ def determinize(S, me, pool, D, rng):
         D[HANDS + gt * N_TYPES + gc] += 1
         if gc < N_SPECIES:
             D[CELLS + gt * N_CELLS + CELL_OF[gc]] += 1
-    shuffle(rng, pool, left)  # Fisher-Yates on the strategy stream
-    at = 0
-    for s in range(n):
-        if s == me:
-            continue
-        for _ in range(S[P_SIZES + s] - (1 if s == gt else 0)):
-            t = pool[at]
-            at += 1
-            D[HANDS + s * N_TYPES + t] += 1
-            if t < N_SPECIES:
-                D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
-    nd = S[P_DRAW]
-    for i in range(nd):
-        D[PILE + i] = pool[at]
-        at += 1
-    D[H_PILE_POS] = 0
-    D[H_PILE_END] = nd
+    _deal_hidden(S, me, pool, left, gt, D, rng)
     return True
 
 

@@ -207,29 +207,10 @@ def self_meld_options(S, p, all_wild, opts, k):
 
 
 @inline_kernel
-def claim_meld_options(S, q, x, all_wild, opts, k):
-    """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
-    c0 = CELLS + q * N_CELLS
-    cells = S[c0 : c0 + N_CELLS]
-    W = S[HANDS + q * N_TYPES + ATLAS]
-    if x < ATLAS:
-        cell = CELL_OF[x]
-        cont = CONT_OF[x]
-        cl = CLASS_OF[x]
-        cnt = cells[cell]
-        for w in range(3):  # x is one of the 3 - w naturals; branch-free as above
-            opts[k] = _code(TRIPLE, cell, w)
-            k += (2 - w <= cnt) & (w <= W)
-        avail = 0
-        for c in range(N_CLASSES):
-            avail |= np.int64(cells[cont * N_CLASSES + c] > 0) << c
-        k = _emit_masks(I64(QUAD), cont, avail, I64(QUAD_FULL & ~(1 << cl)), W, I64(0), opts, k)
-        avail = 0
-        for t in range(N_CONTINENTS):
-            avail |= np.int64(cells[t * N_CLASSES + cl] > 0) << t
-        k = _emit_masks(I64(FIVE), cl, avail, I64(FIVE_FULL & ~(1 << cont)), W, I64(0), opts, k)
-        return k
-    # x is an ATLAS: it fills one wild slot, the hand provides the other wilds and the naturals
+def _claim_atlas_options(cells, W, all_wild, opts, k):
+    """The claim-meld codes with which a seat holding ``cells`` (its natural counts per cell) and
+    ``W`` ATLAS can claim a discarded ATLAS, from ``opts[k]``; new k."""
+    # the ATLAS fills one wild slot, the hand provides the other wilds and the naturals
     for cell in range(N_CELLS):
         cnt = cells[cell]
         for w in range(1, 3):
@@ -258,6 +239,32 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
         opts[k] = _code(FIVE, 0, FIVE_FULL)
         k += 1
     return k
+
+
+@inline_kernel
+def claim_meld_options(S, q, x, all_wild, opts, k):
+    """Protocol §2: the claim-meld codes with which ``q`` can claim discard ``x``, from ``opts[k]``."""
+    c0 = CELLS + q * N_CELLS
+    cells = S[c0 : c0 + N_CELLS]
+    W = S[HANDS + q * N_TYPES + ATLAS]
+    if x < ATLAS:
+        cell = CELL_OF[x]
+        cont = CONT_OF[x]
+        cl = CLASS_OF[x]
+        cnt = cells[cell]
+        for w in range(3):  # x is one of the 3 - w naturals; branch-free as above
+            opts[k] = _code(TRIPLE, cell, w)
+            k += (2 - w <= cnt) & (w <= W)
+        avail = 0
+        for c in range(N_CLASSES):
+            avail |= np.int64(cells[cont * N_CLASSES + c] > 0) << c
+        k = _emit_masks(I64(QUAD), cont, avail, I64(QUAD_FULL & ~(1 << cl)), W, I64(0), opts, k)
+        avail = 0
+        for t in range(N_CONTINENTS):
+            avail |= np.int64(cells[t * N_CLASSES + cl] > 0) << t
+        k = _emit_masks(I64(FIVE), cl, avail, I64(FIVE_FULL & ~(1 << cont)), W, I64(0), opts, k)
+        return k
+    return _claim_atlas_options(cells, W, all_wild, opts, k)
 
 
 @hot_kernel
