@@ -372,6 +372,37 @@ def _take(S, p, t, c):
     S[E_PHASE] = PH_GIVE
 
 
+@inline_kernel
+def _claim_window(S, opts):
+    """PH_CLAIM: the next seat in the window that can claim ``P_CARD`` is asked (its options in
+    ``opts``: AT-12 … AT-14, AT-21's pair) as ``(seat, kind, k)``; when none is left the window
+    closes (``_close_window``) and ``k`` is 0."""
+    x = S[P_CARD]
+    q = S[E_Q]
+    left = S[E_LEFT]
+    while left > 0:
+        opts[0] = NONE
+        k = 1
+        if S[P_SIZES + q] == 1:
+            if pairs(only_card(S, q), x):  # AT-21 last-card pair
+                opts[1] = PAIR
+                k = 2
+        else:
+            k = claim_meld_options(S, q, x, S[P_RULES + R_ALL_WILD], opts, 1)
+        if k > 1:
+            if S[P_RULES + R_FORCED]:  # AT-12 variant: NONE is not offered
+                opts[0] = opts[k - 1]
+                k -= 1
+            S[E_Q] = q
+            S[E_LEFT] = left
+            return _ask(S, q, PH_CLAIM, k)
+        q = next_seat(S, q)
+        left -= 1
+    S[E_LEFT] = 0
+    _close_window(S)
+    return np.int64(-1), np.int64(-1), np.int64(0)
+
+
 # --- the two calls ---------------------------------------------------------------------------
 
 
@@ -382,29 +413,9 @@ def legal_moves(S, opts, ev):
     while True:
         ph = S[E_PHASE]
         if ph == PH_CLAIM:
-            x = S[P_CARD]
-            q = S[E_Q]
-            left = S[E_LEFT]
-            while left > 0:
-                opts[0] = NONE
-                k = 1
-                if S[P_SIZES + q] == 1:
-                    if pairs(only_card(S, q), x):  # AT-21 last-card pair
-                        opts[1] = PAIR
-                        k = 2
-                else:
-                    k = claim_meld_options(S, q, x, S[P_RULES + R_ALL_WILD], opts, 1)
-                if k > 1:
-                    if S[P_RULES + R_FORCED]:  # AT-12 variant: NONE is not offered
-                        opts[0] = opts[k - 1]
-                        k -= 1
-                    S[E_Q] = q
-                    S[E_LEFT] = left
-                    return _ask(S, q, PH_CLAIM, k)
-                q = next_seat(S, q)
-                left -= 1
-            S[E_LEFT] = 0
-            _close_window(S)
+            p, kind, k = _claim_window(S, opts)
+            if k > 0:
+                return p, kind, k
         elif ph == PH_TURN:
             _turn_start(S, ev)
         elif ph == PH_SELF:
