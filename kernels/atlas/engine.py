@@ -95,10 +95,11 @@ from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, seed_stream
 DEAL = STREAM_DEAL
 EVENTS = STREAM_EVENTS
 
-# The turn engine's two calls inlined into ``legal`` / ``apply`` (and, through them, into the
-# driver's loop: a call per decision with its array arguments costs more than its share of a
-# greedy decision, docs/performance.md). Only ever inlined: they share their Python function,
-# and so Numba's cache entries, with turn.legal_moves / apply_move.
+# The turn engine's two calls inlined into ``legal`` / ``apply``, which the driver inlines in
+# turn into its loop (``inline_kernel(legal.py_func)``: a call per decision with its array
+# arguments costs more than its share of a greedy decision, docs/performance.md). Only ever
+# inlined: they share their Python function, and so Numba's cache entries, with
+# turn.legal_moves / apply_move.
 _legal_moves = inline_kernel(legal_moves.py_func)
 _apply_move = inline_kernel(apply_move.py_func)
 

@@ -31,12 +31,14 @@ Every other decision (the TRADE take with ``trade_pick=seen``; a claim under the
 
 Objective of the viewer (``objective``): the round result in force (AT-24) — win, nobody
 wins, loss — or, with ``rounds`` > 1, the match result in force on the public match standing
-(AT-25, AT-26 revised 2026-12-06), with the AT-05 points as a tie-breaker scaled from the AT-D4
+(AT-25, AT-26 revised 2026-12-06; the match engine's ``match_total`` / ``top_total``,
+``kernels/atlas/engine.py``), with the AT-05 points as a tie-breaker scaled from the AT-D4
 hand values of the design block, so that one step of result outweighs any points whatever the
 values.
 
 The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
-``apply_move``, the driver's own), so they play by the rule options in force, which the engine
+``apply_move``, the functions the match engine plays for the driver; a rollout ends with the
+round), so they play by the rule options in force, which the engine
 reads from the state's public block (``P_RULES``) that every determinization copies: this
 module reads no rule option. The strategy id carries only the parameters (``encode`` /
 ``decode``).
@@ -156,8 +158,8 @@ def decode(sid):
 def rollout(W, sid, rng, ev, opts, log):
     """Play the round on from ``W`` (in place) to its end, every seat by built-in strategy
     ``sid`` (``rng``: its stream; ``ev``: the rollout's events stream): the turn engine's
-    ``legal_moves`` → pick → ``apply_move``, as the driver's ``play_on`` with the strategy of
-    every seat. The moves go into ``log`` while it has room (pimc passes an empty one); returns
+    ``legal_moves`` → pick → ``apply_move``, as the driver's ``play_on`` (through the match
+    engine) with the strategy of every seat, to the round's end. The moves go into ``log`` while it has room (pimc passes an empty one); returns
     how many were played."""
     m = 0
     while True:

@@ -6,7 +6,7 @@ pending decision, and calls the engine's Numba functions (``new_match``, ``legal
 ``is_over``, ``returns``, ``view``, ``action_id`` / ``action_of``) with numpy arrays. The same
 functions play ``cardsim run`` (the driver), so game *i* of root seed *s* is dealt and played
 as game *i* of a run. Action ids, the observation's layout and the move texts:
-docs/atlas-protocol.md ("The match engine").
+docs/atlas-protocol.md section 10.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ class AtlasMatch:
     def apply(self, action: int) -> None:
         """Play ``action`` for the seat to act; :class:`IllegalMove` (the match unchanged) if it
         is not legal now."""
-        code = self._codes.get(int(action)) if isinstance(action, int | np.integer) else None
+        whole = isinstance(action, int | np.integer) and not isinstance(action, bool)
+        code = self._codes.get(int(action)) if whole else None
         if code is None:
             raise IllegalMove(self._illegal(action))
         self._moved(E.apply(np.int64(code), self._S, self._opts, self._rngs))

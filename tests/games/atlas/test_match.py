@@ -77,7 +77,7 @@ def test_an_illegal_action_is_refused_and_changes_nothing():
     legal = set(int(a) for a in m.legal_actions())
     bad = next(a for a in range(m.num_actions) if a not in legal)
     before = (m._S.copy(), m._rngs.copy(), m.legal_actions(), m.current_player())
-    for action in (bad, -1, m.num_actions, "0", 2.0):
+    for action in (bad, -1, m.num_actions, "0", 2.0, True):
         with pytest.raises(IllegalMove):
             m.apply(action)
     np.testing.assert_array_equal(m._S, before[0])
