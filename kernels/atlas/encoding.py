@@ -43,11 +43,16 @@ ATLAS = 60
 SKIP = 61
 REVERSE = 62
 TRADE = 63
-N_CARDS = 204  # the default deck (AT-01); AT-D2, AT-D3 change it
 HAND_SIZE = 13  # the default hand (AT-03); AT-D1 changes it
+SPECIES_COPIES = 3  # copies of every matching species in the deck (AT-02)
+SPECIES_PER_CELL = 3  # species in each (continent, class) cell (AT-02)
+N_SPECIALS = 4  # the special cards ATLAS, SKIP, REVERSE, TRADE (ids ATLAS .. ATLAS + 3)
+DEFAULT_SPECIAL = 6  # copies of each special in the printed deck (AT-01; AT-D2, AT-D3 default)
 MAX_SPECIAL = 12  # most copies of each special card (AT-D2, AT-D3)
 MAX_HAND_SIZE = 20  # largest hand dealt (AT-D1)
-MAX_CARDS = 3 * 60 + 4 * MAX_SPECIAL  # the largest deck: 228 cards
+MAX_CARDS = SPECIES_COPIES * N_SPECIES + N_SPECIALS * MAX_SPECIAL  # the largest deck: 228 cards
+#: the default deck (AT-01): 204 cards; AT-D2, AT-D3 change it
+N_CARDS = SPECIES_COPIES * N_SPECIES + N_SPECIALS * DEFAULT_SPECIAL
 N_CONTINENTS = 5
 N_CLASSES = 4
 N_CELLS = 20
@@ -112,7 +117,7 @@ END_NAMES = (
 
 #: AT-05 hand values per card type: the defaults of AT-D4 (``atlas_value``, ``action_value``,
 #: ``matching_value``).
-HAND_VALUE = np.array([1] * 60 + [3, 2, 2, 2], dtype=np.int64)
+HAND_VALUE = np.array([1] * N_SPECIES + [3, 2, 2, 2], dtype=np.int64)
 
 
 @kernel
@@ -161,7 +166,9 @@ def cell_of(species):
 option_set_hash = code_set_hash
 
 
-def canonical_deck(specials: tuple[int, int, int, int] = (6, 6, 6, 6)) -> np.ndarray:
+def canonical_deck(
+    specials: tuple[int, int, int, int] = (DEFAULT_SPECIAL,) * N_SPECIALS,
+) -> np.ndarray:
     """The deck before shuffling: species 0..59 three times each, then ``specials[j]`` copies of
     ATLAS, SKIP, REVERSE, TRADE in that order (AT-01; the counts are AT-D2, AT-D3). The default
     is the 204-card deck.
@@ -171,8 +178,10 @@ def canonical_deck(specials: tuple[int, int, int, int] = (6, 6, 6, 6)) -> np.nda
     """
     return np.concatenate(
         [
-            np.repeat(np.arange(N_SPECIES, dtype=np.uint8), 3),
-            np.repeat(np.arange(60, 64, dtype=np.uint8), np.asarray(specials, dtype=np.int64)),
+            np.repeat(np.arange(N_SPECIES, dtype=np.uint8), SPECIES_COPIES),
+            np.repeat(
+                np.arange(ATLAS, N_TYPES, dtype=np.uint8), np.asarray(specials, dtype=np.int64)
+            ),
         ]
     )
 

@@ -31,12 +31,14 @@ Every other decision (the TRADE take with ``trade_pick=seen``; a claim under the
 
 Objective of the viewer (``objective``): the round result in force (AT-24) — win, nobody
 wins, loss — or, with ``rounds`` > 1, the match result in force on the public match standing
-(AT-25, AT-26 revised 2026-12-06), with the AT-05 points as a tie-breaker scaled from the AT-D4
+(AT-25, AT-26 revised 2026-12-06; the match engine's ``match_total`` / ``top_total``,
+``kernels/atlas/engine.py``), with the AT-05 points as a tie-breaker scaled from the AT-D4
 hand values of the design block, so that one step of result outweighs any points whatever the
 values.
 
 The rollouts are the turn engine's round (``kernels/atlas/turn.py``: ``legal_moves`` and
-``apply_move``, the driver's own), so they play by the rule options in force, which the engine
+``apply_move``, the functions the match engine plays for the driver; a rollout ends with the
+round), so they play by the rule options in force, which the engine
 reads from the state's public block (``P_RULES``) that every determinization copies: this
 module reads no rule option. The strategy id carries only the parameters (``encode`` /
 ``decode``).
@@ -56,11 +58,21 @@ from cardsim.kernels.atlas.encoding import (
     DT_TARGET,
     MAX_OPTIONS,
     N_CELLS,
+    N_CLASSES,
+    N_CONTINENTS,
     N_SPECIES,
     N_TYPES,
     NONE,
+    SPECIES_COPIES,
 )
-from cardsim.kernels.atlas.rules import hand_value, round_points
+from cardsim.kernels.atlas.engine import (
+    gift,
+    match_rounds,
+    match_total,
+    top_total,
+    winner_points,
+)
+from cardsim.kernels.atlas.rules import hand_value
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
@@ -83,22 +95,18 @@ from cardsim.kernels.atlas.state import (
     P_MELDED,
     P_N,
     P_SIZES,
-    P_STANDING,
     P_VALUES,
     PILE,
     PUB_LEN,
     S_LEN,
     SEAT_FD,
-    SEAT_GIFT,
     ST_END,
     ST_MELD_OK,
-    ST_RESHUFFLES,
-    ST_TRADES,
     ST_WINNER,
     hot_kernel,
 )
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves, match_rounds
+from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves
 from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -150,8 +158,8 @@ def decode(sid):
 def rollout(W, sid, rng, ev, opts, log):
     """Play the round on from ``W`` (in place) to its end, every seat by built-in strategy
     ``sid`` (``rng``: its stream; ``ev``: the rollout's events stream): the turn engine's
-    ``legal_moves`` → pick → ``apply_move``, as the driver's ``play_on`` with the strategy of
-    every seat. The moves go into ``log`` while it has room (pimc passes an empty one); returns
+    ``legal_moves`` → pick → ``apply_move``, as the driver's ``play_on`` (through the match
+    engine) with the strategy of every seat, to the round's end. The moves go into ``log`` while it has room (pimc passes an empty one); returns
     how many were played."""
     m = 0
     while True:
@@ -188,22 +196,13 @@ def objective(W, me):
     w = W[ST_WINNER]
     n = W[P_N]
     r = 1000 * max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
-    pts = round_points(W)
-    tie = 3 * pts if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
+    tie = 3 * winner_points(W) if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
     if match_rounds(W) <= 1:
         if w < 0:
             return 0
         return r * (n - 1) + tie if w == me else -r + tie
-    best = -(1 << 30)
-    k = 0
-    for s in range(n):  # AT-25: the totals after this round and how many share the highest
-        t = W[P_STANDING + s] + (pts if s == w else 0)
-        if t > best:
-            best = t
-            k = 1
-        elif t == best:
-            k += 1
-    if W[P_STANDING + me] + (pts if me == w else 0) == best:
+    best, k = top_total(W)  # AT-25: the totals after this round and how many share the highest
+    if match_total(W, me) == best:
         return r * (n - k) // k + tie
     return -r + tie
 
@@ -246,8 +245,8 @@ def _slot_cell(k, loc, j):
     if k == 3:
         return loc
     if k == 4:
-        return loc * 4 + j
-    return j * 4 + loc
+        return loc * N_CLASSES + j
+    return j * N_CLASSES + loc
 
 
 @hot_kernel
@@ -287,7 +286,7 @@ def _fd_meld(pool, m, k, rng):
     of ``all_wild_melds`` are not sampled, pimc reads no rule option) from ``pool[:m]`` to its
     end; returns the new ``m``, or -1 when no shape fits ``pool[:m]``. A random shape among
     those that fit (rejection, 32 tries), else the first that fits from a random start."""
-    ns = 20 if k == 3 else (5 if k == 4 else 4)
+    ns = N_CELLS if k == 3 else (N_CONTINENTS if k == 4 else N_CLASSES)  # where it may lie
     loc = -1
     for _ in range(32):
         c = bounded(rng, ns)
@@ -346,19 +345,97 @@ def _fd_melds(S, me, pool, m, D, rng):
 
 
 @hot_kernel
-def gift(S, me):
-    """(target, card) of the card ``me`` gave in its last TRADE this round while ``me`` knows
-    the target still holds it (AT-19): since then no copy of that card was shown (discarded or
-    melded face up, by anyone), the target laid no face-down meld, and no TRADE and no
-    reshuffle happened (``SEAT_GIFT``, written by the turn engine); (-1, -1) otherwise."""
-    g = SEAT_GIFT + 6 * me
-    t = S[g] - 1
-    c = S[g + 1]
-    if t < 0 or t == me or S[P_DISCC + c] + S[P_MELDED + c] != S[g + 2]:
-        return -1, -1
-    if S[P_FD_CARDS + t] != S[g + 3] or S[ST_TRADES] != S[g + 4] or S[ST_RESHUFFLES] != S[g + 5]:
-        return -1, -1
-    return t, c
+def _known(S, D):
+    """What every seat knows into ``D`` (zeroed first): the public block, the seat allowed to
+    self-meld next, the first player and the turn engine's block — a claim window's best claim
+    so far cleared (the window is simultaneous, §4)."""
+    for j in range(S_LEN):
+        D[j] = 0
+    for j in range(PUB_LEN):
+        D[j] = S[j]
+    D[ST_WINNER] = -1
+    D[ST_END] = -1
+    D[ST_MELD_OK] = S[ST_MELD_OK]
+    D[H_FIRST] = S[H_FIRST]
+    for j in range(E_PHASE, E_END):
+        D[j] = S[j]
+    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
+        D[E_BKEY] = _NO_KEY
+        D[E_BQ] = -1
+        D[E_BCODE] = 0
+
+
+@hot_kernel
+def _unseen(S, me, D, pool):
+    """``me``'s hand and own face-down cards into ``D``; the cards ``me`` has not seen into
+    ``pool``; their count, or -1 when it is not the other hands, the draw pile and the other
+    seats' face-down cards (or ``me``'s face-down cards not its ``P_FD_CARDS``)."""
+    h = HANDS + me * N_TYPES
+    fd = SEAT_FD + me * N_TYPES
+    m = 0
+    for t in range(N_TYPES):
+        mine = S[h + t]
+        D[h + t] = mine
+        if t < N_SPECIES and mine > 0:
+            D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
+        own = S[fd + t]  # AT-26: me laid its face-down melds, it knows their cards
+        D[fd + t] = own
+        D[H_FACE_DOWN + t] += own
+        # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
+        copies = SPECIES_COPIES if t < N_SPECIES else S[P_DECK + t - ATLAS]
+        u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
+        u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
+        for _ in range(u):
+            pool[m] = t
+            m += 1
+    need = S[P_DRAW]
+    for s in range(S[P_N]):
+        if s != me:
+            need += S[P_FD_CARDS + s] + S[P_SIZES + s]
+    owned = 0
+    for t in range(N_TYPES):
+        owned += S[fd + t]
+    if need != m or owned != S[P_FD_CARDS + me]:
+        return -1
+    return m
+
+
+@hot_kernel
+def _hold_gift(S, me, pool, m):
+    """AT-19: the card ``me`` gave, while it knows the target holds it (``gift``), moved to the
+    end of ``pool[:m]``; (cards left to draw from, target, card), target -1 when none."""
+    gt, gc = gift(S, me)
+    if gt < 0:
+        return m, gt, gc
+    for i in range(m):
+        if pool[i] == gc:
+            pool[i] = pool[m - 1]
+            pool[m - 1] = gc
+            return m - 1, gt, gc
+    return m, -1, gc  # not among the unseen cards (never happens): no constraint
+
+
+@hot_kernel
+def _deal_hidden(S, me, pool, left, gt, D, rng):
+    """``pool[:left]`` shuffled and dealt to the other hands (their public sizes, the gift's
+    target one card short) and the draw pile (its size, in the sampled order)."""
+    shuffle(rng, pool, left)  # Fisher-Yates on the strategy stream
+    at = 0
+    for s in range(S[P_N]):
+        if s == me:
+            continue
+        for _ in range(S[P_SIZES + s] - (1 if s == gt else 0)):
+            t = pool[at]
+            at += 1
+            D[HANDS + s * N_TYPES + t] += 1
+            if t < N_SPECIES:
+                D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
+    nd = S[P_DRAW]
+    for i in range(nd):
+        D[PILE + i] = pool[at]
+        at += 1
+    D[H_PILE_POS] = 0
+    D[H_PILE_END] = nd
 
 
 @hot_kernel
@@ -383,59 +460,11 @@ def determinize(S, me, pool, D, rng):
     that card goes to the target's hand before the deal. ``me``'s own face-down cards are
     never dealt to another seat.
     """
-    n = S[P_N]
-    for j in range(S_LEN):
-        D[j] = 0
-    for j in range(PUB_LEN):
-        D[j] = S[j]
-    D[ST_WINNER] = -1
-    D[ST_END] = -1
-    D[ST_MELD_OK] = S[ST_MELD_OK]
-    D[H_FIRST] = S[H_FIRST]
-    for j in range(E_PHASE, E_END):
-        D[j] = S[j]
-    if S[P_CARD] >= 0:  # a claim window is simultaneous: the earlier claims are not seen
-        D[E_BKEY] = _NO_KEY
-        D[E_BQ] = -1
-        D[E_BCODE] = 0
-    h = HANDS + me * N_TYPES
-    fd = SEAT_FD + me * N_TYPES
-    m = 0
-    for t in range(N_TYPES):
-        mine = S[h + t]
-        D[h + t] = mine
-        if t < N_SPECIES and mine > 0:
-            D[CELLS + me * N_CELLS + CELL_OF[t]] += mine
-        own = S[fd + t]  # AT-26: me laid its face-down melds, it knows their cards
-        D[fd + t] = own
-        D[H_FACE_DOWN + t] += own
-        # copies in the deck: 3 per species; the specials' from the design block (AT-D2, AT-D3)
-        copies = 3 if t < N_SPECIES else S[P_DECK + t - ATLAS]
-        u = copies - mine - own - S[P_MELDED + t] - S[P_DISCC + t]
-        u -= 1 if t == S[P_CARD] else 0  # a claim window's discard is seen, in no pile yet
-        for _ in range(u):
-            pool[m] = t
-            m += 1
-    need = S[P_DRAW]
-    for s in range(n):
-        if s != me:
-            need += S[P_FD_CARDS + s] + S[P_SIZES + s]
-    owned = 0
-    for t in range(N_TYPES):
-        owned += S[fd + t]
-    if need != m or owned != S[P_FD_CARDS + me]:
+    _known(S, D)
+    m = _unseen(S, me, D, pool)
+    if m < 0:
         return False
-    left = m
-    gt, gc = gift(S, me)
-    if gt >= 0:  # AT-19: the card me gave is still in the target's hand
-        for i in range(m):
-            if pool[i] == gc:
-                pool[i] = pool[m - 1]
-                pool[m - 1] = gc
-                left = m - 1
-                break
-        if left == m:
-            gt = -1  # not among the unseen cards (never happens): no constraint
+    left, gt, gc = _hold_gift(S, me, pool, m)
     left = _fd_melds(S, me, pool, left, D, rng)  # AT-26: the others', of their recorded sizes
     if left < 0:
         return False
@@ -443,23 +472,7 @@ def determinize(S, me, pool, D, rng):
         D[HANDS + gt * N_TYPES + gc] += 1
         if gc < N_SPECIES:
             D[CELLS + gt * N_CELLS + CELL_OF[gc]] += 1
-    shuffle(rng, pool, left)  # Fisher-Yates on the strategy stream
-    at = 0
-    for s in range(n):
-        if s == me:
-            continue
-        for _ in range(S[P_SIZES + s] - (1 if s == gt else 0)):
-            t = pool[at]
-            at += 1
-            D[HANDS + s * N_TYPES + t] += 1
-            if t < N_SPECIES:
-                D[CELLS + s * N_CELLS + CELL_OF[t]] += 1
-    nd = S[P_DRAW]
-    for i in range(nd):
-        D[PILE + i] = pool[at]
-        at += 1
-    D[H_PILE_POS] = 0
-    D[H_PILE_END] = nd
+    _deal_hidden(S, me, pool, left, gt, D, rng)
     return True
 
 

@@ -38,11 +38,14 @@ from cardsim.kernels.atlas.encoding import (
     ATLAS,
     FIVE,
     N_CELLS,
+    N_CLASSES,
+    N_CONTINENTS,
     N_TYPES,
     PAIR,
     QUAD,
     REVERSE,
     SKIP,
+    SPECIES_PER_CELL,
     TRADE,
     TRIPLE,
 )
@@ -70,7 +73,6 @@ from cardsim.kernels.atlas.state import (
     ST_FIVES,
     ST_QUADS,
     ST_TRIPLES,
-    ST_WINNER,
     hot_kernel,
     inline_kernel,
     remove_card,
@@ -103,7 +105,10 @@ N_RULES = len(OPTIONS)
 #: Defaults in array form.
 DEFAULT_RULES = OPTIONS.array()
 
-POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
+#: The wild mask of an all-ATLAS quad (a bit per class) and five (a bit per continent), AT-10.
+QUAD_FULL = (1 << N_CLASSES) - 1
+FIVE_FULL = (1 << N_CONTINENTS) - 1
+POPC = np.array([bin(i).count("1") for i in range(FIVE_FULL + 1)], dtype=np.int32)
 
 
 @hot_kernel
@@ -149,7 +154,7 @@ def _emit_masks(kind, loc, avail, universe, wilds_avail, extra, opts, k):
     missing = universe & ~avail
     if POPC[missing] - extra > wilds_avail:
         return k
-    full = 15 if kind == QUAD else 31
+    full = QUAD_FULL if kind == QUAD else FIVE_FULL
     sub = avail & universe
     while True:
         m = missing | sub
@@ -171,7 +176,7 @@ def self_meld_options(S, p, all_wild, opts, k):
     # triples (AT-10): 3 - w naturals + w ATLAS, at least one natural. A cell that can lay one
     # (cnt >= 1, cnt + W >= 3) is rare, so that test predicts well; within it, branch-free: every
     # code is written, ``k`` only advances for the layable ones (slots past ``k`` are scratch).
-    for cell in range(20):
+    for cell in range(N_CELLS):
         cnt = cells[cell]
         if cnt >= 1 and cnt + W >= 3:
             for w in range(3):
@@ -180,23 +185,58 @@ def self_meld_options(S, p, all_wild, opts, k):
     if all_wild and W >= 3:
         opts[k] = _code(TRIPLE, 0, 3)
         k += 1
-    for cont in range(5):  # quads: one per class of a continent
+    for cont in range(N_CONTINENTS):  # quads: one per class of a continent
         avail = 0
-        for cl in range(4):  # branch-free (held cells mispredict)
-            avail |= np.int64(cells[cont * 4 + cl] > 0) << cl
+        for cl in range(N_CLASSES):  # branch-free (held cells mispredict)
+            avail |= np.int64(cells[cont * N_CLASSES + cl] > 0) << cl
         if avail != 0:
-            k = _emit_masks(I64(QUAD), cont, avail, I64(15), W, I64(0), opts, k)
+            k = _emit_masks(I64(QUAD), cont, avail, I64(QUAD_FULL), W, I64(0), opts, k)
     if all_wild and W >= 4:
-        opts[k] = _code(QUAD, 0, 15)
+        opts[k] = _code(QUAD, 0, QUAD_FULL)
         k += 1
-    for cl in range(4):  # fives: one per continent of a class
+    for cl in range(N_CLASSES):  # fives: one per continent of a class
         avail = 0
-        for cont in range(5):
-            avail |= np.int64(cells[cont * 4 + cl] > 0) << cont
+        for cont in range(N_CONTINENTS):
+            avail |= np.int64(cells[cont * N_CLASSES + cl] > 0) << cont
         if avail != 0:
-            k = _emit_masks(I64(FIVE), cl, avail, I64(31), W, I64(0), opts, k)
+            k = _emit_masks(I64(FIVE), cl, avail, I64(FIVE_FULL), W, I64(0), opts, k)
     if all_wild and W >= 5:
-        opts[k] = _code(FIVE, 0, 31)
+        opts[k] = _code(FIVE, 0, FIVE_FULL)
+        k += 1
+    return k
+
+
+@inline_kernel
+def _claim_atlas_options(cells, W, all_wild, opts, k):
+    """The claim-meld codes with which a seat holding ``cells`` (its natural counts per cell) and
+    ``W`` ATLAS can claim a discarded ATLAS, from ``opts[k]``; new k."""
+    # the ATLAS fills one wild slot, the hand provides the other wilds and the naturals
+    for cell in range(N_CELLS):
+        cnt = cells[cell]
+        for w in range(1, 3):
+            if 3 - w <= cnt and w - 1 <= W:
+                opts[k] = _code(TRIPLE, cell, w)
+                k += 1
+    if all_wild and W >= 2:
+        opts[k] = _code(TRIPLE, 0, 3)
+        k += 1
+    for cont in range(N_CONTINENTS):
+        avail = 0
+        for c in range(N_CLASSES):
+            avail |= np.int64(cells[cont * N_CLASSES + c] > 0) << c
+        if avail != 0:
+            k = _emit_masks(I64(QUAD), cont, avail, I64(QUAD_FULL), W, I64(1), opts, k)
+    if all_wild and W >= 3:
+        opts[k] = _code(QUAD, 0, QUAD_FULL)
+        k += 1
+    for cl in range(N_CLASSES):
+        avail = 0
+        for t in range(N_CONTINENTS):
+            avail |= np.int64(cells[t * N_CLASSES + cl] > 0) << t
+        if avail != 0:
+            k = _emit_masks(I64(FIVE), cl, avail, I64(FIVE_FULL), W, I64(1), opts, k)
+    if all_wild and W >= 4:
+        opts[k] = _code(FIVE, 0, FIVE_FULL)
         k += 1
     return k
 
@@ -216,43 +256,15 @@ def claim_meld_options(S, q, x, all_wild, opts, k):
             opts[k] = _code(TRIPLE, cell, w)
             k += (2 - w <= cnt) & (w <= W)
         avail = 0
-        for c in range(4):
-            avail |= np.int64(cells[cont * 4 + c] > 0) << c
-        k = _emit_masks(I64(QUAD), cont, avail, I64(15 & ~(1 << cl)), W, I64(0), opts, k)
+        for c in range(N_CLASSES):
+            avail |= np.int64(cells[cont * N_CLASSES + c] > 0) << c
+        k = _emit_masks(I64(QUAD), cont, avail, I64(QUAD_FULL & ~(1 << cl)), W, I64(0), opts, k)
         avail = 0
-        for t in range(5):
-            avail |= np.int64(cells[t * 4 + cl] > 0) << t
-        k = _emit_masks(I64(FIVE), cl, avail, I64(31 & ~(1 << cont)), W, I64(0), opts, k)
+        for t in range(N_CONTINENTS):
+            avail |= np.int64(cells[t * N_CLASSES + cl] > 0) << t
+        k = _emit_masks(I64(FIVE), cl, avail, I64(FIVE_FULL & ~(1 << cont)), W, I64(0), opts, k)
         return k
-    # x is an ATLAS: it fills one wild slot, the hand provides the other wilds and the naturals
-    for cell in range(20):
-        cnt = cells[cell]
-        for w in range(1, 3):
-            if 3 - w <= cnt and w - 1 <= W:
-                opts[k] = _code(TRIPLE, cell, w)
-                k += 1
-    if all_wild and W >= 2:
-        opts[k] = _code(TRIPLE, 0, 3)
-        k += 1
-    for cont in range(5):
-        avail = 0
-        for c in range(4):
-            avail |= np.int64(cells[cont * 4 + c] > 0) << c
-        if avail != 0:
-            k = _emit_masks(I64(QUAD), cont, avail, I64(15), W, I64(1), opts, k)
-    if all_wild and W >= 3:
-        opts[k] = _code(QUAD, 0, 15)
-        k += 1
-    for cl in range(4):
-        avail = 0
-        for t in range(5):
-            avail |= np.int64(cells[t * 4 + cl] > 0) << t
-        if avail != 0:
-            k = _emit_masks(I64(FIVE), cl, avail, I64(31), W, I64(1), opts, k)
-    if all_wild and W >= 4:
-        opts[k] = _code(FIVE, 0, 31)
-        k += 1
-    return k
+    return _claim_atlas_options(cells, W, all_wild, opts, k)
 
 
 @hot_kernel
@@ -276,7 +288,7 @@ def _take_fewest(S, p, cell, shown):
     """Protocol §2: give up the species of ``cell`` with the fewest copies (> 0), ties lowest id."""
     h = HANDS + p * N_TYPES
     best = -1
-    for s in range(3 * cell, 3 * cell + 3):
+    for s in range(SPECIES_PER_CELL * cell, SPECIES_PER_CELL * (cell + 1)):
         c = S[h + s]
         if c > 0 and (best < 0 or c < S[h + best]):
             best = s
@@ -332,16 +344,16 @@ def apply_meld(S, p, code, x, shown, same):
                 _take_fewest(S, p, loc, shown)
         S[ST_TRIPLES] += 1
     elif kind == QUAD:
-        if wild != 15:
-            for cl in range(4):
-                if (wild >> cl) & 1 == 0 and loc * 4 + cl != xcell:
-                    _take_fewest(S, p, loc * 4 + cl, shown)
+        if wild != QUAD_FULL:
+            for cl in range(N_CLASSES):
+                if (wild >> cl) & 1 == 0 and loc * N_CLASSES + cl != xcell:
+                    _take_fewest(S, p, loc * N_CLASSES + cl, shown)
         S[ST_QUADS] += 1
     else:
-        if wild != 31:
-            for cont in range(5):
-                if (wild >> cont) & 1 == 0 and cont * 4 + loc != xcell:
-                    _take_fewest(S, p, cont * 4 + loc, shown)
+        if wild != FIVE_FULL:
+            for cont in range(N_CONTINENTS):
+                if (wild >> cont) & 1 == 0 and cont * N_CLASSES + loc != xcell:
+                    _take_fewest(S, p, cont * N_CLASSES + loc, shown)
         S[ST_FIVES] += 1
     wilds = meld_atlas(code)
     from_hand = wilds - 1 if x == ATLAS else wilds
@@ -397,16 +409,3 @@ def hand_value(S, p):
     action = S[h + SKIP] + S[h + REVERSE] + S[h + TRADE]
     matching = S[P_SIZES + p] - wild - action
     return wild * S[P_VALUES] + action * S[P_VALUES + 1] + matching * S[P_VALUES + 2]
-
-
-@hot_kernel
-def round_points(S):
-    """AT-24: the points the round's winner receives (the other hands' AT-05 values); 0 when
-    nobody won."""
-    w = S[ST_WINNER]
-    pts = 0
-    if w >= 0:
-        for s in range(S[P_N]):
-            if s != w:
-                pts += hand_value(S, s)
-    return pts

@@ -63,12 +63,17 @@ seat laid them; read by ``pimc`` for that seat only).
 import numpy as np
 from cardsim.kernels.atlas.encoding import (
     ATLAS,
+    DEFAULT_SPECIAL,
     HAND_SIZE,
     HAND_VALUE,
     MAX_CARDS,
     N_CELLS,
+    N_CLASSES,
+    N_SPECIALS,
     N_SPECIES,
     N_TYPES,
+    SPECIES_COPIES,
+    SPECIES_PER_CELL,
 )
 from cardsim.kernels.atlas.options import OPTIONS
 from cardsim.kernels.jit import hot_kernel, inline_kernel  # noqa: F401 (re-exported: ismcts, turn, rules)
@@ -86,9 +91,15 @@ _DEFAULT_VALUES = (int(HAND_VALUE[ATLAS]), int(HAND_VALUE[ATLAS + 1]), int(HAND_
 
 #: Lookup tables (integer division is slow in the hot loops): cell, continent and class of a
 #: card type (-1 for ATLAS and the action cards).
-CELL_OF = np.array([t // 3 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
-CONT_OF = np.array([t // 12 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
-CLASS_OF = np.array([(t % 12) // 3 for t in range(N_SPECIES)] + [-1] * 4, dtype=np.int64)
+_PER_CONT = SPECIES_PER_CELL * N_CLASSES  # species of a continent (AT-02)
+CELL_OF = np.array(
+    [t // SPECIES_PER_CELL for t in range(N_SPECIES)] + [-1] * N_SPECIALS, dtype=np.int64
+)
+CONT_OF = np.array([t // _PER_CONT for t in range(N_SPECIES)] + [-1] * N_SPECIALS, dtype=np.int64)
+CLASS_OF = np.array(
+    [(t % _PER_CONT) // SPECIES_PER_CELL for t in range(N_SPECIES)] + [-1] * N_SPECIALS,
+    dtype=np.int64,
+)
 
 #: (name, size) of every field, in order; the constants below are its running offsets
 #: (tests/games/atlas/test_kernel_rules.py checks them).
@@ -115,7 +126,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("P_FD_CARDS", MAX_PLAYERS),
     ("P_FD_SIZES", 3 * MAX_PLAYERS),
     ("P_HAND_SIZE", 1),  # design parameters (AT-D1 … AT-D4): public, like every rule
-    ("P_DECK", 4),
+    ("P_DECK", N_SPECIALS),
     ("P_VALUES", 3),
     ("P_STANDING", MAX_PLAYERS),  # AT-25, AT-26: every seat's points from earlier rounds
     ("PUB_LEN", 0),
@@ -155,7 +166,7 @@ LAYOUT: tuple[tuple[str, int], ...] = (
     ("E_WIN", 4),  # the last closed window: discarder, card, winning seat or -1, its code
     ("SEAT_MELDS", MAX_PLAYERS),
     ("SEAT_CLAIMS", MAX_PLAYERS),
-    ("SEAT_DEALT", MAX_PLAYERS * 4),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
+    ("SEAT_DEALT", MAX_PLAYERS * N_SPECIALS),  # per seat: ATLAS, SKIP, REVERSE, TRADE dealt
     # per-seat card accounting (checked by tests/games/atlas/test_invariants.py)
     ("SEAT_DRAWN", MAX_PLAYERS),
     ("SEAT_DISCARDED", MAX_PLAYERS),
@@ -375,8 +386,8 @@ def reset_round(S, n, r):
     S[PUB_LEN:] = 0
     S[ST_DEC] = dec
     S[P_HAND_SIZE] = HAND_SIZE
-    for j in range(4):
-        S[P_DECK + j] = 6  # AT-01: 6 of each special
+    for j in range(N_SPECIALS):
+        S[P_DECK + j] = DEFAULT_SPECIAL  # AT-01: 6 of each special
     S[P_VALUES] = _DEFAULT_VALUES[0]
     S[P_VALUES + 1] = _DEFAULT_VALUES[1]
     S[P_VALUES + 2] = _DEFAULT_VALUES[2]
@@ -397,10 +408,10 @@ def deal(S, deal_rng, n):
     """Protocol §1: shuffle the canonical deck of the design block (``P_DECK``: 180 matching
     cards, then the specials by id) with stream 0; card i < ``P_HAND_SIZE``·n goes to seat i % n
     (AT-03, AT-D1 … AT-D3). The defaults are the 204-card deck and 13 cards each."""
-    m = 3 * N_SPECIES
+    m = SPECIES_COPIES * N_SPECIES
     for i in range(m):
-        S[PILE + i] = i // 3
-    for j in range(4):
+        S[PILE + i] = i // SPECIES_COPIES
+    for j in range(N_SPECIALS):
         for _ in range(S[P_DECK + j]):
             S[PILE + m] = ATLAS + j
             m += 1
@@ -411,7 +422,7 @@ def deal(S, deal_rng, n):
         t = S[PILE + i]
         add_card(S, p, t)
         if t >= ATLAS:
-            S[SEAT_DEALT + 4 * p + t - ATLAS] += 1
+            S[SEAT_DEALT + N_SPECIALS * p + t - ATLAS] += 1
         p = p + 1 if p + 1 < n else 0
     S[H_PILE_POS] = dealt
     S[H_PILE_END] = m

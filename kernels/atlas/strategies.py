@@ -24,10 +24,15 @@ from cardsim.kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, t
     DT_TAKE,
     DT_TARGET,
     GIVE,
+    N_CELLS,
+    N_CLASSES,
+    N_CONTINENTS,
     N_TYPES,
     PAIR,
     REVERSE,
     SKIP,
+    SPECIES_COPIES,
+    SPECIES_PER_CELL,
     TAKE,
     TARGET,
 )
@@ -87,14 +92,15 @@ SM_CONT_CLASSES = 40  # [5] bitmask of the classes held, per continent
 SM_CLASS_CONTS = 45  # [4] bitmask of the continents held, per class
 SM_SMALLEST = 49  # the smallest opponent hand
 SUMMARY_LEN = 50
-POPC = np.array([bin(i).count("1") for i in range(32)], dtype=np.int32)
+POPC = np.array([bin(i).count("1") for i in range(1 << N_CONTINENTS)], dtype=np.int32)
+_CELL_NATURALS = SPECIES_PER_CELL * SPECIES_COPIES  # a cell's natural cards in the deck: 9
 
 
 @hot_kernel
 def _unseen_cell(hand, pub, cell):
     """Copies of ``cell``'s 9 naturals not in ``hand``, not melded, not on the discard pile."""
-    u = 9
-    for s in range(3 * cell, 3 * cell + 3):
+    u = _CELL_NATURALS
+    for s in range(SPECIES_PER_CELL * cell, SPECIES_PER_CELL * (cell + 1)):
         u -= hand[s] + pub[P_MELDED + s] + pub[P_DISCC + s]
     return u
 
@@ -106,15 +112,16 @@ def hand_summary(hand, pub, careful, out):
     # The held cells as one bit mask in a register (bit 4·continent + class), spread into the two
     # mask rows at the end: or-ing into the rows per cell chained the loop on memory.
     held = 0
-    for cell in range(20):
-        cc = hand[3 * cell] + hand[3 * cell + 1] + hand[3 * cell + 2]
+    for cell in range(N_CELLS):
+        s0 = SPECIES_PER_CELL * cell
+        cc = hand[s0] + hand[s0 + 1] + hand[s0 + 2]
         out[SM_CELL + cell] = cc
         held |= np.int64(cc > 0) << cell  # branch-free: whether a cell is held mispredicts
         if careful:
             out[SM_UNSEEN + cell] = _unseen_cell(hand, pub, cell)
-    for k in range(5):
-        out[SM_CONT_CLASSES + k] = (held >> (4 * k)) & 15
-    for c in range(4):
+    for k in range(N_CONTINENTS):
+        out[SM_CONT_CLASSES + k] = (held >> (N_CLASSES * k)) & ((1 << N_CLASSES) - 1)
+    for c in range(N_CLASSES):
         x = held >> c  # class c's cells sit 4 bits apart: gather them into bits 0 … 4
         out[SM_CLASS_CONTS + c] = (
             (x & 1) | ((x >> 3) & 2) | ((x >> 6) & 4) | ((x >> 9) & 8) | ((x >> 12) & 16)
@@ -189,15 +196,17 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
                 if tri + sm[SM_UNSEEN + cell] + atl < 2:
                     tri = 0
                 if atl == 0:
-                    for c in range(4):
-                        if c != cl and (cm >> c) & 1 == 0 and sm[SM_UNSEEN + cont * 4 + c] == 0:
+                    for c in range(N_CLASSES):
+                        cell_c = cont * N_CLASSES + c
+                        if c != cl and (cm >> c) & 1 == 0 and sm[SM_UNSEEN + cell_c] == 0:
                             quad = 0
-                    for k in range(5):
-                        if k != cont and (km >> k) & 1 == 0 and sm[SM_UNSEEN + k * 4 + cl] == 0:
+                    for k in range(N_CONTINENTS):
+                        cell_k = k * N_CLASSES + cl
+                        if k != cont and (km >> k) & 1 == 0 and sm[SM_UNSEEN + cell_k] == 0:
                             five = 0
             v = 3.0 * tri + quad + 0.8 * five + (hand[t] + extra >= 2)  # +1 if paired
             if careful and mode < 2:  # danger of feeding a claim (discard and give alike)
-                sp = 3 - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
+                sp = SPECIES_COPIES - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
                 dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + cell]
                 if ms == 1:
                     dg += 2.0 * sp

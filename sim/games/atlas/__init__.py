@@ -25,84 +25,39 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 from cardsim.kernels.atlas import driver as _driver
-from cardsim.kernels.atlas import ismcts as _ismcts
 from cardsim.kernels.atlas import pimc as _pimc
 from cardsim.kernels.atlas import rules as _rules
 from cardsim.kernels.atlas.options import OPTIONS, deck_size
-from cardsim.kernels.atlas.strategies import BUILTINS, LEVEL_BASE, MAX_USER, USER_BASE
-from cardsim.kernels.errors import did_you_mean
+from cardsim.kernels.atlas.strategies import MAX_USER, USER_BASE
 from cardsim.sim import python_strategies, user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import (
     GameFacts,
     Measure,
     RunConfig,
-    StrategyInfo,
     Warmup,
     column,
     first_side_wins,
     no_winner,
 )
 from cardsim.sim.games.atlas import adapter, tables
-from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import (
-    IsmctsStrategy,
-    LevelStrategies,
-    PimcStrategy,
-    parse_builtin,
-)
-
-
-def resolve_rules(rules: dict | None, players: int | None = None) -> dict:
-    """Every rule option with its value (defaults filled in, text parsed); raises on bad input
-    (with ``players``, also a deal the deck cannot make: AT-D1)."""
-    return OPTIONS.resolve(rules, players)
-
-
-def rules_array(rules: dict | None, players: int | None = None) -> np.ndarray:
-    """The kernel's rule array (offsets ``cardsim.kernels.atlas.rules.R_*``) of a rules dict."""
-    return OPTIONS.array(rules, players)
-
-
-#: the one compile of the driver's user variant (every user strategy then compiles only itself)
-USER_DRIVER_COMPILE = "about 15 s"
-#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
-#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-PIMC_DEFAULT = (48, 4, 0, 2.0)
-#: ``pimc`` (kernels/atlas/pimc.py; docs/strategies.md)
-PIMC = PimcStrategy(
-    _pimc,
-    PIMC_DEFAULT,
-    "candidate options searched (greedy's pick, then greedy's order of preference)",
-    "search: perfect-information Monte Carlo for discards and its own TRADE (target, card "
-    "given) — samples the other hands, face-down melds and stock order from the unseen cards "
-    "(AT-26), plays greedy's top candidates to the end of the round with greedy rollouts, "
-    "leaves greedy's pick only for one whose mean gain (result and score) passes z standard "
-    "errors; greedy elsewhere; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
-)
-PIMC_INFO = PIMC.info
-pimc_id = PIMC.id
-#: (iters, cap, rollout, c, z, drop index) of the plain name ``ismcts``: at most 320
-#: determinizations x 4 candidates, paired, racing with drop=0 (a challenger whose mean gain is
-#: not above 0 at iteration 8, 16, ... is played no more) plus the tree: about pimc's CPU per
-#: decision, and beats pimc head to head (docs/strategies.md)
-ISMCTS_DEFAULT = (320, 4, 0, 0.7, 1.0, 1)
-#: ``ismcts`` (kernels/atlas/ismcts.py; docs/strategies.md)
-ISMCTS = IsmctsStrategy(
-    _ismcts,
+from cardsim.sim.games.atlas.seats import (  # noqa: F401 (the package's names, re-exported)
+    ISMCTS,
     ISMCTS_DEFAULT,
-    "options considered per own decision (pimc's candidates: greedy's order of preference)",
-    "search: single-observer information-set MCTS at the decisions pimc searches — every "
-    "candidate on every determinization (AT-26, paired), a tree with UCB over its own later "
-    "decisions, racing (a candidate not ahead of greedy's pick is dropped), greedy rollouts, "
-    "pimc's objective; ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z,drop=off|0..3",
+    LEVELS,
+    PIMC,
+    PIMC_DEFAULT,
+    PIMC_INFO,
+    PLAYER_COUNTS,
+    STRATEGIES,
+    USER_DRIVER_COMPILE,
+    parse_strategy,
+    pimc_id,
+    resolve_rules,
+    rules_array,
+    seat_ids,
 )
-#: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
-LEVELS = LevelStrategies(
-    LEVEL_BASE,
-    "a keep point (discard, give, take), a meld size (claim, self-meld), a card of the TRADE target's hand",
-)
-
+from cardsim.sim.schema import build_frame, context_for
 
 FACTS = GameFacts(
     title="ATLAS",
@@ -139,20 +94,15 @@ class AtlasEngine:
 
     name = "atlas"
     facts = FACTS
-    player_counts = tuple(range(2, 11))
+    player_counts = PLAYER_COUNTS
     default_players = 4
     rule_options = OPTIONS
-    strategies = (
-        *(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS),
-        *LEVELS.infos,
-        PIMC_INFO,
-        ISMCTS.info,
-    )
+    strategies = STRATEGIES
 
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        return parse_builtin(name, PIMC, ISMCTS, LEVELS)
+        return parse_strategy(name)
 
     def config_warnings(self, config: RunConfig) -> list[str]:
         """AT-D1: a deal that leaves under ``THIN_STOCK`` cards per player to draw is legal but
@@ -172,42 +122,8 @@ class AtlasEngine:
 
     # -- seats -------------------------------------------------------------------------------
     def seat_ids(self, config: RunConfig, entry: str = "simulate_part"):
-        """Strategy id per seat and the driver module to run (the user-strategy variant if any
-        seat is a user strategy; ``entry``: the driver function about to be called)."""
-        n = config.players
-        if n not in self.player_counts:
-            raise CardsimError(f"ATLAS players: {n} (allowed: 2..10)")
-        if len(config.seats) != n:
-            raise CardsimError(f"{len(config.seats)} seat strategies for {n} players")
-        resolve_rules(config.rules, n)  # AT-D1: the deck deals every seat (before any kernel)
-        builtin = {s.name: s.id for s in self.strategies}
-        ids, users = [], []
-        for name in config.seats:
-            if name in builtin:
-                ids.append(builtin[name])
-            elif name.startswith("pimc:"):
-                ids.append(pimc_id(name))
-            elif name.startswith("ismcts:"):
-                ids.append(ISMCTS.id(name))
-            elif LEVELS.handles(name):
-                ids.append(LEVELS.id(name))
-            elif user_strategies.is_python_strategy(name):  # played by play_chunk / replay
-                raise CardsimError(f"{name}: a py: strategy has no kernel driver")
-            elif user_strategies.is_user_strategy(name):
-                if name not in users:
-                    users.append(name)
-                ids.append(USER_BASE + user_strategies.entry(name, _driver))
-            else:
-                raise CardsimError(
-                    f"unknown ATLAS strategy {name!r}{did_you_mean(name, builtin)} "
-                    f"(allowed: {', '.join(builtin)}, "
-                    "or path/to/file.py:function)"
-                )
-        sids = np.array(ids, np.int64)
-        if not users:
-            return sids, _driver.for_seats(sids)  # the built-in driver (search table filled)
-        mod = user_strategies.driver_for(_driver, users, entry, "ATLAS", USER_DRIVER_COMPILE)
-        return sids, _driver.for_seats(sids, mod)
+        """Strategy id per seat and the driver module to run (``seats.seat_ids``)."""
+        return seat_ids(config, entry)
 
     # -- play --------------------------------------------------------------------------------
     def play_arrays(self, config: RunConfig, first: int, count: int):
@@ -272,6 +188,14 @@ class AtlasEngine:
             build_frame(seats, tables.SEATS, ctx),
         )
 
+    # -- one match, move by move --------------------------------------------------------------
+    def new_match(self, players: int, rules: dict, seed: int, game_index: int = 0):
+        """One match to step move by move (``sim/games/atlas/match.py``: the kernel's match
+        engine), dealt as game ``game_index`` of a run with root seed ``seed``."""
+        from cardsim.sim.games.atlas.match import new_match
+
+        return new_match(players, rules, seed, game_index)
+
     # -- replay ------------------------------------------------------------------------------
     def trace(self, config: RunConfig, game_index: int, level: int = 1):
         """The kernel trace of one game (``cardsim.kernels.atlas.driver.Trace``)."""
@@ -307,7 +231,7 @@ WARMUP = Warmup(
 
 ENGINE = AtlasEngine()
 
-from cardsim.sim.games.atlas.check import CHECK as _CHECK  # noqa: E402  (imports this package)
+from cardsim.sim.games.atlas.check import CHECK as _CHECK  # noqa: E402
 
 ENGINE.strategy_check = _CHECK
 ENGINE.warmup = WARMUP

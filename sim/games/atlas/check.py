@@ -21,8 +21,9 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
     """Every seat plays ``name``: time, turns, the games with an illegal answer (found by the
     kernel one game at a time, the first ``max_replayed`` located on the reference engine)."""
     from cardsim.kernels.atlas import driver as drv
+    from cardsim.kernels.atlas.options import OPTIONS
     from cardsim.kernels.atlas.rules import R_ROUNDS
-    from cardsim.sim.games.atlas import ENGINE as engine
+    from cardsim.sim.games.atlas.seats import seat_ids
 
     found: list[BadAnswer] = []
     if is_python_strategy(name):
@@ -37,8 +38,8 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
             seconds, int(games["turns"].sum()), "turns", found, bad_games,
             f"illegal answers in {bad_games} game(s)",
         )  # fmt: skip
-    ids, mod = engine.seat_ids(config)
-    arr = engine.rule_options.array(config.rules)
+    ids, mod = seat_ids(config)
+    arr = OPTIONS.array(config.rules)
     n, count = config.players, config.games
     rounds = int(arr[R_ROUNDS])
     games = np.zeros(count * rounds, drv.GAMES_DTYPE)
