@@ -125,7 +125,8 @@ class ToyEngine:
             while not m.is_over():
                 legal = m.legal_actions()
                 if config.seats[m.current_player()] == "greedy":
-                    m.apply(int(legal[legal != DRAW].max(initial=DRAW)))
+                    cards = legal[legal != DRAW]
+                    m.apply(int(cards.max()) if len(cards) else DRAW)
                 else:
                     m.apply(int(legal[pick.integers(0, len(legal))]))
             rows += [(i, s, float(r)) for s, r in enumerate(m.returns())]

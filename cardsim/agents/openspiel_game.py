@@ -127,6 +127,7 @@ class CardsimGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> CardsimObserver:
         """The observer of both the observation and the information state: they are equal."""
+        del iig_obs_type  # every observation type (perfect recall or not) is the seat's view
         if params:
             raise CardsimError(f"cardsim observers take no parameters, got {params!r}")
         return CardsimObserver(self.observation_size)
@@ -150,7 +151,7 @@ class _Held:
         self.actions.append(action)
 
     def __deepcopy__(self, memo: dict) -> _Held:
-        copy = _Held.__new__(_Held)
+        del memo  # nothing inside is shared with other copies        copy = _Held.__new__(_Held)
         copy.spec, copy.seed, copy.game_index = self.spec, self.seed, self.game_index
         copy.match, copy.actions = self.match.clone(), list(self.actions)
         return copy
