@@ -151,7 +151,8 @@ class _Held:
         self.actions.append(action)
 
     def __deepcopy__(self, memo: dict) -> _Held:
-        del memo  # nothing inside is shared with other copies        copy = _Held.__new__(_Held)
+        del memo  # nothing inside is shared with other copies
+        copy = _Held.__new__(_Held)
         copy.spec, copy.seed, copy.game_index = self.spec, self.seed, self.game_index
         copy.match, copy.actions = self.match.clone(), list(self.actions)
         return copy
