@@ -1,11 +1,16 @@
-"""原子 driver: plays whole matches (YZ-04, YZ-25, YZ-26) in parallel, optional trace mode.
+"""原子 driver: plays whole matches in parallel and records them, optional trace mode.
+
+The match itself — the deal of both halves, the halves as phases, 双夹 (YZ-25), the winner
+(YZ-26), the match scores (YZ-D2, YZ-D3) and what a seat sees (YZ-28) — is the match engine's
+(``kernels/yuanzi/engine.py``); this file asks the strategies, records each half's statistics
+(``_record_half``) between the engine's ``HALF_OVER`` and its second half, and fills the rows.
 
 ``simulate(root, first, count, seat_strategy_ids, rules, out_games, out_seats)`` fills
 ``out_games`` int32[count, NG] and ``out_seats`` int32[4 * count, NS] (column offsets ``G_*``
-and ``S_*`` below; ``games_table`` / ``seats_table`` turn them into structured arrays).
+and ``S_*`` below; ``sim/games/yuanzi/tables.py`` turns them into the games and seats tables).
 Game ``first + i`` is seeded from (root, game index) alone: stream 0 deals both halves before
-any play (protocol §1), stream 2 feeds the strategies, so rows never depend on chunking or
-threads. ``simulate_trace`` also records every decision (protocol §8).
+any play (``engine.new_match``, protocol §1), stream 2 feeds the strategies, so rows never
+depend on chunking or threads. ``simulate_trace`` also records every decision (protocol §8).
 
 User strategies (``sim/user_strategies.py``) run in the user variant of this file: a copy
 whose prelude sets ``_USER_SLOTS``; see "user strategies" below.
@@ -16,24 +21,29 @@ import sys
 import numpy as np
 from cardsim.kernels.call_tables import TABLE_SIZE, SearchSeats, search_table, user_table
 from cardsim.kernels.jit import kernel, run_split
-from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.rng import STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES, PASS, RANK_VALUE, move_set_hash
+from cardsim.kernels.yuanzi.engine import (
+    CONTINUE,
+    HALF_OVER,
+    N_HALVES,
+    apply,
+    legal,
+    match_score,
+    new_match,
+    result,
+    start_half,
+    view,
+)
 from cardsim.kernels.yuanzi.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
 from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
 from cardsim.kernels.yuanzi.pimc import PIMC_BASE
-from cardsim.kernels.yuanzi.rules import apply_move, begin_half, draw_half_deck, legal_call
 from cardsim.kernels.yuanzi.state import (
     INFO_DAO_CARDS,
     INFO_DEALT,
     INFO_JOKERS,
     N_INFO,
-    N_RULES,
     N_ST,
-    R_JOKER_INDICATOR,
-    R_MATCH_POINTS_SHUANGJIA,
-    R_MATCH_POINTS_WIN,
-    R_SHUANGJIA,
-    R_SHUANGJIA_THRESHOLD,
     ST_ACTOR,
     ST_ATOMS,
     ST_BOMBS,
@@ -44,18 +54,10 @@ from cardsim.kernels.yuanzi.state import (
     ST_FINISH,
     ST_FIRST_LEADER,
     ST_FIRST_RECV,
-    ST_H0_NOUT,
-    ST_H0_OUT,
-    ST_H0_TEAM_PTS,
-    ST_H0_UPSTREAM,
     ST_HYDROGENS,
     ST_INDICATOR,
-    ST_NOUT,
-    ST_ONE_TWO,
-    ST_OUT,
     ST_PLAYS,
     ST_POINTS,
-    ST_RULES,
     ST_TEAM_PTS,
     ST_TRICKS,
     hot_kernel,
@@ -164,7 +166,7 @@ def for_seats(sids, driver=None):
 
 
 # --- the first compile over two processes (``Warmup.split``, sim/warmup.py) --------------------
-#: ``legal_call``'s exact argument types: hands, st, rules, buf
+#: ``engine.legal``'s (``rules.legal_call``'s) exact argument types: hands, st, rules, buf
 LEGAL_ARGTYPES = (
     nt.Array(nt.uint8, 2, "C"),
     nt.Array(nt.int64, 1, "C"),
@@ -183,7 +185,7 @@ def compile_side() -> None:
 
 def compile_own() -> None:
     """Compile (or load) the legal-move generator, meanwhile, in the driver's process."""
-    legal_call.compile(LEGAL_ARGTYPES)
+    legal.compile(LEGAL_ARGTYPES)
 
 
 # --- games matrix: one row per match -------------------------------------------------------
@@ -295,14 +297,15 @@ def decide(hands, played, st, rules, sids, buf, n, rng):
     if n == 1:
         return 0, 0
     seat = st[ST_ACTOR]
+    own, seen, pub = view(seat, hands, played, st)  # the engine's view of the seat (YZ-28)
     if sids[seat] >= LEVEL_BASE:  # greedy:eps / soft (kernels/levels.py), before pimc's range
-        idx = choose_level(sids[seat], hands[seat], played, st, buf, n, rng)
+        idx = choose_level(sids[seat], own, seen, pub, buf, n, rng)
     elif sids[seat] >= PIMC_BASE:  # pimc, ismcts: through the search table (they need the rules)
-        idx = _choose_search(sids[seat], hands[seat], played, st, rules, buf, n, rng)
+        idx = _choose_search(sids[seat], own, seen, pub, rules, buf, n, rng)
     elif sids[seat] == RANDOM:  # random's one draw, inlined here: a call would cost as much
-        idx = choose_random(hands[seat], played, st, buf, n, rng)
+        idx = choose_random(own, seen, pub, buf, n, rng)
     else:
-        idx = _choose(sids[seat], hands[seat], played, st, buf, n, rng)
+        idx = _choose(sids[seat], own, seen, pub, buf, n, rng)
     if idx < 0 or idx >= n:
         return n - 1 if buf[n - 1] == PASS else 0, 1
     return idx, 0
@@ -312,36 +315,15 @@ def decide(hands, played, st, rules, sids, buf, n, rng):
 def decide_turn(hands, played, st, rules, sids, buf, rng):
     """One turn's choice as ``play_half`` makes it without shortcuts: the legal set into ``buf``
     and the pick, (n, index, bad) (for tests and tools; compiled only when they call it)."""
-    n = legal_call(hands, st, rules, buf)
+    n = legal(hands, st, rules, buf)
     idx, bad = decide(hands, played, st, rules, sids, buf, n, rng)
     return n, idx, bad
 
 
 @_hot
-def play_half(
-    g,
-    half,
-    deck,
-    p,
-    up0,
-    hands,
-    played,
-    st,
-    info,
-    rules,
-    sids,
-    buf,
-    rng,
-    tr,
-    trh,
-    trn,
-    leg,
-    tracing,
-):
-    """Play one half to its end; returns the number of invalid strategy answers."""
-    begin_half(half, deck, p, up0, hands, played, st, info)
-    for i in range(N_RULES):  # YZ-28: the rule options in force are public
-        st[ST_RULES + i] = rules[i]
+def play_half(g, half, hands, played, st, rules, sids, buf, rng, tr, trh, trn, leg, tracing):
+    """Play the half the engine has begun to its end: (invalid strategy answers, the engine's
+    status at the end, ``engine.HALF_OVER`` or ``engine.MATCH_OVER``)."""
     bad = 0
     while True:
         seat = st[ST_ACTOR]
@@ -353,32 +335,15 @@ def play_half(
                 code = random_fast_code(hands, st, buf, rng)
         if code == NO_SHORTCUT:
             # the legal set (compiled once, called: inlined here it cost 16 s of compile)
-            n = legal_call(hands, st, rules, buf)
+            n = legal(hands, st, rules, buf)
             idx, b = decide(hands, played, st, rules, sids, buf, n, rng)
             bad += b
             code = buf[idx]
             if tracing:
                 _trace(tr, trh, trn, leg, g, half, seat, buf, n, code)
-        if apply_move(code, hands, played, st, rules) == 1:
-            return bad
-
-
-@kernel
-def _match_result(st0, rules):
-    """After half 0: is it 双夹 (YZ-25, threshold YZ-D1)? Returns (shuangjia, winning team)."""
-    out0 = st0[ST_OUT]
-    up_team = out0 % 2
-    one_two = st0[ST_ONE_TWO] == 1
-    threshold = rules[R_SHUANGJIA_THRESHOLD]  # YZ-D1: "scored under 60" in the text
-    if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
-        x = up_team
-        for i in range(3):
-            s = st0[ST_OUT + i]
-            if st0[ST_FINISH + (s + 2) % 4] < 4:
-                x = s % 2
-        y = 1 - x
-        return one_two or st0[ST_TEAM_PTS + y] < threshold, x
-    return one_two or st0[ST_TEAM_PTS + 1 - up_team] < threshold, up_team
+        status = apply(code, hands, played, st, rules)
+        if status != CONTINUE:
+            return bad, status
 
 
 @kernel
@@ -387,8 +352,8 @@ def play_game(
     g,
     sids,
     rules,
-    deck0,
-    deck1,
+    decks,
+    pos,
     hands,
     played,
     st,
@@ -404,11 +369,9 @@ def play_game(
     leg,
     tracing,
 ):
-    """One whole match of game index ``g`` into ``grow`` (NG) and ``srows`` (4 × NS)."""
-    # int64 stream ids and half numbers: a literal argument compiles a callee once per value
-    seed_stream(rng_deal, root, g, np.int64(STREAM_DEAL))
-    p0 = draw_half_deck(rng_deal, deck0, rules[R_JOKER_INDICATOR])
-    p1 = draw_half_deck(rng_deal, deck1, rules[R_JOKER_INDICATOR])
+    """One whole match of game index ``g`` into ``grow`` (NG) and ``srows`` (4 × NS): the
+    engine deals, judges and scores it (kernels/yuanzi/engine.py); this records each half."""
+    new_match(root, g, rules, decks, pos, hands, played, st, info, rng_deal)
     seed_stream(rng_strat, root, g, np.int64(STREAM_STRATEGY))
     grow[:] = -1
     srows[:, :] = -1
@@ -416,70 +379,24 @@ def play_game(
         srows[s, S_TEAM] = s % 2
     # one specialization of play_half: both calls pass int64, not int literals (Numba would
     # compile the hot loop once per literal value)
-    bad = play_half(
-        g,
-        np.int64(0),
-        deck0,
-        p0,
-        np.int64(0),
-        hands,
-        played,
-        st,
-        info,
-        rules,
-        sids,
-        buf,
-        rng_strat,
-        tr,
-        trh,
-        trn,
-        leg,
-        tracing,
+    bad, status = play_half(
+        g, np.int64(0), hands, played, st, rules, sids, buf, rng_strat, tr, trh, trn, leg, tracing
     )
     _record_half(np.int64(0), st, info, grow, srows)
-    up0 = np.int64(st[ST_OUT])
-    # YZ-28: the first half's result stays public in the second half (begin_half keeps it)
-    st[ST_H0_TEAM_PTS] = st[ST_TEAM_PTS]
-    st[ST_H0_TEAM_PTS + 1] = st[ST_TEAM_PTS + 1]
-    st[ST_H0_UPSTREAM] = up0
-    st[ST_H0_NOUT] = st[ST_NOUT]
-    for i in range(4):
-        st[ST_H0_OUT + i] = st[ST_OUT + i] if i < st[ST_NOUT] else -1
-    sj, winner = _match_result(st, rules)
-    if not sj:  # YZ-26: second half, 上游 of half 0 receives first and leads
-        t0 = st[ST_TEAM_PTS]
-        t1 = st[ST_TEAM_PTS + 1]
-        bad += play_half(
-            g,
-            np.int64(1),
-            deck1,
-            p1,
-            up0,
-            hands,
-            played,
-            st,
-            info,
-            rules,
-            sids,
-            buf,
-            rng_strat,
-            tr,
-            trh,
-            trn,
-            leg,
-            tracing,
-        )
+    if status == HALF_OVER:  # YZ-26: the second half
+        start_half(np.int64(1), decks, pos, hands, played, st, info, rules)
+        b, status = play_half(
+            g, np.int64(1), hands, played, st, rules, sids, buf, rng_strat,
+            tr, trh, trn, leg, tracing,
+        )  # fmt: skip
+        bad += b
         _record_half(np.int64(1), st, info, grow, srows)
-        t0 += st[ST_TEAM_PTS]
-        t1 += st[ST_TEAM_PTS + 1]
-        winner = up0 % 2 if t0 == t1 else (0 if t0 > t1 else 1)
+    sj, winner = result(st, rules)
     grow[G_SECOND] = 0 if sj else 1
     grow[G_SHUANGJIA] = 1 if sj else 0
     grow[G_WINNER] = winner
-    # YZ-25 / YZ-26 match scores (YZ-D3 / YZ-D2: by default 2 and 1)
-    unit = rules[R_MATCH_POINTS_SHUANGJIA] if sj else rules[R_MATCH_POINTS_WIN]
     for s in range(4):
-        d = unit if s % 2 == winner else -unit
+        d = match_score(st, rules, s)
         grow[G_DELTA + s] = d
         srows[s, S_DELTA] = d
         srows[s, S_WON] = 1 if d > 0 else 0
@@ -489,8 +406,8 @@ def play_game(
 @kernel
 def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, trn, leg, tracing):
     """Games ``first+lo .. first+hi-1`` in order, with scratch allocated once."""
-    deck0 = np.empty(N_CARDS, np.uint8)
-    deck1 = np.empty(N_CARDS, np.uint8)
+    decks = np.empty((N_HALVES, N_CARDS), np.uint8)
+    pos = np.empty(N_HALVES, np.int64)
     hands = np.empty((4, N_TYPES), np.uint8)
     played = np.empty((4, N_TYPES), np.uint8)
     st = np.empty(N_ST, np.int64)
@@ -504,8 +421,8 @@ def _run_block(root, first, lo, hi, sids, rules, out_games, out_seats, tr, trh, 
             first + i,
             sids,
             rules,
-            deck0,
-            deck1,
+            decks,
+            pos,
             hands,
             played,
             st,

@@ -22,8 +22,8 @@ and each of at most ``iters`` iterations
 
 It plays pimc's paired choice (``select``): greedy's pick unless another root child beats it
 by a mean paired gain of more than ``z`` standard errors. Moves are generated and applied only
-by the turn engine (``legal_moves`` / ``apply_move``). Its randomness is the strategy stream it
-is given, so runs are reproducible across chunks and threads.
+by the match engine (kernels/yuanzi/engine.py: ``legal`` / ``apply``). Its randomness is the
+strategy stream it is given, so runs are reproducible across chunks and threads.
 
 Scratch: pimc's scratch layout (its candidate, score, determinization and rollout arrays), the
 in-tree candidates, then the tree; the driver allocates the legal-move buffer ``BUF_SIZE``
@@ -51,6 +51,8 @@ from cardsim.kernels.ismcts_common import (
 from cardsim.kernels.pimc_common import ROLLOUTS, add_paired, clear_scores, select
 from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_TYPES
+from cardsim.kernels.yuanzi.engine import CONTINUE
+from cardsim.kernels.yuanzi.engine import legal as legal_call
 from cardsim.kernels.yuanzi.pimc import (
     ONE_MOVE,
     TO_THE_END,
@@ -62,7 +64,6 @@ from cardsim.kernels.yuanzi.pimc import (
     restart,
     rollout,
 )
-from cardsim.kernels.yuanzi.rules import legal_call
 from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,
@@ -151,7 +152,7 @@ def _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst, rules, rb
             if rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(ONE_MOVE)) == 1:
                 return node, count
             continue
-        if apply_call(code, wh, wp, wst, rules) == 1:
+        if apply_call(code, wh, wp, wst, rules) != CONTINUE:  # the half (or match) ended
             return node, count
         if not in_tree:  # below the new node: the rollout policy for every seat
             rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
@@ -212,7 +213,7 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
                 continue
             restart(wh, wp, wst, det, played, pub)
             node = np.int64(j + 1)  # the root children: candidate j is node j + 1
-            if apply_call(legal[root[j]], wh, wp, wst, rules) == 0:
+            if apply_call(legal[root[j]], wh, wp, wst, rules) == CONTINUE:
                 node, count = _play_on(seat, node, nodes, value, sq, count, cap, c, wh, wp, wst,
                                        rules, rbuf, cand, cost, rng, policy)  # fmt: skip
             v = objective(wst, team, rules)

@@ -24,7 +24,7 @@ match scores in force read from the rule array (YZ-D2 ``match_points_win`` = W, 
   half's score and 上游 are public (YZ-28: the ``ST_H0_*`` match block of the state), so a team
   that leads on the first half plays to keep the match, not to win the half (a team 240 : 60 up
   wins 340 : 260 with 100 of the second half's 300 points);
-* first half — +S / −S for a 双夹 won / lost (YZ-25, as the driver's ``_match_result``: the
+* first half — +S / −S for a 双夹 won / lost (YZ-25, as the match engine judges it: the
   threshold in force, YZ-D1 ``shuangjia_threshold``, by default 60; the half's points break
   ties); otherwise what the half carries into the match (``first_half_value``, issue 45 item 7):
   YZ-26 decides the match on the total of both halves, a tie to the team of the first-half
@@ -62,21 +62,21 @@ from cardsim.kernels.pimc_common import (
 )
 from cardsim.kernels.rng import shuffle
 from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_TYPES, PASS
-from cardsim.kernels.yuanzi.rules import apply_move, legal_call
+from cardsim.kernels.yuanzi.engine import (
+    CONTINUE,
+    apply,
+    first_half_judgement,
+    second_half_winner,
+)
+from cardsim.kernels.yuanzi.engine import legal as legal_call
 from cardsim.kernels.yuanzi.state import (
     N_ST,
     R_MATCH_POINTS_SHUANGJIA,
     R_MATCH_POINTS_WIN,
-    R_SHUANGJIA,
-    R_SHUANGJIA_THRESHOLD,
     ST_ACTOR,
     ST_COUNT,
     ST_DAO,
-    ST_FINISH,
-    ST_H0_TEAM_PTS,
-    ST_H0_UPSTREAM,
     ST_HALF,
-    ST_ONE_TWO,
     ST_OUT,
     ST_TEAM_PTS,
     hot_kernel,
@@ -125,13 +125,13 @@ def decode(sid):
 
 
 # Compile time (docs/performance.md): Numba's IR inlining grows faster than the function it
-# inlines into, so the big pieces of the turn engine and of greedy are compiled once, as called
-# functions (``apply_call``, ``greedy_call``, ``random_call`` here; ``rules.legal_call``), for every
+# inlines into, so the big pieces of the match engine and of greedy are compiled once, as called
+# functions (``apply_call``, ``greedy_call``, ``random_call`` here; ``engine.legal``), for every
 # search function (choose_pimc, choose_ismcts, ismcts._play_on) — inlined into each, they made
 # the search's first compile 4–6 minutes. Only ``rollout``, the loop where a search spends its
-# time, inlines the pieces on its common path: greedy's shortcut and ``apply_move`` (with the
-# whole policy inlined it compiled in 49 s against about 25 s now, and played 2 % (greedy) / 5 %
-# (random rollouts) faster). ismcts's single policy moves inside its tree are ``rollout`` with
+# time, inlines the pieces on its common path: greedy's shortcut and the engine's ``apply``
+# (with the whole policy inlined it compiled in 49 s against about 25 s now, and played 2 %
+# (greedy) / 5 % (random rollouts) faster). ismcts's single policy moves inside its tree are ``rollout`` with
 # ``moves=1``, not a second compiled copy of the policy.
 #: ``rollout``'s move limits: the half to its end (a half has far fewer moves), one move
 #: (passed as np.int64: two literal arguments would compile two ``rollout``s)
@@ -141,8 +141,9 @@ ONE_MOVE = 1
 
 @hot_kernel
 def apply_call(code, hands, played, st, rules):
-    """:func:`apply_move`, compiled once and called."""
-    return apply_move(code, hands, played, st, rules)
+    """The engine's ``apply`` (a move, then the phase: ``engine.CONTINUE`` …), compiled once
+    and called."""
+    return apply(code, hands, played, st, rules)
 
 
 @hot_kernel
@@ -175,7 +176,7 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy, moves):
                 else:
                     idx = random_call(wh[q], wp, wst, rbuf, n, rng)
             code = rbuf[idx]
-        if apply_move(code, wh, wp, wst, rules) == 1:
+        if apply(code, wh, wp, wst, rules) != CONTINUE:
             return 1
     return 0
 
@@ -183,7 +184,7 @@ def rollout(wh, wp, wst, rules, rbuf, rng, policy, moves):
 @hot_kernel
 def play_out(code, wh, wp, wst, rules, rbuf, rng, policy):
     """The candidate ``code``, then the half to its end by ``policy`` (in place)."""
-    if apply_call(code, wh, wp, wst, rules) == 0:
+    if apply_call(code, wh, wp, wst, rules) == CONTINUE:
         rollout(wh, wp, wst, rules, rbuf, rng, policy, np.int64(TO_THE_END))
 
 
@@ -215,44 +216,17 @@ def first_half_value(margin, upstream, win):
 
 @inline_kernel
 def objective(st, team, rules):
-    """``1000 * result + team points`` of a finished half for ``team`` (module docstring)."""
+    """``1000 * result + team points`` of a finished half for ``team`` (module docstring); the
+    match's rules are the engine's (``engine.second_half_winner``, ``first_half_judgement``)."""
     pts = st[ST_TEAM_PTS + team]
     win = rules[R_MATCH_POINTS_WIN]  # YZ-D2
-    if st[ST_HALF] == 1:
-        # YZ-26: the match result in force, on both halves (the first is public, YZ-28)
-        h0 = st[ST_H0_TEAM_PTS + team]
-        if h0 < 0:  # no first-half result in the state (never in a match): the half alone
-            h0 = 0
-            o0 = 0
-            up0 = -1
-        else:
-            o0 = st[ST_H0_TEAM_PTS + 1 - team]
-            up0 = st[ST_H0_UPSTREAM]
-        margin = h0 + pts - o0 - st[ST_TEAM_PTS + 1 - team]
-        if margin > 0:
-            won = win
-        elif margin < 0:
-            won = -win
-        elif up0 >= 0:  # 300 : 300: the team of the first-half 上游 wins
-            won = win if up0 % 2 == team else -win
-        else:
-            won = 0
+    if st[ST_HALF] == 1:  # YZ-26: the match result in force, on both halves (YZ-28)
+        winner = second_half_winner(st)
+        won = 0 if winner < 0 else (win if winner == team else -win)
         return 1000 * won + pts
-    # YZ-25, as the driver's _match_result: is the first half a 双夹, and who wins it?
-    up_team = st[ST_OUT] % 2
-    if rules[R_SHUANGJIA] == 0:  # both_out_team: X = the team with both players out
-        x = up_team
-        for i in range(3):
-            s = st[ST_OUT + i]
-            if st[ST_FINISH + (s + 2) % 4] < 4:
-                x = s % 2
-        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - x] < rules[R_SHUANGJIA_THRESHOLD]
-        winner = x
-    else:  # upstream_team
-        sj = st[ST_ONE_TWO] == 1 or st[ST_TEAM_PTS + 1 - up_team] < rules[R_SHUANGJIA_THRESHOLD]
-        winner = up_team
+    sj, winner = first_half_judgement(st, rules)  # YZ-25
     if not sj:
-        return first_half_value(pts - st[ST_TEAM_PTS + 1 - team], up_team == team, win)
+        return first_half_value(pts - st[ST_TEAM_PTS + 1 - team], st[ST_OUT] % 2 == team, win)
     stake = 1000 * rules[R_MATCH_POINTS_SHUANGJIA]  # YZ-D3
     return stake + pts if winner == team else -stake + pts
 

@@ -35,7 +35,7 @@ from cardsim.sim.game import (
     Warmup,
     first_side_wins,
 )
-from cardsim.sim.games.yuanzi import adapter, tables
+from cardsim.sim.games.yuanzi import adapter, match, tables
 from cardsim.sim.schema import build_frame, context_for
 from cardsim.sim.strategy_params import (
     IsmctsStrategy,
@@ -222,6 +222,13 @@ class YuanziEngine:
         rules = self.rules_array(config.rules)
         driver = self._driver(users, "simulate_trace")
         return drv.run_trace(config.seed, first, count, sids, rules, keep_legal, driver)
+
+    def new_match(
+        self, players: int, rules: dict, seed: int, game_index: int = 0
+    ) -> match.YuanziMatch:
+        """One match to step move by move (:class:`cardsim.sim.engine.Match`), dealt as game
+        ``game_index`` of a run with root seed ``seed`` (sim/games/yuanzi/match.py)."""
+        return match.new_match(players, rules, seed, game_index)
 
     def replay(self, config: RunConfig, game_index: int) -> str:
         """Readable log of one match: the kernel's choices replayed through the reference."""

@@ -16,7 +16,8 @@ ported line by line between the two forms makes the same choices and yields iden
 (tests/test_sdk.py).
 
 How the other seats decide: every move is mirrored, as it is played, in the kernel's own state
-arrays with the kernel's own functions (``begin_half``, ``legal_moves``, ``apply_move``); the
+arrays by the match engine (kernels/yuanzi/engine.py: ``new_match``, ``legal``, ``apply``,
+``start_half``; it judges the halves' ends, 双夹, the winner and the match scores); the
 built-in strategies (``pimc`` included) and Numba user strategies are called on that mirror
 exactly as the driver calls them, and the tables are filled by the driver's own
 ``_record_half``. The mirror's legal set is checked against the reference's at every decision
@@ -73,28 +74,34 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
 
 
 class _YuanziMirror:
-    """The kernel's state arrays of one match, moved on with the kernel's own functions."""
+    """The kernel's state arrays of one match, dealt and moved on by the match engine
+    (kernels/yuanzi/engine.py)."""
 
-    def __init__(self, rules: np.ndarray) -> None:
+    def __init__(self, rules: np.ndarray, seed: int, game: int) -> None:
+        from cardsim.kernels.yuanzi import engine
         from cardsim.kernels.yuanzi.encoding import N_CARDS, N_TYPES
         from cardsim.kernels.yuanzi.ismcts import BUF_SIZE  # pimc's scratch, then ismcts's tree
         from cardsim.kernels.yuanzi.state import N_INFO, N_ST
 
         self.rules = rules
+        self.decks = np.zeros((engine.N_HALVES, N_CARDS), np.uint8)
+        self.pos = np.zeros(engine.N_HALVES, np.int64)
         self.hands = np.zeros((4, N_TYPES), np.uint8)
         self.played = np.zeros((4, N_TYPES), np.uint8)
         self.st = np.zeros(N_ST, np.int64)
         self.info = np.zeros((4, N_INFO), np.int64)
         self.buf = np.zeros(BUF_SIZE, np.int32)
-        self.deck = np.zeros(N_CARDS, np.uint8)
+        engine.new_match(
+            np.uint64(seed), np.int64(game), rules, self.decks, self.pos, self.hands,
+            self.played, self.st, self.info, np.zeros(4, np.uint64),
+        )  # fmt: skip
 
-    def begin(self, half: int, deck: Sequence[int], p: int, up0: int) -> None:
-        from cardsim.kernels.yuanzi.rules import begin_half
-        from cardsim.kernels.yuanzi.state import ST_RULES
-
-        self.deck[:] = np.asarray(deck, np.uint8)
-        begin_half(half, self.deck, p, up0, self.hands, self.played, self.st, self.info)
-        self.st[ST_RULES : ST_RULES + len(self.rules)] = self.rules  # as play_half does
+    def deals_as(self, deal) -> bool:
+        """Whether the engine dealt the reference's ``deal`` (both halves)."""
+        return [list(map(int, self.decks[0])), int(self.pos[0])] == [deal.deck0, deal.p0] and [
+            list(map(int, self.decks[1])),
+            int(self.pos[1]),
+        ] == [deal.deck1, deal.p1]
 
 
 def _yuanzi_position(view, ref) -> str:
@@ -141,37 +148,27 @@ class _MirroredMatch:
         self.grow, self.srows = grow, srows
         self.game = game
         self.rng = krng.new_stream(np.uint64(seed), np.uint64(game), krng.STREAM_STRATEGY)
-        self.m = _YuanziMirror(rules_arr)
+        self.m = _YuanziMirror(rules_arr, seed, game)
         self.st = self.m.st
         grow[:] = -1
         srows[:, :] = -1
         for s in range(4):
             srows[s, drv.S_TEAM] = s % 2
-        self.now = {"half": -1, "decision": 0, "bad": 0, "sj": False, "winner": -1, "t": (0, 0)}
+        self.now = {"decision": 0, "bad": 0}
         self.where = f"seed {seed}, game {game}"
+        if not self.m.deals_as(deal):
+            raise CardsimError(f"internal error: kernel and reference deal differ ({self.where})")
 
-    def half_over(self, h: int) -> None:
-        """Record half ``h`` (driver._record_half); after the first, its public result."""
+    def half_over(self, h: int, status: int) -> None:
+        """Record half ``h`` (driver._record_half); after the first, the engine deals the
+        second unless the match is over."""
         from cardsim.kernels.yuanzi import driver as drv
-        from cardsim.kernels.yuanzi import state as KS
+        from cardsim.kernels.yuanzi import engine
 
-        st, now = self.st, self.now
-        drv._record_half(h, st, self.m.info, self.grow, self.srows)
-        if h == 0:  # YZ-28: the first half's result stays public (driver.play_game)
-            up0 = int(st[KS.ST_OUT])
-            st[KS.ST_H0_TEAM_PTS] = st[KS.ST_TEAM_PTS]
-            st[KS.ST_H0_TEAM_PTS + 1] = st[KS.ST_TEAM_PTS + 1]
-            st[KS.ST_H0_UPSTREAM] = up0
-            st[KS.ST_H0_NOUT] = st[KS.ST_NOUT]
-            for i in range(4):
-                st[KS.ST_H0_OUT + i] = st[KS.ST_OUT + i] if i < st[KS.ST_NOUT] else -1
-            sj, winner = drv._match_result(st, self.rules_arr)
-            now.update(sj=bool(sj), winner=int(winner), up0=up0)
-            now["t"] = (int(st[KS.ST_TEAM_PTS]), int(st[KS.ST_TEAM_PTS + 1]))
-        else:
-            t0 = now["t"][0] + int(st[KS.ST_TEAM_PTS])
-            t1 = now["t"][1] + int(st[KS.ST_TEAM_PTS + 1])
-            now["winner"] = now["up0"] % 2 if t0 == t1 else (0 if t0 > t1 else 1)
+        m = self.m
+        drv._record_half(h, self.st, m.info, self.grow, self.srows)
+        if status == engine.HALF_OVER:
+            engine.start_half(1, m.decks, m.pos, m.hands, m.played, self.st, m.info, m.rules)
 
     def bad(self, seat: _Seat, view, codes, returned: str) -> None:
         """An illegal answer: to ``on_bad``, or (without it) the run stops with one line."""
@@ -193,20 +190,18 @@ class _MirroredMatch:
 
     def choose(self, view, legal: list[int]) -> int:
         """The reference's chooser: the seat's move, played on the mirror too."""
+        from cardsim.kernels.yuanzi import engine
         from cardsim.kernels.yuanzi import state as KS
         from cardsim.kernels.yuanzi.encoding import PASS
-        from cardsim.kernels.yuanzi.rules import apply_move, legal_moves
 
         m, st, now = self.m, self.st, self.now
-        if view.half != now["half"]:
-            if view.half == 0:
-                m.begin(0, self.deal.deck0, self.deal.p0, 0)
-            else:
-                m.begin(1, self.deal.deck1, self.deal.p1, now["up0"])
-            now["half"] = view.half
-        n = int(legal_moves(m.hands, st, self.rules_arr, m.buf))
+        n = int(engine.legal(m.hands, st, self.rules_arr, m.buf))
         codes = m.buf[:n].copy()
-        if int(st[KS.ST_ACTOR]) != view.seat or sorted(map(int, codes)) != sorted(legal):
+        if (
+            int(st[KS.ST_ACTOR]) != view.seat
+            or int(st[KS.ST_HALF]) != view.half
+            or sorted(map(int, codes)) != sorted(legal)
+        ):
             raise CardsimError(
                 f"internal error: kernel mirror and reference disagree at decision "
                 f"{now['decision']} ({self.where}): seat {int(st[KS.ST_ACTOR])} vs {view.seat}, "
@@ -219,8 +214,9 @@ class _MirroredMatch:
             if idx is None:
                 idx = n - 1 if codes[n - 1] == PASS else 0  # as driver.decide
         code = int(codes[idx])
-        if apply_move(np.int32(code), m.hands, m.played, st, self.rules_arr) == 1:
-            self.half_over(view.half)
+        status = engine.apply(np.int32(code), m.hands, m.played, st, self.rules_arr)
+        if status != engine.CONTINUE:
+            self.half_over(view.half, status)
         now["decision"] += 1
         return code
 
@@ -277,23 +273,31 @@ class _MirroredMatch:
         return None
 
     def record(self, result) -> None:
-        """The match's result in the game and seat rows, checked against the reference's."""
+        """The match's result (the engine's) in the game and seat rows, checked against the
+        reference's."""
         from cardsim.kernels.yuanzi import driver as drv
+        from cardsim.kernels.yuanzi import engine
 
-        grow, srows, now = self.grow, self.srows, self.now
-        grow[drv.G_SECOND] = 0 if now["sj"] else 1
-        grow[drv.G_SHUANGJIA] = 1 if now["sj"] else 0
-        grow[drv.G_WINNER] = now["winner"]
-        unit = 2 if now["sj"] else 1
+        grow, srows, st, rules = self.grow, self.srows, self.st, self.rules_arr
+        if not engine.is_over(st, rules):
+            raise CardsimError(
+                f"internal error: the kernel mirror's match is not over ({self.where})"
+            )
+        sj, winner = engine.result(st, rules)
+        grow[drv.G_SECOND] = 0 if sj else 1
+        grow[drv.G_SHUANGJIA] = 1 if sj else 0
+        grow[drv.G_WINNER] = winner
         for s in range(4):
-            d = unit if s % 2 == now["winner"] else -unit
+            d = engine.match_score(st, rules, s)
             grow[drv.G_DELTA + s] = d
             srows[s, drv.S_DELTA] = d
             srows[s, drv.S_WON] = 1 if d > 0 else 0
-        grow[drv.G_BAD] = now["bad"]
+        grow[drv.G_BAD] = self.now["bad"]
         out = result.outcome
-        if out["winner_team"] != now["winner"] or list(out["delta"]) != list(
-            grow[drv.G_DELTA : drv.G_DELTA + 4]
+        if (
+            out["winner_team"] != winner
+            or bool(out["shuangjia"]) != bool(sj)
+            or list(out["delta"]) != list(grow[drv.G_DELTA : drv.G_DELTA + 4])
         ):
             raise CardsimError(
                 f"internal error: kernel mirror and reference disagree on the result ({self.where})"

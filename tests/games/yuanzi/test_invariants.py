@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from cardsim.kernels.rng import new_stream
 from cardsim.kernels.yuanzi import driver as drv
+from cardsim.kernels.yuanzi import engine
 from cardsim.kernels.yuanzi import rules as R
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, PASS
 from cardsim.kernels.yuanzi.state import (
@@ -96,7 +97,7 @@ def playout(root, g, sids, rules, on_decision=None):
         assert st[ST_TEAM_PTS] + st[ST_TEAM_PTS + 1] == 300
         halves.append((st.copy(), hands.copy()))
         up0 = st[ST_OUT]
-        sj, _winner = drv._match_result(halves[0][0], rules)
+        sj, _winner = engine.first_half_judgement(halves[0][0], rules)  # YZ-25
         if h == 0 and sj:
             break
     return halves

@@ -13,6 +13,8 @@ from cardsim.kernels.yuanzi.strategies import LEVEL_BASE
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig
 from cardsim.sim.games.yuanzi import ENGINE
+from cardsim.sim.games.yuanzi.reference import half as ref_half
+from cardsim.sim.games.yuanzi.reference import rules as ref
 from polars.testing import assert_frame_equal
 
 from tests.schema_v1 import to_v1
@@ -97,36 +99,35 @@ def test_yz06_redraw_never_uses_a_joker():
         assert row["indicator_0"] == deck[p]
 
 
-def _check_match(games, rule):
+def _check_match(games, rules):
+    """The kernel's match results (YZ-25, YZ-26, YZ-D1 … YZ-D3) against the reference rules
+    (``sim/games/yuanzi/reference``, the independent oracle) on each match's first-half and
+    second-half outcome as the tables record them (issue 46: no copy of the rule here)."""
+    resolved = ref.resolve_rules(rules)
     for row in games.iter_rows(named=True):
         finish = [row[f"finish_0_s{s}"] for s in range(4)]
+        out = sorted((f, s) for s, f in enumerate(finish) if f < 4)
         team = [row["team_points_0_t0"], row["team_points_0_t1"]]
-        one_two = finish.count(4) == 2
-        up_team = finish.index(1) % 2
-        x = 0 if finish[0] < 4 and finish[2] < 4 else 1  # the team with both out
-        if rule == "both_out_team":
-            sj, win = one_two or team[1 - x] < 60, x
-        else:
-            sj, win = one_two or team[1 - up_team] < 60, up_team
+        half0 = ref_half.HalfResult(0, [s for _, s in out], len(out) == 2, finish, [], [], [], team)
+        sj, win = ref.shuangjia(half0, resolved)
         assert row["shuangjia"] == sj and row["second_half"] == (not sj)
-        if not sj:  # YZ-26: totals, 300 : 300 → the first-half 上游's team
-            t0 = team[0] + row["team_points_1_t0"]
-            t1 = team[1] + row["team_points_1_t1"]
-            win = up_team if t0 == t1 else int(t1 > t0)
+        if not sj:
+            second = [row["team_points_1_t0"], row["team_points_1_t1"]]
+            win = ref.match_winner(team, second, out[0][1])
         assert row["winner_team"] == win
-        unit = 2 if sj else 1
+        unit = resolved["match_points_shuangjia" if sj else "match_points_win"]
         assert [row[f"delta_{s}"] for s in range(4)] == [
             unit if s % 2 == win else -unit for s in range(4)
         ]
 
 
 def test_yz25_yz26_shuangjia_both_out_team(tables):
-    _check_match(tables[0], "both_out_team")
+    _check_match(tables[0], {})
 
 
 def test_yz25_shuangjia_upstream_team():
     games, _ = play(config(shuangjia="upstream_team"), 0, 400)
-    _check_match(games, "upstream_team")
+    _check_match(games, {"shuangjia": "upstream_team"})
 
 
 def test_seats_table_matches_games_table(tables):
@@ -250,3 +251,11 @@ def test_replay_feeds_the_kernel_choices_to_the_reference():
     assert isinstance(log, str) and log.startswith("half 0:")
     deltas = [games[f"delta_{s}"][0] for s in range(4)]
     assert log.rstrip().splitlines()[-1] == f"delta per seat {deltas}"
+
+
+def test_issue46_match_results_follow_the_reference_with_the_design_options():
+    """Issue 46 item 1: the engine's 双夹 threshold (YZ-D1) and match scores (YZ-D2, YZ-D3) as
+    the reference rules settle them."""
+    opts = {"shuangjia_threshold": 100, "match_points_win": 3, "match_points_shuangjia": 5}
+    games, _ = play(config(**opts), 0, 200)
+    _check_match(games, opts)

@@ -18,6 +18,8 @@ from cardsim.sim.config import build_config
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig
 from cardsim.sim.games.yuanzi import ENGINE, PIMC_DEFAULT, pimc_id
+from cardsim.sim.games.yuanzi.reference import half as ref_half
+from cardsim.sim.games.yuanzi.reference import rules as ref_rules
 from cardsim.sim.strategy_params import split_strategies
 
 from tests.games.yuanzi.test_agreement import agree
@@ -248,8 +250,7 @@ def test_objective_is_the_match_result_in_force(options):
         ((60, 240), (300, 0), 1),  # a second-half 1-2 finish is no 双夹 (YZ-25: first half only)
     ]:
         st = _end_state(1, h1, [2, 1, 0], one_two=False, h0=h0, up0=up0)
-        t0, t1 = h0[0] + h1[0], h0[1] + h1[1]
-        winner = up0 % 2 if t0 == t1 else (0 if t0 > t1 else 1)
+        winner = ref_rules.match_winner(h0, h1, up0)  # YZ-26, the reference rules (the oracle)
         for team in (0, 1):
             expect = 1000 * (w if team == winner else -w) + h1[team]
             assert pimc.objective(st, team, rules) == expect, (h0, h1, up0, team)
@@ -262,7 +263,7 @@ def test_objective_is_the_match_result_in_force(options):
     else:  # no 双夹: the 200-point margin and the 上游 carry into the match (issue 45 item 7)
         assert pimc.objective(st, 0, rules) == 1000 * w * (2 * 200 + 5) // 610
         assert pimc.objective(st, 1, rules) == 1000 * w * (-2 * 200 - 5) // 610
-    # and everywhere: 双夹 as the driver's _match_result decides it, else the half on points
+    # and everywhere: 双夹 as the reference rules (the oracle) decide it, else the half's value
     for pts, outs, one_two in [
         ((300, 0), [0, 2], True),
         ((0, 300), [3, 1], True),
@@ -274,7 +275,8 @@ def test_objective_is_the_match_result_in_force(options):
         ((45, 255), [0, 1, 3], False),
     ]:
         st = _end_state(0, pts, outs, one_two=one_two)
-        sj, winner = drv._match_result(st, rules)
+        half0 = ref_half.HalfResult(0, list(outs), one_two, [], [], [], [], list(pts))
+        sj, winner = ref_rules.shuangjia(half0, options)
         for team in (0, 1):
             p = pts[team]
             if sj:

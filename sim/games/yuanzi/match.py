@@ -1,0 +1,180 @@
+"""The 原子 :class:`~cardsim.sim.engine.Match`: one match stepped move by move over the kernel's
+match engine (``kernels/yuanzi/engine.py``), the code the driver, the search strategies and the
+replays run. This module holds no rule: it keeps the engine's arrays and calls its functions.
+
+Actions are dense ids into :data:`ACTION_CODES`, every move code a hand can hold (the kernel's
+own generator over a hand of all 162 cards, both with and without jokers at each rank, and
+PASS); observations are the engine's ``view`` of a seat (``engine.observe``: the layout is in
+docs/yuanzi-protocol.md §9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from cardsim.kernels.yuanzi import engine
+from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_CARDS, N_TYPES, PASS
+from cardsim.kernels.yuanzi.options import OPTIONS
+from cardsim.kernels.yuanzi.rules import gen_all
+from cardsim.kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR
+from cardsim.sim.engine import IllegalMove
+from cardsim.sim.errors import CardsimError
+
+__all__ = ["ACTION_CODES", "YuanziMatch", "action_id", "new_match"]
+
+PLAYERS = 4
+
+
+def _action_codes() -> np.ndarray:
+    """Every move code (sorted, PASS = 0 first): the leads of a hand holding all 162 cards,
+    once with the 刀 at rank 0 and once at rank 1, so that every rank is played both with
+    jokers and without (YZ-11: a 刀 play takes no joker). A follow is always one of these."""
+    full = np.full(N_TYPES, COPIES, np.uint8)
+    buf = np.zeros(MAX_MOVES, np.int32)
+    codes = {PASS}
+    for dao in (0, 1):
+        n = int(gen_all(full, np.int64(dao), buf))
+        codes.update(int(c) for c in buf[:n])
+    return np.array(sorted(codes), np.int32)
+
+
+#: action id -> move code (sorted: PASS is id 0)
+ACTION_CODES = _action_codes()
+
+
+def action_id(code: int) -> int:
+    """The dense action id of a move code (ValueError if it is none)."""
+    i = int(np.searchsorted(ACTION_CODES, code))
+    if i >= len(ACTION_CODES) or ACTION_CODES[i] != code:
+        raise ValueError(f"{code!r} is not a 原子 move code")
+    return i
+
+
+def _ids_of(codes: np.ndarray) -> np.ndarray:
+    ids = np.searchsorted(ACTION_CODES, codes).astype(np.int64)
+    if len(codes) and (
+        ids.max() >= len(ACTION_CODES) or (ACTION_CODES[ids] != codes).any()
+    ):  # never: the table holds every code the generator makes (tests/games/yuanzi/test_match.py)
+        raise CardsimError("internal error: a legal 原子 move has no action id")
+    return np.sort(ids)
+
+
+class YuanziMatch:
+    """One 原子 match (:class:`cardsim.sim.engine.Match`); made by :func:`new_match`.
+
+    The state is the engine's arrays: ``decks``/``pos`` (both halves' deals), ``hands``,
+    ``played``, ``st`` (public), ``info`` and the rule array ``rules``. Halves are phases:
+    ``apply`` deals the second half itself (``engine.step``).
+    """
+
+    players = PLAYERS
+    num_actions = len(ACTION_CODES)
+    observation_size = engine.OBS_SIZE
+
+    def __init__(self, rules: np.ndarray, decks, pos, hands, played, st, info) -> None:
+        self.rules = rules
+        self.decks, self.pos = decks, pos
+        self.hands, self.played, self.st, self.info = hands, played, st, info
+        self._buf = np.zeros(MAX_MOVES, np.int32)
+
+    # -- the contract -------------------------------------------------------------------
+    def current_player(self) -> int:
+        """The seat to act, or -1 once the match is over."""
+        return -1 if self.is_over() else int(self.st[ST_ACTOR])
+
+    def legal_codes(self) -> np.ndarray:
+        """The legal move codes of the seat to act, in the kernel's order (empty once over)."""
+        if self.is_over():
+            return np.zeros(0, np.int32)
+        n = int(engine.legal(self.hands, self.st, self.rules, self._buf))
+        return self._buf[:n].copy()
+
+    def legal_actions(self) -> np.ndarray:
+        """Sorted int64 action ids legal for the seat to act (empty once over)."""
+        return _ids_of(self.legal_codes())
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the seat to act; :class:`IllegalMove` (state unchanged) if it is
+        not legal now."""
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise IllegalMove(f"action {action!r} is not an action id (0..{self.num_actions - 1})")
+        a = int(action)
+        if self.is_over():
+            raise IllegalMove(f"action {a}: the match is over")
+        if not 0 <= a < self.num_actions:
+            raise IllegalMove(f"action {a} is not an action id (0..{self.num_actions - 1})")
+        code = ACTION_CODES[a]
+        if code not in self.legal_codes():
+            raise IllegalMove(
+                f"action {a} ({self.action_text(a)}) is not legal for seat {self.current_player()}"
+            )
+        engine.step(
+            np.int32(code), self.decks, self.pos, self.hands, self.played, self.st, self.info,
+            self.rules,
+        )  # fmt: skip
+
+    def is_over(self) -> bool:
+        """Whether the match has ended (the second half, or the first with 双夹: YZ-25)."""
+        return bool(engine.is_over(self.st, self.rules))
+
+    def returns(self) -> np.ndarray:
+        """float64 [4]: each seat's match score (YZ-25 / YZ-26, YZ-D2 / YZ-D3); 0 until over."""
+        out = np.zeros(PLAYERS, np.float64)
+        engine.returns(self.st, self.rules, out)
+        return out
+
+    def observation(self, seat: int) -> np.ndarray:
+        """float32 [observation_size]: what ``seat`` may know now (YZ-28; ``engine.observe``)."""
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer):
+            raise CardsimError(f"seat must be an integer in 0..3, got {seat!r}")
+        if not 0 <= int(seat) < PLAYERS:
+            raise CardsimError(f"seat must be in 0..3, got {seat}")
+        out = np.zeros(engine.OBS_SIZE, np.float32)
+        engine.observe(np.int64(seat), self.hands, self.played, self.st, out)
+        return out
+
+    def action_text(self, action: int) -> str:
+        """The move of ``action`` as the reference's logs name a code (``"pair of 7 (2
+        cards)"``, ``"pass"``)."""
+        from cardsim.sim.games.yuanzi.reference.moves import describe_code
+
+        if not 0 <= int(action) < self.num_actions:
+            raise CardsimError(f"action {action!r} is not an action id (0..{self.num_actions - 1})")
+        return describe_code(int(ACTION_CODES[int(action)]))
+
+    def clone(self) -> YuanziMatch:
+        """An independent copy (every array copied; the deal is all the chance there is)."""
+        return YuanziMatch(
+            self.rules.copy(), self.decks.copy(), self.pos.copy(), self.hands.copy(),
+            self.played.copy(), self.st.copy(), self.info.copy(),
+        )  # fmt: skip
+
+
+def new_match(
+    players: int, rules: Mapping[str, object] | None, seed: int, game_index: int = 0
+) -> YuanziMatch:
+    """Match ``game_index`` of a run with root seed ``seed`` (dealt as ``cardsim run`` deals
+    it: stream 0 of (seed, game index), both halves before any play); ``rules`` as
+    ``RunConfig.rules`` (checked: a bad value raises :class:`CardsimError`)."""
+    from cardsim.sim.config import MAX_SEED
+
+    if players != PLAYERS:
+        raise CardsimError(f"yuanzi needs 4 players, got {players!r}")
+    for name, value, top in (("seed", seed, MAX_SEED), ("game_index", game_index, None)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            raise CardsimError(f"{name} must be a non-negative integer, got {value!r}")
+        if top is not None and value > top:
+            raise CardsimError(f"{name} must be at most {top}, got {value}")
+    arr = OPTIONS.array(rules, players)  # the one validator RunConfig's rules go through
+    decks = np.zeros((engine.N_HALVES, N_CARDS), np.uint8)
+    pos = np.zeros(engine.N_HALVES, np.int64)
+    hands = np.zeros((PLAYERS, N_TYPES), np.uint8)
+    played = np.zeros((PLAYERS, N_TYPES), np.uint8)
+    st = np.zeros(N_ST, np.int64)
+    info = np.zeros((PLAYERS, N_INFO), np.int64)
+    engine.new_match(
+        np.uint64(seed), np.int64(game_index), arr, decks, pos, hands, played, st, info,
+        np.zeros(4, np.uint64),
+    )  # fmt: skip
+    return YuanziMatch(arr, decks, pos, hands, played, st, info)
