@@ -383,12 +383,15 @@ def test_random_agent_through_env_matches_the_random_strategy_on_the_toy_game():
 def test_random_agent_through_env_matches_cardsim_run_random(game):
     """issue 46 item 4: as above on each built-in game: 200 matches of a uniform random agent
     through cardsim.env against ``play_chunk`` of a run with every seat "random" (root seed 1,
-    the same 200 deals); the same comparison with seat 0 "greedy" in the run rejects."""
+    the same 200 deals); the same comparison with seat 0 "greedy" in the run, or with seat 0
+    always playing its lowest action id through the env, rejects."""
     players = get_engine(game).default_players
     env_random = seat0_returns_env(game, 1, uniform)
-    assert differs(env_random, seat0_returns_run(game, 1, ("random",) * players)) == []
+    run_random = seat0_returns_run(game, 1, ("random",) * players)
+    assert differs(env_random, run_random) == []
     greedy0 = ("greedy",) + ("random",) * (players - 1)
     assert differs(env_random, seat0_returns_run(game, 1, greedy0))
+    assert differs(seat0_returns_env(game, 1, lowest_at_seat0), run_random)
 
 
 # --- the documented examples ----------------------------------------------------------------
