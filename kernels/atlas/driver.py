@@ -1,8 +1,9 @@
 """ATLAS driver: the seats' decisions, their trace, rounds, matches, ``simulate`` and trace mode.
 
-The round itself is the turn engine's (``kernels/atlas/turn.py``): ``play_on`` is its loop of
-decide → trace → advance. Everything that takes a decision lives here, so that user strategies
-run in the user variant
+The match is the match engine's (``kernels/atlas/engine.py``: ``new_match``, ``legal``,
+``apply``, ``is_over``, over the turn engine's rounds): ``play_on`` is its loop of decide →
+trace → apply, ``play_match`` records every round as it ends (``apply``'s status: no decision
+left). Everything that takes a decision lives here, so that user strategies run in the user variant
 of this module: a copy of this file whose prelude sets ``_USER_SLOTS`` (user functions are
 called through ``cardsim.kernels.call_tables``'s table; ``sim/user_strategies.py``). The built-in driver dispatches
 strategies by integer id (``cardsim.kernels.atlas.strategies``).
@@ -28,6 +29,14 @@ import sys
 
 import numpy as np
 from cardsim.kernels.atlas.encoding import MAX_OPTIONS, N_TYPES, option_set_hash
+from cardsim.kernels.atlas.engine import (
+    apply,
+    is_over,
+    legal,
+    new_match,
+    round_score,
+    winner_points,
+)
 from cardsim.kernels.atlas.ismcts import BUF_SIZE as SEARCH_BUF_SIZE
 from cardsim.kernels.atlas.ismcts import ISMCTS_BASE
 from cardsim.kernels.atlas.pimc import PIMC_BASE
@@ -35,6 +44,7 @@ from cardsim.kernels.atlas.rules import R_ROUNDS, hand_value
 from cardsim.kernels.atlas.state import (
     E_CLOSED,
     E_WIN,
+    H_FIRST,
     HANDS,
     P_ROUND,
     P_SEAT,
@@ -72,10 +82,9 @@ from cardsim.kernels.atlas.strategies import (
     choose_level,
     user_placeholder,
 )
-from cardsim.kernels.atlas.turn import apply_move, legal_moves, new_round
 from cardsim.kernels.call_tables import SearchSeats, search_table, user_table
 from cardsim.kernels.jit import inline_kernel, kernel, run_split
-from cardsim.kernels.rng import STREAM_DEAL, STREAM_EVENTS, STREAM_STRATEGY, seed_stream
+from cardsim.kernels.rng import STREAM_STRATEGY, seed_stream
 from numba.core import types as nt
 
 T_LEVEL, T_NDEC, T_NWIN, T_NOPT, T_SNAP_AT, T_OVERFLOW = 0, 1, 2, 3, 4, 5
@@ -216,12 +225,12 @@ def for_seats(sids, driver=None):
     return SEARCH.for_seats(sids, driver if driver is not None else sys.modules[__name__])
 
 
-# The turn engine's two calls inlined into the driver's loop (the same functions as the search
-# strategies and the replay call): a call per decision each, with its array arguments, cost
-# more than their share of a greedy decision (docs/performance.md). Only ever inlined: they
-# share their Python function, and so Numba's cache entries, with turn.legal_moves / apply_move.
-_legal_moves = inline_kernel(legal_moves.py_func)
-_apply_move = inline_kernel(apply_move.py_func)
+# The match engine's two calls inlined into the driver's loop (the same functions as the
+# Python Match and the py: adapter call): a call per decision each, with its array arguments,
+# cost more than their share of a greedy decision (docs/performance.md). Only ever inlined: they
+# share their Python function, and so Numba's cache entries, with engine.legal / engine.apply.
+_legal = inline_kernel(legal.py_func)
+_apply = inline_kernel(apply.py_func)
 
 
 @inline_kernel  # into play_on: its nine array arguments cost a call per decision
@@ -299,41 +308,32 @@ def _trace_window(S, tc, twin):
 
 
 @_jit
-def play_on(S, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
-    """Play the round on from the phase it is at (``kernels/atlas/turn.py``) to its end: the
-    engine's next decision, the seat's strategy, the trace, the move (also on hand-built
-    states). Random events come from the events stream ``rngs[1]``, strategies draw from
-    ``rngs[2]``."""
-    ev = rngs[1]
-    rng = rngs[2]
+def play_on(S, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
+    """Play on from the phase the match is at (``kernels/atlas/engine.py``) to the end of a
+    round: the engine's next decision, the seat's strategy, the trace, the move (also on
+    hand-built states); at a finished round that is not the match's last, the engine deals the
+    next one first. Random events come from the events stream ``rngs[1]``, strategies draw
+    from ``rngs[2]``."""
+    rng = rngs[STREAM_STRATEGY]
+    p, kind, n = _legal(S, R, opts, rngs)
     while True:
-        p, kind, n = _legal_moves(S, opts, ev)
         if S[E_CLOSED]:
             _trace_window(S, tc, twin)
         if n == 0:
             return
-        _apply_move(decide(S, p, kind, opts, n, sids, rng, tc, tdec, thash, topt, snap), S)
+        code = decide(S, p, kind, opts, n, sids, rng, tc, tdec, thash, topt, snap)
+        p, kind, n = _apply(code, S, opts, rngs)
 
 
 @_jit
-def play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap):
-    """One round (§3) from a fresh deal; the outcome is left in the ``ST_*`` counters."""
-    new_round(S, n, r, first, R, rngs[0])
-    play_on(S, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
-
-
-@_jit
-def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
-    """Write the round's games row and its n seats rows (AT-24 scoring)."""
+def _record(S, n, gi, sids, out_games, grow, out_seats, srow):
+    """Write the finished round's games row and its n seats rows (its round, first player and
+    AT-24 points: the match engine's)."""
     w = S[ST_WINNER]
-    pts = 0
-    if w >= 0:
-        for s in range(n):
-            if s != w:
-                pts += hand_value(S, s)
+    first = S[H_FIRST]
     g = out_games[grow]
     g.game = gi
-    g.round = r
+    g.round = S[P_ROUND]
     g.players = n
     g.first_player = first
     g.direction_changes = S[ST_DIRCH]
@@ -341,7 +341,7 @@ def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
     g.end = S[ST_END]
     g.turns = S[P_TURNS]
     g.reshuffles = S[ST_RESHUFFLES]
-    g.winner_points = pts
+    g.winner_points = winner_points(S)
     g.triples = S[ST_TRIPLES]
     g.quads = S[ST_QUADS]
     g.fives = S[ST_FIVES]
@@ -356,7 +356,7 @@ def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
     for s in range(n):
         q = out_seats[srow + s]
         q.game = gi
-        q.round = r
+        q.round = S[P_ROUND]
         q.seat = s
         q.position = (s - first + n) % n
         q.strategy_id = sids[s]
@@ -366,7 +366,7 @@ def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
         q.trade_dealt = S[SEAT_DEALT + 4 * s + 3]
         q.cards_left = S[P_SIZES + s]
         q.hand_value = hand_value(S, s)
-        q.points = pts if s == w else 0
+        q.points = round_score(S, s)
         q.won = s == w
         q.melds_by_seat = S[SEAT_MELDS + s]
         q.claims_by_seat = S[SEAT_CLAIMS + s]
@@ -374,20 +374,18 @@ def _record(S, n, gi, r, first, sids, out_games, grow, out_seats, srow):
 
 @_jit
 def play_match(root, gi, n, sids, R, out_games, grow, out_seats, srow, S, rngs, opts, tc, tdec, thash, twin, topt, snap):  # fmt: skip
-    """AT-25: ``R[R_ROUNDS]`` rounds of game ``gi``; rows from ``grow`` / ``srow``; returns errors."""
-    seed_stream(rngs[0], root, gi, STREAM_DEAL)
-    seed_stream(rngs[1], root, gi, STREAM_EVENTS)
-    seed_stream(rngs[2], root, gi, STREAM_STRATEGY)
-    S[ST_DEC] = 0
-    first = np.int64(0)  # not the literal 0: play_round and _record would compile twice
+    """Game ``gi`` (the match engine's ``R[R_ROUNDS]`` rounds, AT-25); a row per round from
+    ``grow`` / ``srow``, written as each round ends; returns errors."""
+    new_match(S, n, R, root, gi, rngs)
+    seed_stream(rngs[STREAM_STRATEGY], root, gi, STREAM_STRATEGY)
     err = 0
-    for r in range(R[R_ROUNDS]):
-        play_round(S, n, r, first, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
-        _record(S, n, gi, r, first, sids, out_games, grow + r, out_seats, srow + r * n)
+    while True:
+        play_on(S, R, sids, rngs, opts, tc, tdec, thash, twin, topt, snap)
+        r = S[P_ROUND]
+        _record(S, n, gi, sids, out_games, grow + r, out_seats, srow + r * n)
         err += S[ST_ERR]
-        w = S[ST_WINNER]
-        first = w if w >= 0 else (first + 1) % n
-    return err
+        if is_over(S):
+            return err
 
 
 @_njit

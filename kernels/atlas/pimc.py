@@ -60,7 +60,14 @@ from cardsim.kernels.atlas.encoding import (
     N_TYPES,
     NONE,
 )
-from cardsim.kernels.atlas.rules import hand_value, round_points
+from cardsim.kernels.atlas.engine import (
+    gift,
+    match_rounds,
+    match_total,
+    top_total,
+    winner_points,
+)
+from cardsim.kernels.atlas.rules import hand_value
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CELLS,
@@ -83,22 +90,18 @@ from cardsim.kernels.atlas.state import (
     P_MELDED,
     P_N,
     P_SIZES,
-    P_STANDING,
     P_VALUES,
     PILE,
     PUB_LEN,
     S_LEN,
     SEAT_FD,
-    SEAT_GIFT,
     ST_END,
     ST_MELD_OK,
-    ST_RESHUFFLES,
-    ST_TRADES,
     ST_WINNER,
     hot_kernel,
 )
 from cardsim.kernels.atlas.strategies import GREEDY, RANDOM, choose_in_state
-from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves, match_rounds
+from cardsim.kernels.atlas.turn import _NO_KEY, apply_move, legal_moves
 from cardsim.kernels.pimc_common import (
     MAX_SAMPLES,  # noqa: F401 (re-exported: sim/strategy_params.py reads the kernel module)
     ROLLOUT_GREEDY,
@@ -188,22 +191,13 @@ def objective(W, me):
     w = W[ST_WINNER]
     n = W[P_N]
     r = 1000 * max(W[P_VALUES], W[P_VALUES + 1], W[P_VALUES + 2], 1)
-    pts = round_points(W)
-    tie = 3 * pts if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
+    tie = 3 * winner_points(W) if w == me else (-3 * hand_value(W, me) if w >= 0 else 0)
     if match_rounds(W) <= 1:
         if w < 0:
             return 0
         return r * (n - 1) + tie if w == me else -r + tie
-    best = -(1 << 30)
-    k = 0
-    for s in range(n):  # AT-25: the totals after this round and how many share the highest
-        t = W[P_STANDING + s] + (pts if s == w else 0)
-        if t > best:
-            best = t
-            k = 1
-        elif t == best:
-            k += 1
-    if W[P_STANDING + me] + (pts if me == w else 0) == best:
+    best, k = top_total(W)  # AT-25: the totals after this round and how many share the highest
+    if match_total(W, me) == best:
         return r * (n - k) // k + tie
     return -r + tie
 
@@ -343,22 +337,6 @@ def _fd_melds(S, me, pool, m, D, rng):
             D[H_FACE_DOWN + t] += 1
             D[SEAT_FD + q * N_TYPES + t] += 1
     return left
-
-
-@hot_kernel
-def gift(S, me):
-    """(target, card) of the card ``me`` gave in its last TRADE this round while ``me`` knows
-    the target still holds it (AT-19): since then no copy of that card was shown (discarded or
-    melded face up, by anyone), the target laid no face-down meld, and no TRADE and no
-    reshuffle happened (``SEAT_GIFT``, written by the turn engine); (-1, -1) otherwise."""
-    g = SEAT_GIFT + 6 * me
-    t = S[g] - 1
-    c = S[g + 1]
-    if t < 0 or t == me or S[P_DISCC + c] + S[P_MELDED + c] != S[g + 2]:
-        return -1, -1
-    if S[P_FD_CARDS + t] != S[g + 3] or S[ST_TRADES] != S[g + 4] or S[ST_RESHUFFLES] != S[g + 5]:
-        return -1, -1
-    return t, c
 
 
 @hot_kernel

@@ -70,7 +70,6 @@ from cardsim.kernels.atlas.state import (
     ST_FIVES,
     ST_QUADS,
     ST_TRIPLES,
-    ST_WINNER,
     hot_kernel,
     inline_kernel,
     remove_card,
@@ -397,16 +396,3 @@ def hand_value(S, p):
     action = S[h + SKIP] + S[h + REVERSE] + S[h + TRADE]
     matching = S[P_SIZES + p] - wild - action
     return wild * S[P_VALUES] + action * S[P_VALUES + 1] + matching * S[P_VALUES + 2]
-
-
-@hot_kernel
-def round_points(S):
-    """AT-24: the points the round's winner receives (the other hands' AT-05 values); 0 when
-    nobody won."""
-    w = S[ST_WINNER]
-    pts = 0
-    if w >= 0:
-        for s in range(S[P_N]):
-            if s != w:
-                pts += hand_value(S, s)
-    return pts

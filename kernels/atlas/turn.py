@@ -1,8 +1,10 @@
 """ATLAS turn engine: one round (§3, §4) as a resumable state machine, its phase kept in ``S``.
 
-Everything that happens in a round lives here, once: the driver (``kernels/atlas/driver.py``)
-plays it with the seats' strategies and traces it, pimc's rollouts (``kernels/atlas/pimc.py``)
-play it with a built-in policy on determinizations. Both are the same loop::
+Everything that happens in a round lives here, once; the match around it (AT-25 rounds, the
+next first player, the standing) is the match engine's (``kernels/atlas/engine.py``), through
+which the driver (``kernels/atlas/driver.py``) plays with the seats' strategies and traces it.
+pimc's rollouts (``kernels/atlas/pimc.py``) play the round on with a built-in policy on
+determinizations. Both are the same loop::
 
     new_round(S, n, r, first, R, deal_rng)         # §1 deal; the rule options into P_RULES
     while True:
@@ -72,7 +74,6 @@ from cardsim.kernels.atlas.rules import (
     R_FORCED,
     R_LAST_DISCARD,
     R_REVERSE_2P,
-    R_ROUNDS,
     R_SELF_MELDS,
     R_SELF_MELDS_SHOWN,
     R_TRADE_PICK,
@@ -82,7 +83,6 @@ from cardsim.kernels.atlas.rules import (
     claim_meld_options,
     claim_wins,
     pairs,
-    round_points,
     same_species_claim,
     self_meld_options,
     set_design,
@@ -119,7 +119,6 @@ from cardsim.kernels.atlas.state import (
     P_RULES,
     P_SEAT,
     P_SIZES,
-    P_STANDING,
     P_TAKEN,
     P_TARGET,
     P_TARGET_HAND,
@@ -184,21 +183,11 @@ def set_rules(S, R):
 
 
 @hot_kernel
-def match_rounds(S):
-    """The rounds of the match in force (AT-25; public, ``P_RULES``): what search reads to
-    play for the match result rather than the round."""
-    return S[P_RULES + R_ROUNDS]
-
-
-@hot_kernel
 def new_round(S, n, r, first, R, deal_rng):
     """Round ``r`` (§3) of ``n`` players from a fresh deal (§1, ``deal_rng``), rules ``R``:
-    at the start of seat ``first``'s turn. From round 2 ``S`` holds the round before, whose
-    winner's points join the match standing (``P_STANDING``, AT-25; public, AT-26)."""
-    if r > 0:
-        w = S[ST_WINNER]
-        if w >= 0:
-            S[P_STANDING + w] += round_points(S)
+    at the start of seat ``first``'s turn. From round 2 the match standing (``P_STANDING``) is
+    kept; the match engine (``kernels/atlas/engine.py``) chooses ``r`` and ``first`` and adds
+    the finished round's points to the standing (AT-25)."""
     reset_round(S, n, r)
     set_rules(S, R)  # the rule options in force are public (P_RULES)
     S[H_FIRST] = first

@@ -272,6 +272,14 @@ class AtlasEngine:
             build_frame(seats, tables.SEATS, ctx),
         )
 
+    # -- one match, move by move --------------------------------------------------------------
+    def new_match(self, players: int, rules: dict, seed: int, game_index: int = 0):
+        """One match to step move by move (``sim/games/atlas/match.py``: the kernel's match
+        engine), dealt as game ``game_index`` of a run with root seed ``seed``."""
+        from cardsim.sim.games.atlas.match import new_match
+
+        return new_match(players, rules, seed, game_index)
+
     # -- replay ------------------------------------------------------------------------------
     def trace(self, config: RunConfig, game_index: int, level: int = 1):
         """The kernel trace of one game (``cardsim.kernels.atlas.driver.Trace``)."""

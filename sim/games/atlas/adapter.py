@@ -3,8 +3,8 @@ options[, rng]) -> code`` with :class:`cardsim.sim.games.atlas.reference.rules.V
 order; the scripted built-ins get the kernel's public block, rebuilt from what the View shows (AT-26)
 plus the round's turn counter, and the kernel's own strategy functions. Every move is also
 played, as it is made, on a **kernel mirror** of the match (:class:`_Mirror`: the kernel's
-state array moved on by the turn engine's own ``legal_moves`` / ``apply_move`` with the
-kernel's deal and event streams): the search strategies (``pimc``, ``ismcts``) and the
+state array moved on by the match engine's own ``new_match`` / ``legal`` / ``apply``,
+``kernels/atlas/engine.py``, with the kernel's deal and event streams): the search strategies (``pimc``, ``ismcts``) and the
 ``greedy:eps`` / ``soft`` levels read that state exactly as the driver hands it to them. The
 mirror's decision (seat, kind, options) is checked against the reference's at every decision
 and its winner at the end of every round (a disagreement is an internal error). Shared loading
@@ -61,22 +61,25 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
 
 
 class _Mirror:
-    """The kernel's state of one match, moved on with the turn engine's own functions
-    (``new_round``, ``legal_moves``, ``apply_move``) and the kernel's deal and event streams
-    (streams 0 and 1 of (root seed, game index)), in step with the reference."""
+    """The kernel's state of one match, moved on by the match engine's own functions
+    (``kernels/atlas/engine.py``: ``new_match``, ``legal``, ``apply``; the kernel's deal and event
+    streams of (root seed, game index)), in step with the reference."""
 
     def __init__(self, config: RunConfig, game: int, rules_arr: np.ndarray, where: str) -> None:
+        from cardsim.kernels.atlas import engine
         from cardsim.kernels.atlas.ismcts import BUF_SIZE  # options, then the search's scratch
         from cardsim.kernels.atlas.state import S_LEN
 
         self.S = np.zeros(S_LEN, np.int32)
         self.opts = np.zeros(BUF_SIZE, np.int32)
-        root, gi = np.uint64(config.seed), np.uint64(game)
-        self.deal = krng.new_stream(root, gi, krng.STREAM_DEAL)
-        self.events = krng.new_stream(root, gi, krng.STREAM_EVENTS)
+        self.rngs = np.empty((2, 4), np.uint64)  # the engine's deal and events streams
         self.n, self.rules, self.where = config.players, rules_arr, where
-        self.round, self.first, self.decisions = -1, 0, 0
+        engine.new_match(
+            self.S, np.int64(self.n), rules_arr, np.uint64(config.seed), np.int64(game), self.rngs
+        )
+        self.decisions = 0
         self.winners: list[int] = []  # per round played
+        self.pending: tuple[int, int, int] | None = None  # the engine's (seat, kind, k)
 
     def _disagree(self, what: str) -> CardsimError:
         return CardsimError(
@@ -84,50 +87,45 @@ class _Mirror:
             f"({self.where}): {what}"
         )
 
-    def _finish_round(self) -> None:
-        """Play the round's automatic steps to its end, as the driver's ``play_on`` does (the
-        event stream stays in step), and note its winner."""
+    def _next(self) -> tuple[int, int, int]:
+        """The engine's next decision; a round that ends on the way has its winner noted (the
+        engine deals the next round, AT-25)."""
+        from cardsim.kernels.atlas import engine
         from cardsim.kernels.atlas.state import ST_WINNER
-        from cardsim.kernels.atlas.turn import legal_moves
 
-        p, _kind, n = legal_moves(self.S, self.opts, self.events)
-        if n != 0:
-            raise self._disagree(f"the kernel asks seat {int(p)} after the round's end")
-        w = int(self.S[ST_WINNER])
-        self.winners.append(w)
-        self.first = w if w >= 0 else (self.first + 1) % self.n  # as driver.play_match
+        got = self.pending
+        self.pending = None
+        if got is None:
+            got = engine.legal(self.S, self.rules, self.opts, self.rngs)
+        while int(got[2]) == 0:
+            self.winners.append(int(self.S[ST_WINNER]))
+            if engine.is_over(self.S):
+                return -1, -1, 0
+            got = engine.legal(self.S, self.rules, self.opts, self.rngs)
+        return int(got[0]), int(got[1]), int(got[2])
 
-    def to_round(self, r: int) -> None:
-        """Finish the rounds before round ``r`` and deal round ``r``, as ``play_match``."""
-        from cardsim.kernels.atlas.turn import new_round
-
-        while self.round < r:
-            if self.round >= 0:
-                self._finish_round()
-            self.round += 1
-            new_round(self.S, self.n, self.round, self.first, self.rules, self.deal)
-
-    def check(self, result, rounds: int) -> None:
+    def check(self, result) -> None:
         """At the match's end: every round finished, the winners the reference's."""
-        self.to_round(rounds - 1)
-        self._finish_round()
+        p, _kind, _n = self._next()
+        if p >= 0:
+            raise self._disagree(f"the kernel asks seat {p} after the match's end")
         ref = [-1 if out["winner"] is None else int(out["winner"]) for out in result.rounds]
         if self.winners != ref:
             raise self._disagree(f"round winners {self.winners} vs {ref}")
 
     def decision(self, view, dtype: int, options: list[int]) -> tuple[int, np.ndarray]:
-        """Move the mirror to the reference's decision (dealing a new round first, when one
+        """Move the mirror to the reference's decision (the engine deals a new round when one
         starts): the deciding seat and the options in the kernel's order (the order a Numba
-        strategy gets), checked against the reference's set."""
-        from cardsim.kernels.atlas.turn import legal_moves
+        strategy gets), checked against the reference's set and round."""
+        from cardsim.kernels.atlas.state import P_ROUND
 
-        self.to_round(int(view.round))
-        p, kind, n = (int(v) for v in legal_moves(self.S, self.opts, self.events))
+        p, kind, n = self._next()
         mine = sorted(int(c) for c in self.opts[:n])
-        if (p, kind, mine) != (view.seat, dtype, sorted(options)):
+        r = int(self.S[P_ROUND])
+        if (r, p, kind, mine) != (view.round, view.seat, dtype, sorted(options)):
             raise self._disagree(
-                f"seat {p} decision {kind} options {mine} vs seat {view.seat} decision {dtype} "
-                f"options {sorted(options)}"
+                f"round {r} seat {p} decision {kind} options {mine} vs round {view.round} seat "
+                f"{view.seat} decision {dtype} options {sorted(options)}"
             )
         return p, self.opts[:n].copy()
 
@@ -144,9 +142,9 @@ class _Mirror:
         return int(self.opts[idx])
 
     def play(self, code: int) -> None:
-        from cardsim.kernels.atlas.turn import apply_move
+        from cardsim.kernels.atlas import engine
 
-        apply_move(np.int64(code), self.S)
+        self.pending = engine.apply(np.int64(code), self.S, self.opts, self.rngs)
         self.decisions += 1
 
 
@@ -331,7 +329,7 @@ def _play_atlas_match(config, game, rules, rules_arr, seats, games, seat_rows, o
         return 0  # as driver.decide
 
     result = ref.play_match(config.seed, game, config.players, chooser, rules)
-    mirror.check(result, int(rules["rounds"]))
+    mirror.check(result)
     decks = ref.deal_from_seed(config.seed, game, config.players, rules["rounds"])
     _atlas_rows(config, game, result, decks, seats, games, seat_rows)
     return result

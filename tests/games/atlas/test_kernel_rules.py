@@ -122,7 +122,7 @@ def _play(S, R, seat_ids, seed, phase, p, one_turn, d=-1, x=-1):
     else:
         T.begin(S, phase, p)
     seat_ids = seat_ids if seat_ids is not None else sids(S[0])
-    D.play_on(S, seat_ids, rngs(seed), np.zeros(512, np.int32), *tr)
+    D.play_on(S, R, seat_ids, rngs(seed), np.zeros(512, np.int32), *tr)
     nxt = -1
     if one_turn and S[ST.ST_END] == ST.END_TURN_CAP:
         nxt = int(S[ST.E_CUR])
@@ -572,9 +572,10 @@ def test_at23_turn_cap_ends_without_winner():
 def test_at24_winner_takes_the_sum_of_the_other_hands():
     S = make_state(3, {0: [], 1: [ATLAS, SKIP, 5], 2: [TRADE, 7, 7]})
     S[ST.ST_WINNER] = 0
+    S[ST.H_FIRST] = 2
     g = np.zeros(1, D.GAMES_DTYPE)
     s = np.zeros(3, D.SEATS_DTYPE)
-    D._record(S, 3, 11, 0, 2, sids(3), g, 0, s, 0)
+    D._record(S, 3, 11, sids(3), g, 0, s, 0)
     assert g["winner_points"][0] == (3 + 2 + 1) + (2 + 1 + 1)
     assert list(s["points"]) == [10, 0, 0] and list(s["won"]) == [True, False, False]
     assert list(s["hand_value"]) == [0, 6, 4] and list(s["position"]) == [1, 2, 0]
@@ -585,7 +586,7 @@ def test_at24_no_winner_scores_nothing():
     S = make_state(3, {0: [1], 1: [ATLAS, SKIP, 5], 2: [TRADE, 7, 7]})
     g = np.zeros(1, D.GAMES_DTYPE)
     s = np.zeros(3, D.SEATS_DTYPE)
-    D._record(S, 3, 11, 0, 0, sids(3), g, 0, s, 0)
+    D._record(S, 3, 11, sids(3), g, 0, s, 0)
     assert g["winner_points"][0] == 0 and list(s["points"]) == [0, 0, 0] and not s["won"].any()
 
 
