@@ -279,6 +279,27 @@ def test_openspiel_chance_outcome_i_deals_game_i_and_tensors_are_the_view(game):
     assert state.legal_actions() == [int(a) for a in expect.legal_actions()]
 
 
+@pytest.mark.parametrize("game", REAL)
+def test_openspiel_utility_is_general_sum_as_the_returns_require(game):
+    """issue 46 item 4: the games declare GENERAL_SUM. Checked against the returns: ATLAS's
+    are points won (a round with a winner sums above 0), so zero-sum would be false for it;
+    原子's ±match points sum to 0 (zero-sum would also hold, but the contract cannot say so)."""
+    g = pyspiel.load_game(og.short_name(game), {"seed": 5})
+    assert g.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+    rng = np.random.default_rng(5)
+    sums = []
+    for deal in range(4):
+        state = g.new_initial_state()
+        state.apply_action(deal)
+        while not state.is_terminal():
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        sums.append(sum(state.returns()))
+    if game == "atlas":
+        assert any(total > 0 for total in sums)
+    else:
+        assert sums == [0.0] * 4
+
+
 def test_openspiel_clone_and_pickle_are_independent_copies():
     g = pyspiel.load_game("cardsim_toy", {"rules": "bonus=1"})
     state = g.new_initial_state()

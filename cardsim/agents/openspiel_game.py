@@ -17,13 +17,13 @@ the deal of game *i* of ``cardsim run --seed seed --games K`` with the same play
 After it, the match is deterministic given the players' actions.
 
 Observations: ``observation_tensor(p)`` is ``Match.observation(p)`` (exactly what seat p may
-know, AT-26 / YZ-28); the information state is that same observation (``information_state_tensor``
-equals ``observation_tensor``: the match's view carries what the seat remembers, not a full
-action history), and the strings are the tensor's nonzero entries. Rewards are terminal: each
-seat's match score (``Match.returns``). The match contract states no bounds, so the game
-declares generous ones (:data:`MAX_UTILITY`, :data:`MAX_GAME_LENGTH`) and raises rather than
-report a value outside them. Utility: general-sum (the contract does not say whether a game's
-scores sum to zero).
+know, AT-26 / YZ-28); the information state is that same observation
+(``information_state_tensor`` equals ``observation_tensor``: the match's view carries what the
+seat remembers, not a full action history), and the strings list the tensor's nonzero entries
+(indices, then values). Rewards are terminal: each seat's match score (``Match.returns``). The
+match contract states no bounds, so the game declares generous ones (:data:`MAX_UTILITY`,
+:data:`MAX_GAME_LENGTH`) and raises rather than report a value outside them. Utility:
+general-sum (the contract does not say whether a game's scores sum to zero).
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ class CardsimObserver:
     def string_from(self, state: CardsimState, player: int) -> str:
         view = state.observation(player)
         nonzero = np.flatnonzero(view)
-        return f"p{player} " + " ".join(f"{i}:{view[i]:g}" for i in nonzero)
+        return f"p{player} at {nonzero.tolist()} values {view[nonzero].tolist()}"
 
 
 for _game in GAMES:
