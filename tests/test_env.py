@@ -97,7 +97,6 @@ def test_pettingzoo_api_test_on_each_game(game):
     api_test(cardsim.env(game, seed=5))
 
 
-@pytest.mark.heavy
 @pytest.mark.parametrize(
     "game, players, rules",
     [
@@ -192,8 +191,9 @@ def test_bad_input_is_one_clear_cardsim_error(kw, words):
     assert words in str(e.value) and "\n" not in str(e.value)
 
 
-def test_an_illegal_action_raises_and_leaves_the_match_as_it_was():
-    env = cardsim.env("toy", seed=4)
+@pytest.mark.parametrize("game", ["toy", *REAL])
+def test_an_illegal_action_raises_and_leaves_the_match_as_it_was(game):
+    env = cardsim.env(game, seed=4)
     env.reset()
     obs = env.observe(env.agent_selection)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
