@@ -26,7 +26,6 @@ EXCEPTIONS: dict[str, tuple[str, str]] = {
     "kernels/atlas/strategies.py::_best_card_t": ("complexity 35 > 20", _KERNEL),
     "kernels/atlas/turn.py::legal_moves": ("complexity 24 > 20", _KERNEL),
     "kernels/yuanzi/rules.py::_gen_follow": ("82 lines > 80, complexity 53 > 20", _KERNEL),
-    "kernels/yuanzi/strategies.py::choose_points": ("complexity 24 > 20", _KERNEL),
     "kernels/yuanzi/strategies.py::greedy_fast_code": ("complexity 34 > 20", _KERNEL),
 }
 

@@ -102,8 +102,6 @@ CIRCLES_LEFT = [
     {"cardsim.analysis.render", "cardsim.analysis.report"},
     # a game package's __init__ and the modules that read its ENGINE back
     {"cardsim.sim.games.atlas", "cardsim.sim.games.atlas.adapter", "cardsim.sim.games.atlas.check"},
-    {"cardsim.sim.games.yuanzi", "cardsim.sim.games.yuanzi.adapter",
-     "cardsim.sim.games.yuanzi.check"},
 ]  # fmt: skip
 
 _CIRCLES = """

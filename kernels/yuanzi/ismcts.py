@@ -178,10 +178,10 @@ def choose_ismcts(sid, own, played, pub, rules, legal, n, rng):
     score = sc[pimc._SC_SCORE : pimc._SC_SCORE + 2 * MAX_CAP].view(np.int64)
     ssq = sc[pimc._SC_SQ : pimc._SC_SQ + 2 * MAX_CAP].view(np.int64)
     cost = sc[pimc._SC_COST : pimc._SC_COST + 2 * MAX_MOVES].view(np.int64)
-    unseen = sc[pimc._SC_UNSEEN : pimc._SC_UNSEEN + 48].view(np.uint8)
-    det = sc[pimc._SC_DET : pimc._SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
-    wh = sc[pimc._SC_WH : pimc._SC_WH + 54].view(np.uint8).reshape((4, N_TYPES))
-    wp = sc[pimc._SC_WP : pimc._SC_WP + 54].view(np.uint8).reshape((4, N_TYPES))
+    unseen = sc[pimc._SC_UNSEEN : pimc._SC_UNSEEN + pimc.UNSEEN_WORDS].view(np.uint8)
+    det = sc[pimc._SC_DET : pimc._SC_DET + pimc.HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
+    wh = sc[pimc._SC_WH : pimc._SC_WH + pimc.HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
+    wp = sc[pimc._SC_WP : pimc._SC_WP + pimc.HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
     wst = sc[pimc._SC_WST : pimc._SC_WST + 2 * N_ST].view(np.int64)
     rbuf = sc[pimc._SC_RBUF : pimc._SC_RBUF + MAX_MOVES]
     cand = sc[_SC_CAND2 : _SC_CAND2 + MAX_CAP]  # the in-tree candidates

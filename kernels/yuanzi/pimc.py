@@ -107,6 +107,10 @@ _SC_WP = _SC_WH + 64  # uint8[4, N_TYPES] rollout played cards
 _SC_WST = _SC_WP + 64  # int64[N_ST] rollout state
 _SC_RBUF = _SC_WST + 2 * N_ST + 16  # int32[MAX_MOVES] rollout legal moves
 SCRATCH = _SC_RBUF + MAX_MOVES
+#: int32 words viewed as the unseen cards (uint8, up to N_CARDS) and as four hands
+#: uint8[4, N_TYPES] (their slots above hold 48 and 64 words)
+UNSEEN_WORDS = 48
+HANDS_WORDS = 4 * N_TYPES // 4
 #: length the driver gives the legal-move buffer so that ``pimc`` can run
 BUF_SIZE = MAX_MOVES + SCRATCH
 
@@ -308,10 +312,10 @@ def choose_pimc(sid, own, played, pub, rules, legal, n, rng):
     score = sc[_SC_SCORE : _SC_SCORE + 2 * MAX_CAP].view(np.int64)
     sq = sc[_SC_SQ : _SC_SQ + 2 * MAX_CAP].view(np.int64)
     cost = sc[_SC_COST : _SC_COST + 2 * MAX_MOVES].view(np.int64)
-    unseen = sc[_SC_UNSEEN : _SC_UNSEEN + 48].view(np.uint8)
-    det = sc[_SC_DET : _SC_DET + 54].view(np.uint8).reshape((4, N_TYPES))
-    wh = sc[_SC_WH : _SC_WH + 54].view(np.uint8).reshape((4, N_TYPES))
-    wp = sc[_SC_WP : _SC_WP + 54].view(np.uint8).reshape((4, N_TYPES))
+    unseen = sc[_SC_UNSEEN : _SC_UNSEEN + UNSEEN_WORDS].view(np.uint8)
+    det = sc[_SC_DET : _SC_DET + HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
+    wh = sc[_SC_WH : _SC_WH + HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
+    wp = sc[_SC_WP : _SC_WP + HANDS_WORDS].view(np.uint8).reshape((4, N_TYPES))
     wst = sc[_SC_WST : _SC_WST + 2 * N_ST].view(np.int64)
     rbuf = sc[_SC_RBUF : _SC_RBUF + MAX_MOVES]
     k = _candidates(own, played, pub, legal, n, rng, min(cap, MAX_CAP), cand, cost)

@@ -15,8 +15,10 @@ from cardsim.kernels.yuanzi.encoding import (
     BOMB,
     HYDROGEN,
     N_CARDS,
+    N_RANKS,
     N_TYPES,
     PASS,
+    POINT_RANKS,
     RANK_POINTS,
     RANK_VALUE,
     SMALL_JOKER,
@@ -73,6 +75,9 @@ from cardsim.kernels.yuanzi.state import (
 )
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+#: the power of a 刀 play: above every natural rank (YZ-09: 刀 > 2 > A > … > 3)
+DAO_POWER = N_RANKS
+
 
 @inline_kernel
 def power(code, dao):
@@ -83,7 +88,7 @@ def power(code, dao):
     if jok == size:  # joker-only: a 3 that is never 刀, below 4 when 3 is 刀 (YZ-11)
         return -1 if dao == 0 else 0
     if rank == dao:
-        return 13
+        return DAO_POWER
     return rank
 
 
@@ -241,7 +246,7 @@ def gen_all_row(hands, q, dao, buf):
     n = 0
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
-    for r in range(13):
+    for r in range(N_RANKS):
         b = r * 4
         if hands[q, b] or hands[q, b + 1] or hands[q, b + 2] or hands[q, b + 3]:
             n = _lead_rank(hands, q, r, 0 if r == dao else sj + bj, buf, n)  # YZ-11: no 刀
@@ -254,7 +259,7 @@ def lead_count_row(hands, q, dao):
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
     n = sj + bj + (sj == 3) + (bj == 3)
-    for r in range(13):
+    for r in range(N_RANKS):
         n += _lead_rank_count(hands, q, r, 0 if r == dao else sj + bj)
     return n
 
@@ -265,7 +270,7 @@ def lead_code_row(hands, q, dao, i, buf):
     part that holds it (into ``buf``)."""
     sj = np.int64(hands[q, SMALL_JOKER])
     bj = np.int64(hands[q, BIG_JOKER])
-    for r in range(13):
+    for r in range(N_RANKS):
         ja = 0 if r == dao else sj + bj
         k = _lead_rank_count(hands, q, r, ja)
         if i < k:
@@ -319,9 +324,9 @@ def _follow_ranks(hands, q, dao, jt, tp, basic, bombs, atoms):
     superset is harmless, the blocks decide."""
     t_above = _least_natural(jt, True, basic, bombs, atoms)
     t_below = _least_natural(jt, False, basic, bombs, atoms)
-    t_dao = _least_natural(0, tp < 13, basic, bombs, atoms)  # YZ-11: no jokers; power 13
+    t_dao = _least_natural(0, tp < DAO_POWER, basic, bombs, atoms)  # YZ-11: no jokers
     m = 0
-    for r in range(13):
+    for r in range(N_RANKS):
         b = r * 4
         nat = np.int64(hands[q, b]) + hands[q, b + 1] + hands[q, b + 2] + hands[q, b + 3]
         t = t_above if r > tp else t_below
@@ -369,14 +374,14 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
         c3 = np.int64(hands[q, b + 3])
         nat = c0 + c1 + c2 + c3
         ja = 0 if r == dao else jt
-        if basic != 0 and nat + ja >= basic and (13 if r == dao else r) > tp:
+        if basic != 0 and nat + ja >= basic and (DAO_POWER if r == dao else r) > tp:
             n = _emit_rank_sized(r, nat, ja, basic, basic, buf, n)
         if bomb_rule != 0 and nat + ja >= 4:
             smin = 4
             if bomb_rule == 2:
                 smin = 4 if r == dao else 99
             elif bomb_rule == 3:
-                smin = _bomb_min_size(13 if r == dao else r, r == dao, ts, tp, td, mode)
+                smin = _bomb_min_size(DAO_POWER if r == dao else r, r == dao, ts, tp, td, mode)
                 if smin < 4:
                     smin = 4
             for s in range(smin, nat + ja + 1):
@@ -389,7 +394,7 @@ def _gen_follow(hands, q, dao, top, rules, buf, n):
                         buf[n] = c
                         n += 1
         if (c0 >= 2 and c1 >= 2 and c2 >= 2 and c3 >= 2) and (
-            tk != HYDROGEN or (13 if r == dao else r) > tp
+            tk != HYDROGEN or (DAO_POWER if r == dao else r) > tp
         ):
             buf[n] = pack_move(HYDROGEN, r, 8, 0, 0)
             n += 1
@@ -466,7 +471,7 @@ def dao_of_indicator(card, half):
     if card >= SMALL_JOKER:
         return 0, 1
     r = card // 4
-    if half == 1 and (r == 2 or r == 7 or r == 10):
+    if half == 1 and (r == 2 or r == 7 or r == 10):  # POINT_RANKS: 5, 10, K
         return 0, 2
     return r, 0
 
@@ -577,7 +582,7 @@ def remove_cards_row(hands, played, q, code):
         else:
             t = rank * 4 + move_suit(code)
         _give_up(hands, played, q, t, 3)
-        return 3 * RANK_POINTS[rank] if rank < 13 else 0
+        return 3 * RANK_POINTS[rank] if rank < N_RANKS else 0  # joker atoms: none
     if kind == HYDROGEN:
         for su in range(4):
             _give_up(hands, played, q, rank * 4 + su, 2)
@@ -627,7 +632,7 @@ def half_over(st):
 def hand_points(hand):
     """Point cards left in a hand (YZ-03)."""
     t = 0
-    for r in (2, 7, 10):
+    for r in POINT_RANKS:
         b = r * 4
         t += (np.int64(hand[b]) + hand[b + 1] + hand[b + 2] + hand[b + 3]) * RANK_POINTS[r]
     return t

@@ -25,6 +25,7 @@ from cardsim.kernels.yuanzi.encoding import (
     BOMB,
     COPIES,
     HYDROGEN,
+    N_RANKS,
     PASS,
     RANK_POINTS,
     TRIPLE,
@@ -173,7 +174,7 @@ def code_points(code):
     kind = move_kind(code)
     rank = move_rank(code)
     if kind == ATOM:
-        return 3 * RANK_POINTS[rank] if rank < 13 else 0
+        return 3 * RANK_POINTS[rank] if rank < N_RANKS else 0  # joker atoms: none
     if kind == HYDROGEN:
         return 8 * RANK_POINTS[rank]
     return (move_size(code) - move_jokers(code)) * RANK_POINTS[rank]
@@ -341,7 +342,7 @@ def _greedy_lead(hands, seat, dao, total, jt):
     max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
     best = PASS
     bc = _BIG
-    for r in range(13):
+    for r in range(N_RANKS):
         nat, reach = _rank_reach(hands, seat, r, dao, jt)
         if nat == 0:
             continue
@@ -399,7 +400,7 @@ def greedy_fast_code(hands, pub, rules):
     max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
     best = PASS
     bc = _BIG
-    for r in range(13):
+    for r in range(N_RANKS):
         pr = 13 if r == dao else r
         if not may_go_out and (lo == 0 or pr <= tp):
             continue
@@ -442,6 +443,54 @@ def greedy_fast_code(hands, pub, rules):
 
 
 @inline_kernel
+def _points_feed(own, legal, n, dao, best):
+    """points, partner on top: the basic play carrying the most points (``best`` if none)."""
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or move_kind(c) > TRIPLE:
+            continue
+        pts = code_points(c)
+        if pts == 0:
+            continue
+        cost = basic_cost(own, c, dao) - pts * 20
+        if cost < bc:
+            bc = cost
+            best = i
+    return best
+
+
+@inline_kernel
+def _points_take(own, legal, n, dao, best, allow_bomb):
+    """points, a rich trick: the cheapest beat, bombs only if ``allow_bomb``."""
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or (move_kind(c) > TRIPLE and not allow_bomb):
+            continue
+        cost = move_cost(own, c, dao)
+        if cost < bc:
+            bc = cost
+            best = i
+    return best
+
+
+@inline_kernel
+def _points_cheap(own, legal, n, dao, best):
+    """points, a poor trick: cheap basic beats only, never with point cards."""
+    bc = _BIG
+    for i in range(n):
+        c = legal[i]
+        if c == PASS or move_kind(c) > TRIPLE or code_points(c) > 0:
+            continue
+        cost = basic_cost(own, c, dao)
+        if cost < bc:
+            bc = cost
+            best = i
+    return best
+
+
+@inline_kernel
 def choose_points(own, played, pub, legal, n, rng):
     """points: take rich tricks, feed point cards to the partner, withhold them otherwise."""
     seat = pub[ST_ACTOR]
@@ -455,40 +504,12 @@ def choose_points(own, played, pub, legal, n, rng):
     ip = find_pass(legal, n)
     tp = pub[ST_TRICK_PTS]
     danger = opponent_min_count(pub, seat) <= DANGER_CARDS
-    best = ip
-    bc = _BIG
-    if pub[ST_TOP_SEAT] == (seat + 2) % 4:
-        # partner controls: feed the basic play carrying the most points
-        for i in range(n):
-            c = legal[i]
-            if c == PASS or move_kind(c) > TRIPLE:
-                continue
-            pts = code_points(c)
-            if pts == 0:
-                continue
-            cost = basic_cost(own, c, dao) - pts * 20
-            if cost < bc:
-                bc = cost
-                best = i
+    if pub[ST_TOP_SEAT] == (seat + 2) % 4:  # partner controls: feed it points
+        best = _points_feed(own, legal, n, dao, ip)
     elif tp >= 10 or danger:
-        allow_bomb = tp >= 25 or danger
-        for i in range(n):
-            c = legal[i]
-            if c == PASS or (move_kind(c) > TRIPLE and not allow_bomb):
-                continue
-            cost = move_cost(own, c, dao)
-            if cost < bc:
-                bc = cost
-                best = i
+        best = _points_take(own, legal, n, dao, ip, tp >= 25 or danger)
     else:
-        for i in range(n):  # cheap beats only, and never with point cards
-            c = legal[i]
-            if c == PASS or move_kind(c) > TRIPLE or code_points(c) > 0:
-                continue
-            cost = basic_cost(own, c, dao)
-            if cost < bc:
-                bc = cost
-                best = i
+        best = _points_cheap(own, legal, n, dao, ip)
     if best < 0:
         best = cheapest(own, legal, n, dao, np.int64(12))
     return best
@@ -544,7 +565,7 @@ def is_whole(own, code):
 def plan_size(own):
     """Combinations in the plan: one per rank held, plus one for the jokers."""
     g = 0
-    for r in range(13):
+    for r in range(N_RANKS):
         if nat_of(own, r) > 0:
             g += 1
     if jokers_of(own) > 0:

@@ -20,64 +20,49 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from cardsim.kernels.errors import did_you_mean
 from cardsim.kernels.yuanzi import driver as drv
-from cardsim.kernels.yuanzi import ismcts, pimc
+from cardsim.kernels.yuanzi import pimc
 from cardsim.kernels.yuanzi.options import OPTIONS
-from cardsim.kernels.yuanzi.strategies import BUILTIN, LEVEL_BASE, N_BUILTIN
+from cardsim.kernels.yuanzi.strategies import N_BUILTIN
 from cardsim.sim import python_strategies, user_strategies
-from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import (
     GameFacts,
     Measure,
     RunConfig,
-    StrategyInfo,
     Warmup,
     first_side_wins,
 )
 from cardsim.sim.games.yuanzi import adapter, match, tables
-from cardsim.sim.schema import build_frame, context_for
-from cardsim.sim.strategy_params import (
-    IsmctsStrategy,
-    LevelStrategies,
-    PimcStrategy,
-    parse_builtin,
-)
-
-#: the one compile of the driver's user variant (every user strategy then compiles only itself)
-USER_DRIVER_COMPILE = "about 20 s"
-#: (samples, cap, rollout, z) of the plain name ``pimc``: chosen so that a 1,000-deal duplicate
-#: comparison with greedy takes under 10 minutes on 2 cores (benchmarks/bench_pimc.py).
-PIMC_DEFAULT = (24, 4, 0, 2.0)
-#: ``pimc`` (kernels/yuanzi/pimc.py; docs/strategies.md)
-PIMC = PimcStrategy(
-    pimc,
-    PIMC_DEFAULT,
-    "candidate moves searched (greedy's pick first)",
-    "search: perfect-information Monte Carlo — samples the other hands from the unseen cards "
-    "(YZ-28), plays each candidate to the end of the half with greedy rollouts, leaves greedy's "
-    "pick only for a candidate whose mean gain (result, points as tie-break) passes z standard "
-    "errors; pimc:samples=N,cap=K,rollout=greedy|random,z=Z",
-)
-PIMC_INFO = PIMC.info
-pimc_id = PIMC.id
-#: (iters, cap, rollout, c, z, drop index) of the plain name ``ismcts``: at most 64
-#: determinizations x 4 candidates, paired, racing with drop=0 (a challenger whose mean gain is
-#: not above 0 at iteration 8, 16, ... is played no more) plus the tree: 1.13 x pimc's CPU per
-#: decision, and beats pimc head to head (docs/strategies.md)
-ISMCTS_DEFAULT = (64, 4, 0, 0.7, 2.0, 1)
-#: ``ismcts`` (kernels/yuanzi/ismcts.py; docs/strategies.md)
-ISMCTS = IsmctsStrategy(
-    ismcts,
+from cardsim.sim.games.yuanzi import seats as seats_mod
+from cardsim.sim.games.yuanzi.check import CHECK
+from cardsim.sim.games.yuanzi.seats import (
+    ISMCTS,
     ISMCTS_DEFAULT,
-    "moves considered per own decision (pimc's candidates: greedy's pick, PASS, cheapest)",
-    "search: single-observer information-set MCTS — every candidate on every determinization "
-    "(YZ-28, paired; racing drops a candidate not ahead of greedy's pick), a tree with UCB "
-    "over its own later decisions, greedy rollouts, pimc's objective; "
-    "ismcts:iters=N,c=C,rollout=greedy|random,cap=K,z=Z,drop=off|0..3",
+    LEVELS,
+    PIMC,
+    PIMC_DEFAULT,
+    PIMC_INFO,
+    STRATEGIES,
+    USER_DRIVER_COMPILE,
+    pimc_id,
 )
-#: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
-LEVELS = LevelStrategies(LEVEL_BASE, "a rank of power in greedy's cost of a play")
+from cardsim.sim.schema import build_frame, context_for
+from cardsim.sim.strategy_params import parse_builtin
+
+#: re-exported from ``seats`` (tests, benchmarks and tools read them here)
+__all__ = [
+    "ENGINE",
+    "ISMCTS",
+    "ISMCTS_DEFAULT",
+    "LEVELS",
+    "PIMC",
+    "PIMC_DEFAULT",
+    "PIMC_INFO",
+    "USER_DRIVER_COMPILE",
+    "WARMUP",
+    "YuanziEngine",
+    "pimc_id",
+]
 
 
 def _first_leader_team() -> pl.Expr:
@@ -130,12 +115,7 @@ class YuanziEngine:
     player_counts = (4,)
     default_players = 4
     rule_options = OPTIONS
-    strategies = (
-        *(StrategyInfo(n, i, d) for n, i, d in BUILTIN),
-        *LEVELS.infos,
-        PIMC_INFO,
-        ISMCTS.info,
-    )
+    strategies = STRATEGIES
 
     # -- configuration ------------------------------------------------------------------
     def parse_strategy(self, name: str) -> str:
@@ -148,38 +128,12 @@ class YuanziEngine:
         return OPTIONS.array(rules)
 
     def strategy_ids(self, seats) -> tuple[np.ndarray, tuple[str, ...]]:
-        """Kernel ids per seat and the user strategy specs (a user seat's id is ``N_BUILTIN +``
-        its entry in the user table, ``cardsim.sim.user_strategies.entry``: compiled here)."""
-        if len(seats) != 4:
-            raise CardsimError(f"yuanzi needs 4 seats, got {len(seats)}")
-        names = {s.name: s.id for s in self.strategies}
-        users: list[str] = []
-        ids = []
-        for seat in seats:
-            if seat in names:
-                ids.append(names[seat])
-            elif seat.startswith("pimc:"):
-                ids.append(pimc_id(seat))
-            elif seat.startswith("ismcts:"):
-                ids.append(ISMCTS.id(seat))
-            elif LEVELS.handles(seat):
-                ids.append(LEVELS.id(seat))
-            elif user_strategies.is_user_strategy(seat):
-                if seat not in users:
-                    users.append(seat)
-                ids.append(N_BUILTIN + user_strategies.entry(seat, drv))
-            else:
-                raise CardsimError(
-                    f"unknown yuanzi strategy {seat!r}{did_you_mean(seat, names)} "
-                    f"(allowed: {', '.join(names)}, or path/to/file.py:function)"
-                )
-        return np.array(ids, np.int64), tuple(users)
+        """Kernel ids per seat and the user strategy specs (``seats.strategy_ids``)."""
+        return seats_mod.strategy_ids(seats)
 
     def _driver(self, users: tuple[str, ...], entry: str):
         """The driver module to run: the built-in one (None), or its user variant."""
-        if not users:
-            return None
-        return user_strategies.driver_for(drv, users, entry, "原子", USER_DRIVER_COMPILE)
+        return seats_mod.driver_for(users, entry)
 
     def _run(self, config: RunConfig, first: int, count: int):
         sids, users = self.strategy_ids(config.seats)
@@ -275,7 +229,5 @@ WARMUP = Warmup(
 
 ENGINE = YuanziEngine()
 
-from cardsim.sim.games.yuanzi.check import CHECK as _CHECK  # noqa: E402  (imports this package)
-
-ENGINE.strategy_check = _CHECK
+ENGINE.strategy_check = CHECK
 ENGINE.warmup = WARMUP

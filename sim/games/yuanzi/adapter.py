@@ -44,7 +44,7 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
     from cardsim.kernels.yuanzi.ismcts import ISMCTS_BASE
     from cardsim.kernels.yuanzi.pimc import PIMC_BASE
     from cardsim.kernels.yuanzi.strategies import LEVEL_BASE  # greedy:eps / soft, above pimc's ids
-    from cardsim.sim.games.yuanzi import ENGINE
+    from cardsim.sim.games.yuanzi.seats import strategy_ids
 
     out: list[_Seat] = []
     loaded: dict[str, PythonStrategy] = {}
@@ -59,7 +59,7 @@ def _yuanzi_seats(seats: Sequence[str]) -> list[_Seat]:
 
             out.append(_Seat("numba", label, fn=us.compiled(name, drv.USER_ARGTYPES)))
         else:
-            sid = int(ENGINE.strategy_ids([name] * 4)[0][0])
+            sid = int(strategy_ids([name] * 4)[0][0])
             kind = (
                 "level"
                 if sid >= LEVEL_BASE

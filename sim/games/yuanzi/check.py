@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 from cardsim.sim.game import RunConfig, SelfPlay, StrategyCheck
-from cardsim.sim.games.yuanzi import adapter
+from cardsim.sim.games.yuanzi import adapter, seats
 from cardsim.sim.python_strategies import BadAnswer, StrategyRaised, is_python_strategy, raised
 from cardsim.sim.python_strategies import collect_until_exception as stop
 
@@ -21,7 +21,7 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
     """Every seat plays ``name``: time, decisions, illegal answers (counted by the kernel, the
     first ``max_replayed`` games located on the reference engine)."""
     from cardsim.kernels.yuanzi import driver as drv
-    from cardsim.sim.games.yuanzi import ENGINE as engine
+    from cardsim.kernels.yuanzi.options import OPTIONS
 
     count = config.games
     found: list[BadAnswer] = []
@@ -34,9 +34,9 @@ def selfplay(config: RunConfig, name: str, max_replayed: int) -> SelfPlay:
         seconds = time.perf_counter() - t
         counted = len(found)
     else:
-        sids, users = engine.strategy_ids(config.seats)
-        rules = engine.rules_array(config.rules)
-        driver = engine._driver(users, "simulate_part")
+        sids, users = seats.strategy_ids(config.seats)
+        rules = OPTIONS.array(config.rules)
+        driver = seats.driver_for(users, "simulate_part")
         drv.run_games(config.seed, 0, 1, sids, rules, driver)  # load / warm up
         t = time.perf_counter()
         g, _s = drv.run_games(config.seed, 0, count, sids, rules, driver)

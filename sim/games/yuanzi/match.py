@@ -72,7 +72,16 @@ class YuanziMatch:
     num_actions = len(ACTION_CODES)
     observation_size = engine.OBS_SIZE
 
-    def __init__(self, rules: np.ndarray, decks, pos, hands, played, st, info) -> None:
+    def __init__(
+        self,
+        rules: np.ndarray,
+        decks: np.ndarray,
+        pos: np.ndarray,
+        hands: np.ndarray,
+        played: np.ndarray,
+        st: np.ndarray,
+        info: np.ndarray,
+    ) -> None:
         self.rules = rules
         self.decks, self.pos = decks, pos
         self.hands, self.played, self.st, self.info = hands, played, st, info

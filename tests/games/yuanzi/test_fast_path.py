@@ -7,6 +7,7 @@ import pytest
 from cardsim.kernels.rng import STREAM_DEAL, STREAM_STRATEGY, bounded, seed_stream
 from cardsim.kernels.yuanzi import driver as drv
 from cardsim.kernels.yuanzi.encoding import MAX_MOVES, N_CARDS, N_TYPES, PASS
+from cardsim.kernels.yuanzi.engine import CONTINUE
 from cardsim.kernels.yuanzi.pimc import apply_call, greedy_call
 from cardsim.kernels.yuanzi.rules import (
     begin_half,
@@ -60,8 +61,8 @@ def test_untraced_outcomes_equal_traced_outcomes(strategies, rules):
     assert np.array_equal(fast_seats, traced_seats)
 
 
-# legal moves, greedy and apply_move through pimc's called forms (compiled once, cached by the
-# search warm-up): inlined here they made this test-local kernel a 30 s compile
+# legal moves, greedy and the engine's apply through pimc's called forms (compiled once, cached
+# by the search warm-up): inlined here they made this test-local kernel a 30 s compile
 @njit(cache=True)
 def _shortcut_vs_greedy(root, matches, rules, random_seats):
     """Plays matches' first halves (greedy seats, and random at ``random_seats``) and asks, at
@@ -99,7 +100,7 @@ def _shortcut_vs_greedy(root, matches, rules, random_seats):
                 if fast != want:
                     out[0] += 1
             code = buf[bounded(rs, n)] if random_seats[q] else want
-            if apply_call(code, hands, played, st, rules) == 1:
+            if apply_call(code, hands, played, st, rules) != CONTINUE:  # the half is over
                 break
     return out
 
