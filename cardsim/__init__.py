@@ -48,6 +48,7 @@ __all__ = [
     "__version__",
     "compare",
     "config",
+    "env",
     "ladder",
     "open_run",
     "report",
@@ -133,6 +134,24 @@ def config(
 
 def _text(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@_api
+def env(game: str, players: int | None = None, rules: Mapping[str, object] | str | None = None,
+        seed: int = 0, render_mode: str | None = None):  # fmt: skip
+    """A PettingZoo AEC environment of ``game`` for your own agents (needs ``pip install
+    "cardsim[agents]"``): agents ``player_0..``, observations ``{"observation", "action_mask"}``,
+    dense action ids, the match scores as rewards at the end. ``reset(seed=s)`` deals game 0 of
+    root seed ``s``, each ``reset()`` without a seed the next game of the same root seed (game
+    *i* of root seed *s* is game *i* of ``cardsim run --seed s``). docs/python-api.md, "Step a
+    game with your own agents"."""
+    try:
+        from cardsim.agents.pettingzoo_env import make_env
+    except ImportError as e:  # PettingZoo is an optional extra
+        raise CardsimError(
+            f'cardsim.env needs PettingZoo: pip install "cardsim[agents]" ({e})'
+        ) from None
+    return make_env(game, players, rules, seed, render_mode)
 
 
 @_api

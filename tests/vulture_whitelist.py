@@ -67,3 +67,13 @@ _.skip_dealt  # ATLAS table column, set on a NumPy record (kernels/atlas/driver.
 _.reverse_dealt  # ATLAS table column, set on a NumPy record (kernels/atlas/driver.py)
 _.trade_dealt  # ATLAS table column, set on a NumPy record (kernels/atlas/driver.py)
 _.cards_left  # ATLAS table column, set on a NumPy record (kernels/atlas/driver.py)
+
+# PettingZoo and OpenSpiel call these on the environments and games of cardsim/agents/
+_.observation_space  # AECEnv: PettingZoo's API (cardsim/agents/pettingzoo_env.py)
+_.action_space  # AECEnv: PettingZoo's API
+_.make_py_observer  # pyspiel.Game: OpenSpiel asks a Python game for its observer
+_._legal_actions  # pyspiel.State: called by OpenSpiel's State.legal_actions
+_._apply_action  # pyspiel.State: called by OpenSpiel's State.apply_action
+_._action_to_string  # pyspiel.State: called by OpenSpiel's State.action_to_string
+_.set_from  # OpenSpiel's PyObserver: fills the observation tensor
+_.string_from  # OpenSpiel's PyObserver: the observation string
