@@ -379,6 +379,63 @@ def resolve_measure(facts: GameFacts, name: str) -> str:
     raise CardsimError(f"unknown measure {name!r} (allowed: {names})")
 
 
+def _one_param(name, label, unit, kind, param, values, y, cell, deal):
+    """A measure over one parameter: points, curve (unless the measure is constant or a rate
+    has too few events), slope, sentence, misfits; and the curve's ``(at, cov)`` or None."""
+    pts = cell_points(values, y, cell, deal)
+    ms = MeasureSweep(name, label, unit, kind, pts, None, None)
+    events = float(y.sum())
+    k = int(min(events, y.size - events))
+    if np.unique(y).size < 2:
+        ms.sentence = (
+            f"{label} ({unit}) is {_fmt_m(pts[0].mean, kind)} at every value: nothing to fit."
+        )
+        return ms, None
+    if kind == "binary" and k < MIN_EVENTS:
+        which = "event" if events < y.size - events else "non-event"
+        ms.sentence = (
+            f"{label} ({unit}): {k} {which}{'' if k == 1 else 's'} in {y.size:,} {unit}s over "
+            "the sweep, too few for a curve; the table gives each value's rate."
+        )
+        return ms, None
+    ms.curve, at_cov = fit_curve(values, y, cell, deal, kind)
+    ms.slope = average_slope(at_cov, values[0], values[-1])
+    ms.sentence = _sentence(ms, param)
+    for p in pts:
+        m_at, se_at, _ = at_cov[0](np.array([p.value]))
+        if abs(p.mean - m_at[0]) > Z * math.sqrt(p.se**2 + se_at[0] ** 2):
+            ms.misfits.append(p.value)
+    return ms, at_cov
+
+
+def _two_params(name, label, unit, kind, params, y, cell, deal) -> MeasureSweep:
+    """A measure over a two-parameter grid: cell means (a heat map) and its range in words."""
+    (a_name, va), (b_name, vb) = params.items()
+    grid = [(a, b) for a in va for b in vb]
+    pts = cell_points([float(i) for i in range(len(grid))], y, cell, deal)
+    for p, (a, _) in zip(pts, grid, strict=True):
+        p.value = float(a)
+    means = [[pts[i * len(vb) + j].mean for j in range(len(vb))] for i in range(len(va))]
+    ms = MeasureSweep(name, label, unit, kind, pts, None, None, grid=means)
+    flat = [(p.mean, g) for p, g in zip(pts, grid, strict=True) if math.isfinite(p.mean)]
+    (lo, (la, lb)), (hi, (ha, hb)) = min(flat), max(flat)
+    ms.sentence = (
+        f"{label} ({unit}) ranges from {_fmt_m(lo, kind)} at {a_name} = {la}, {b_name} = {lb} "
+        f"to {_fmt_m(hi, kind)} at {a_name} = {ha}, {b_name} = {hb}."
+    )
+    return ms
+
+
+def _flat_target(ms: MeasureSweep, t: float, param: str) -> TargetAnswer:
+    """A target on a measure without a curve (constant, or too few events)."""
+    pts = [p for p in ms.points if math.isfinite(p.mean)]
+    best = min(pts, key=lambda p: abs(p.mean - t))
+    return TargetAnswer(ms.name, ms.label, t, [], best, sentence=(
+        f"{ms.label} has no curve over the sweep (the closest value is "
+        f"{_fmt_m(best.mean, ms.kind)} at {param} = {_fmt(best.value)}): whether {param} can "
+        f"move it to {_fmt_m(t, ms.kind)} is not read from it."))  # fmt: skip
+
+
 def analyse_sweep(
     params: dict[str, list[int]],
     tables: list[pl.LazyFrame | pl.DataFrame],
@@ -405,64 +462,25 @@ def analyse_sweep(
     data, _ = _read_cells(tables, "game", exprs)
     result = SweepResult(game, params, players, games, seed, setting, [])
     fits = {}
-    grid = [
-        (a, b) for a in params[names[0]] for b in (params[names[1]] if len(names) > 1 else [None])
-    ]
     for mname, label, unit, d in measures:
         sub = data.select("_deal", "_cell", mname).drop_nulls(mname)
         y, cell, deal = (sub[c].to_numpy() for c in (mname, "_cell", "_deal"))
         if len(names) == 1:
             values = [float(v) for v in params[names[0]]]
-            pts = cell_points(values, y, cell, deal)
-            ms = MeasureSweep(mname, label, unit, d.kind, pts, None, None)
-            events = float(y.sum())
-            rare = d.kind == "binary" and min(events, y.size - events) < MIN_EVENTS
-            if rare and np.unique(y).size >= 2:
-                k = int(events if events < y.size - events else y.size - events)
-                which = "events" if events < y.size - events else "non-events"
-                ms.sentence = (
-                    f"{label} ({unit}): {k} {which[:-1] if k == 1 else which} in {y.size:,} "
-                    f"{unit}s over the sweep, too "
-                    "few for a curve; the table gives each value's rate."
-                )
-            elif np.unique(y).size >= 2 and len(values) >= 2:
-                curve, at_cov = fit_curve(values, y, cell, deal, d.kind)
-                ms.curve = curve
-                ms.slope = average_slope(at_cov, values[0], values[-1])
-                ms.sentence = _sentence(ms, names[0])
-                at = at_cov[0]
-                for p in pts:
-                    m_at, se_at, _ = at(np.array([p.value]))
-                    if abs(p.mean - m_at[0]) > Z * math.sqrt(p.se**2 + se_at[0] ** 2):
-                        ms.misfits.append(p.value)
+            ms, at_cov = _one_param(mname, label, unit, d.kind, names[0], values, y, cell, deal)
+            if at_cov is not None:
                 fits[mname] = at_cov
-            else:
-                ms.sentence = f"{label} ({unit}) is {_fmt_m(pts[0].mean, d.kind)} at every value: nothing to fit."
         else:
-            pts = cell_points([float(i) for i in range(len(grid))], y, cell, deal)
-            for p, (a, _) in zip(pts, grid, strict=True):
-                p.value = float(a)
-            na, nb = len(params[names[0]]), len(params[names[1]])
-            means = [[pts[i * nb + j].mean for j in range(nb)] for i in range(na)]
-            ms = MeasureSweep(mname, label, unit, d.kind, pts, None, None, grid=means)
-            flat = [(pts[i].mean, grid[i]) for i in range(len(grid)) if math.isfinite(pts[i].mean)]
-            lo_m, hi_m = min(flat), max(flat)
-            ms.sentence = (
-                f"{label} ({unit}) ranges from {_fmt_m(lo_m[0], d.kind)} at "
-                f"{names[0]} = {lo_m[1][0]}, {names[1]} = {lo_m[1][1]} to "
-                f"{_fmt_m(hi_m[0], d.kind)} at {names[0]} = {hi_m[1][0]}, {names[1]} = {hi_m[1][1]}."
-            )
+            ms = _two_params(mname, label, unit, d.kind, params, y, cell, deal)
         result.measures.append(ms)
     for name, t in targets or []:
         ms = next(m for m in result.measures if m.name == name)
-        if ms.curve is None:
-            pts = [p for p in ms.points if math.isfinite(p.mean)]
-            best = min(pts, key=lambda p: abs(p.mean - t))
-            result.targets.append(TargetAnswer(name, ms.label, t, [], best, sentence=(
-                f"{ms.label} does not vary over the sweep ({_fmt_m(best.mean, ms.kind)}): it "
-                f"cannot be moved to {_fmt_m(t, ms.kind)} with {names[0]}.")))  # fmt: skip
-            continue
-        result.targets.append(target_answer(ms, t, names[0], allowed or params[names[0]]))
+        answer = (
+            target_answer(ms, t, names[0], allowed or params[names[0]])
+            if ms.curve is not None
+            else _flat_target(ms, t, names[0])
+        )
+        result.targets.append(answer)
     for ms in result.measures:
         if ms.misfits:
             result.notes.append(

@@ -124,18 +124,9 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         _parse_comparison(c, i, source, text, by_name)
         for i, c in enumerate(doc.get("comparison", []), 1)
     ]
-    designs = [
-        _parse_design(d, i, source, text, {s.name for s in scenarios})
-        for i, d in enumerate(designs_raw, 1)
-    ]
-    ladders = [
-        parse_ladder_table(d, i, source, {s.name for s in scenarios})
-        for i, d in enumerate(ladders_raw, 1)
-    ]
-    sweeps = [
-        parse_sweep_table(d, i, source, {s.name for s in scenarios})
-        for i, d in enumerate(sweeps_raw, 1)
-    ]
+    designs, ladders, sweeps = _parse_parts(
+        designs_raw, ladders_raw, sweeps_raw, source, text, {s.name for s in scenarios}
+    )
     names = [s.name for d in [*designs, *ladders, *sweeps, *screens] for s in d.scenarios]
     names += [s.name for s in scenarios]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -147,6 +138,14 @@ def parse_study(text: str, source: str = "<study>") -> Study:
         sweeps,
         screens,
     )  # fmt: skip
+
+
+def _parse_parts(designs_raw, ladders_raw, sweeps_raw, source: str, text: str, taken: set[str]):
+    """The study's [[design]], [[ladder]] and [[sweep]] tables, each validated."""
+    designs = [_parse_design(d, i, source, text, taken) for i, d in enumerate(designs_raw, 1)]
+    ladders = [parse_ladder_table(d, i, source, taken) for i, d in enumerate(ladders_raw, 1)]
+    sweeps = [parse_sweep_table(d, i, source, taken) for i, d in enumerate(sweeps_raw, 1)]
+    return designs, ladders, sweeps
 
 
 class _StudyFile(BaseModel):

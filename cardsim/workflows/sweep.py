@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cardsim.sim import jsonio
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.rundir import holding_out
 from cardsim.workflows.sweep_plan import REPORT, Sweep
@@ -30,7 +31,7 @@ def _check_report(out: Path, sweep: Sweep, force: bool) -> None:
         return
     try:
         same = json.loads(js.read_text(encoding="utf-8")).get("identity") == json.loads(
-            json.dumps(sweep.identity())
+            jsonio.dumps(sweep.identity())
         )
     except (OSError, ValueError, AttributeError):
         same = False

@@ -130,6 +130,29 @@ def build_sweep(
     from cardsim.sim.games import get_engine
 
     engine = get_engine(game)
+    parsed = _parse_params(engine, params)
+    rules = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
+             for k, v in (rules or {}).items()}  # fmt: skip
+    both = sorted(set(rules) & set(parsed))
+    if both:
+        raise CardsimError(f"--rule {both[0]}: also a --param of the sweep (give it once)")
+    base = build_config(engine, games=games, seed=seed, players=players, strategy=strategy,
+                        seat_strategies=seats or {}, rules=rules)  # fmt: skip
+    tg = [parse_target(engine.facts, t) for t in (targets or [])]
+    if tg and len(parsed) != 1:
+        raise CardsimError("--target needs exactly one --param (two parameters give heat maps)")
+    sweep = Sweep(game, parsed, games, seed, base.players, strategy, dict(seats or {}), rules, tg,
+                  name=name, confirm=confirm)  # fmt: skip
+    for cell in _grid(parsed):
+        cell_name = sweep.run_name("_".join(f"{k}-{v}" for k, v in cell))
+        sweep.scenarios.append(_scenario(sweep, cell_name, dict(cell), seed))
+    for s in sweep.scenarios:
+        scenario_config(s)  # every cell validated before anything is played
+    return sweep
+
+
+def _parse_params(engine, params: list[str] | dict[str, list[int]]) -> dict[str, list[int]]:
+    """The swept options and their values (one or two, each an integer option)."""
     if isinstance(params, dict):
         parsed = {k: [int(v) for v in vs] for k, vs in params.items()}
         for k in parsed:
@@ -140,31 +163,19 @@ def build_sweep(
             raise CardsimError("--param: a parameter is given twice")
     if not 1 <= len(parsed) <= MAX_PARAMS:
         raise CardsimError(f"a sweep takes 1 or {MAX_PARAMS} --param options, got {len(parsed)}")
-    rules = {str(k): str(v).lower() if isinstance(v, bool) else str(v)
-             for k, v in (rules or {}).items()}  # fmt: skip
-    both = sorted(set(rules) & set(parsed))
-    if both:
-        raise CardsimError(f"--rule {both[0]}: also a --param of the sweep (give it once)")
     cells = math.prod(len(v) for v in parsed.values())
     if cells > MAX_CELLS:
         raise CardsimError(f"the sweep has {cells:,} runs; at most {MAX_CELLS} (fewer values)")
-    base = build_config(engine, games=games, seed=seed, players=players, strategy=strategy,
-                        seat_strategies=seats or {}, rules=rules)  # fmt: skip
-    tg = [parse_target(engine.facts, t) for t in (targets or [])]
-    if tg and len(parsed) != 1:
-        raise CardsimError("--target needs exactly one --param (two parameters give heat maps)")
-    sweep = Sweep(game, parsed, games, seed, base.players, strategy, dict(seats or {}), rules, tg,
-                  name=name, confirm=confirm)  # fmt: skip
-    names = list(parsed)
-    grid = [[(names[0], a)] for a in parsed[names[0]]]
+    return parsed
+
+
+def _grid(params: dict[str, list[int]]) -> list[list[tuple[str, int]]]:
+    """Every cell of the sweep, the first parameter varying slowest."""
+    names = list(params)
+    grid = [[(names[0], a)] for a in params[names[0]]]
     if len(names) == 2:
-        grid = [[*g, (names[1], b)] for g in grid for b in parsed[names[1]]]
-    for cell in grid:
-        cell_name = sweep.run_name("_".join(f"{k}-{v}" for k, v in cell))
-        sweep.scenarios.append(_scenario(sweep, cell_name, dict(cell), seed))
-    for s in sweep.scenarios:
-        scenario_config(s)  # every cell validated before anything is played
-    return sweep
+        grid = [[*g, (names[1], b)] for g in grid for b in params[names[1]]]
+    return grid
 
 
 def _scenario(sweep: Sweep, name: str, values: dict[str, int], seed: int) -> Scenario:
