@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 from cardsim.kernels.atlas.encoding import N_TYPES as N_TYPES_AT  # noqa: E402
+from cardsim.kernels.atlas.engine import next_round as at_next_round  # noqa: E402
 from cardsim.kernels.atlas.rules import R_ROUNDS as R_ROUNDS_AT  # noqa: E402
 from cardsim.kernels.atlas.state import HANDS as HANDS_AT  # noqa: E402
 from cardsim.kernels.atlas.state import PUB_LEN as PUB_LEN_AT  # noqa: E402
@@ -287,7 +288,8 @@ def yz_random_loop(root, matches, rules, extra):
 def at_random_loop(root, matches, n_players, R, extra):
     """ATLAS random rounds played by the turn engine alone (no driver): ``new_round``, then per
     decision ``legal_moves`` (the automatic steps, then the options), random's draw,
-    ``apply_move``, the driver's games exactly (its streams, its first seats: checked by the
+    ``apply_move``, the next round by the match engine's ``next_round``, the driver's games
+    exactly (its streams, its first seats: checked by the
     winners' sum, returned for ``extra`` 0). ``extra`` as :func:`yz_random_loop`'s (1:
     ``legal_moves`` again at the decision, which only regenerates its options)."""
     S = np.zeros(S_LEN_AT, np.int32)
@@ -303,12 +305,13 @@ def at_random_loop(root, matches, n_players, R, extra):
         seed_stream(rd, root, g, STREAM_DEAL)
         seed_stream(ev, root, g, STREAM_EVENTS)
         seed_stream(rs, root, g, STREAM_STRATEGY)
-        first = 0
         for r in range(R[R_ROUNDS_AT]):
-            at_new_round(S, n_players, r, first, R, rd)
+            if r == 0:
+                at_new_round(S, n_players, 0, 0, R, rd)
+            else:  # the match engine's next round (AT-25: first player, standing)
+                at_next_round(S, R, rd)
             if extra == 3:
                 acc += S[0]
-                first = (first + 1) % n_players
                 continue
             while True:
                 p, d, n = at_legal(S, opts, ev)
@@ -323,7 +326,6 @@ def at_random_loop(root, matches, n_players, R, extra):
                 at_apply(opts[i], S)
             w = S[ST_WINNER_AT]
             acc += w if extra == 0 else 0
-            first = w if w >= 0 else (first + 1) % n_players  # the driver's (AT-25)
     return acc, dec
 
 
