@@ -363,41 +363,12 @@ def _greedy_lead(hands, seat, dao, total, jt):
 
 
 @inline_kernel
-def greedy_fast_code(hands, pub, rules):
-    """The code ``choose_greedy`` picks, found without building the legal set, or
-    ``NO_SHORTCUT``.
-
-    A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
-    Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
-    under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
-    whenever a basic code is legal greedy's pick is one. Leading, ``_greedy_lead`` finds it in
-    closed form. Following, this walks the ranks that beat in the generators' order
-    (``rules._gen_follow``; bombs, atoms and hydrogen interleave there but never win), takes
-    each rank's least-cost code of the top's size in closed form and keeps the first of least
-    ``basic_cost``; PASS (always legal here) is the answer when no basic code beats and bombs
-    are not allowed or the hand holds no bomb-class code, or when the partner is on top.
-    Declines where greedy could pick something else: a code might empty the hand
-    (``goes_out``), ``pass_only_if_unable``, or bombs allowed, no basic code beats and the hand
-    may hold a bomb-class code. ``tests/games/yuanzi/test_fast_path.py`` checks it against
-    ``choose_greedy`` decision by decision.
-    """
-    top = pub[ST_TOP]
-    seat = pub[ST_ACTOR]
-    dao = pub[ST_DAO]
-    total = pub[ST_COUNT + seat]
-    jt = np.int64(hands[seat, 52]) + hands[seat, 53]
-    if top == 0:
-        return _greedy_lead(hands, seat, dao, total, jt)
-    if rules[R_PASS_ONLY_IF_UNABLE] == 1:
-        return NO_SHORTCUT
-    to_partner = pub[ST_TOP_SEAT] == (seat + 2) % 4  # never beat the partner: no costs needed
-    tk = move_kind(top)
-    lo = tk if tk <= TRIPLE and not is_dao(top, dao) and not to_partner else 0  # YZ-13
-    tp = power(top, dao)
-    # a code holds at most one rank's COPIES * 4 naturals plus the jokers: a bigger hand cannot
-    # go out, and only the ranks that beat need a look
-    may_go_out = total <= COPIES * 4 + jt
-    max_size = jt  # largest code the hand holds: rank + usable jokers, or all jokers
+def _greedy_follow_ranks(hands, seat, dao, jt, lo, tp, may_go_out):
+    """Following: ``(best, its cost, max_size)`` — the first code of least ``basic_cost`` among
+    the ranks' codes of size ``lo`` that beat power ``tp`` (YZ-13; PASS and ``_BIG`` when none,
+    always when ``lo`` is 0), and the largest code the hand holds (rank + usable jokers, or all
+    jokers, YZ-11; only the ranks that beat are looked at unless ``may_go_out``)."""
+    max_size = jt
     best = PASS
     bc = _BIG
     for r in range(N_RANKS):
@@ -419,6 +390,43 @@ def greedy_fast_code(hands, pub, rules):
         if cost < bc:
             bc = cost
             best = pack_move(lo, r, lo, lo - k, 0)
+    return best, bc, max_size
+
+
+@inline_kernel
+def _may_hold_bomb_class(hands, seat, may_go_out, max_size):
+    """Whether the hand may hold a bomb-class code (YZ-10): a bomb (4 cards of a rank with its
+    jokers, hydrogen 8, joker bombs 4 jokers: all under ``max_size``, which is complete when
+    ``may_go_out``) or an atom (3 of one card)."""
+    if not may_go_out or max_size >= 4:
+        return True
+    t = 0  # atoms: the first card type held 3 times (the joker atoms included)
+    while t < 54 and hands[seat, t] != 3:
+        t += 1
+    return t < 54
+
+
+@inline_kernel
+def _greedy_follow(hands, pub, rules, top, seat, dao, total, jt):
+    """Following: ``choose_greedy``'s pick, or ``NO_SHORTCUT``.
+
+    Walks the ranks that beat in the generators' order (``_greedy_follow_ranks``; bombs, atoms
+    and hydrogen interleave there but never win), then the joker-only code of the top's size.
+    PASS (always legal here) when no basic code beats and bombs are not allowed or the hand
+    holds no bomb-class code, or when the partner is on top. Declines where greedy could pick
+    something else: a code might empty the hand (``goes_out``), ``pass_only_if_unable``
+    (YZ-18), or bombs allowed, no basic code beats and the hand may hold a bomb-class code.
+    """
+    if rules[R_PASS_ONLY_IF_UNABLE] == 1:
+        return NO_SHORTCUT
+    to_partner = pub[ST_TOP_SEAT] == (seat + 2) % 4  # never beat the partner: no costs needed
+    tk = move_kind(top)
+    lo = tk if tk <= TRIPLE and not is_dao(top, dao) and not to_partner else 0  # YZ-13
+    tp = power(top, dao)
+    # a code holds at most one rank's COPIES * 4 naturals plus the jokers: a bigger hand cannot
+    # go out, and only the ranks that beat need a look
+    may_go_out = total <= COPIES * 4 + jt
+    best, bc, max_size = _greedy_follow_ranks(hands, seat, dao, jt, lo, tp, may_go_out)
     if total <= max_size:
         return NO_SHORTCUT  # some code might go out
     if to_partner:
@@ -426,20 +434,37 @@ def greedy_fast_code(hands, pub, rules):
     joker_power = -1 if dao == 0 else 0  # joker-only plays: rank "3", never 刀 (YZ-11)
     if lo != 0 and jt >= lo and joker_power > tp:  # after the ranks, as in the generators
         c = pack_move(lo, 0, lo, lo, 0)
-        cost = basic_cost(hands[seat], c, dao)
-        if cost < bc:
-            bc = cost
+        if basic_cost(hands[seat], c, dao) < bc:
             best = c
-    if best == PASS and (pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS):
-        # greedy's allow_bomb: a bomb may beat where no basic code does, unless the hand holds
-        # no bomb-class code (bombs: 4 cards of a rank with its jokers, hydrogen 8, joker bombs
-        # 4 jokers, all under max_size, complete when may_go_out; atoms: 3 of one card, YZ-16)
-        if not may_go_out or max_size >= 4 or hands[seat, 52] == 3 or hands[seat, 53] == 3:
-            return NO_SHORTCUT
-        for t in range(52):
-            if hands[seat, t] == 3:
-                return NO_SHORTCUT
-    return best
+    if best != PASS:
+        return best
+    # greedy's allow_bomb: a bomb may beat where no basic code does
+    allow_bomb = pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    if allow_bomb and _may_hold_bomb_class(hands, seat, may_go_out, max_size):
+        return NO_SHORTCUT
+    return PASS
+
+
+@inline_kernel
+def greedy_fast_code(hands, pub, rules):
+    """The code ``choose_greedy`` picks, found without building the legal set, or
+    ``NO_SHORTCUT``.
+
+    A kernel shortcut (not a strategy): it reads only the actor's own hand row and public state.
+    Greedy takes the first code of least cost; every basic code (single, pair, triple) costs
+    under 1,000 and every bomb-class code 1,000 or more (``basic_cost``, ``bomb_cost``), so
+    whenever a basic code is legal greedy's pick is one. Leading, ``_greedy_lead`` finds it in
+    closed form; following, ``_greedy_follow``. ``tests/games/yuanzi/test_fast_path.py`` checks
+    it against ``choose_greedy`` decision by decision.
+    """
+    top = pub[ST_TOP]
+    seat = pub[ST_ACTOR]
+    dao = pub[ST_DAO]
+    total = pub[ST_COUNT + seat]
+    jt = np.int64(hands[seat, 52]) + hands[seat, 53]
+    if top == 0:
+        return _greedy_lead(hands, seat, dao, total, jt)
+    return _greedy_follow(hands, pub, rules, top, seat, dao, total, jt)
 
 
 @inline_kernel
