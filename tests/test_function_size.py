@@ -2,9 +2,9 @@
 
 No function in sim/, analysis/, cardsim/ or kernels/ is over MAX_LINES lines (def line to last
 line, docstring included) or over MAX_COMPLEXITY cyclomatic complexity (radon's count). The
-EXCEPTIONS list — today only Numba kernels, whose hot loops were written long (issue 46 splits
-them) — can only shrink: a listed function that is back under both limits fails the test until
-it is removed from the list, and a listed one that grows past its recorded size fails too.
+EXCEPTIONS list is empty since issue 46 split the last long kernels; an entry may only be
+removed: a listed function back under both limits fails the test until it leaves the list, and
+one that grows past its recorded size fails too.
 """
 
 from __future__ import annotations
@@ -18,11 +18,8 @@ MAX_COMPLEXITY = 20
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("sim", "analysis", "cardsim", "kernels")
 
-_KERNEL = "a Numba kernel written as one hot loop before kernels were checked (issue 46 splits it)"
 # "path::qualified.name" -> (its recorded size: it may shrink, never grow; why it is still over)
-EXCEPTIONS: dict[str, tuple[str, str]] = {
-    "kernels/atlas/strategies.py::_best_card_t": ("complexity 35 > 20", _KERNEL),
-}
+EXCEPTIONS: dict[str, tuple[str, str]] = {}
 
 
 def _blocks(path: Path):

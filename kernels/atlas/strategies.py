@@ -143,74 +143,22 @@ def _best_card(hand, pub, options, n, base, careful, mode, sm):
 
 @hot_kernel
 def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
-    """Index of the card option to play: mode 0 discard / 1 give: the lowest keep value; mode 2
-    take (``trade_pick=seen``): the highest value. One loop without calls that take arrays (kept
-    flat: it is the hottest loop of the ATLAS turn).
-
-    Keep value of a card: ATLAS 100; an action card -2 when it hits the opponent closest to
-    winning (SKIP: the next seat; REVERSE: the next seat and not the previous one), else 2.5,
-    TRADE -1 (6 when giving: an action card can win as an opponent's last card, AT-21); a
-    matching card its meld potential ``3·(cell mates) + (classes of its continent held)
-    + 0.8·(continents of its class held) + (1 if paired)``; ``careful`` drops potentials that
-    the unseen cards can no longer complete and adds the danger of feeding a claim (when
-    discarding and when giving, as the keep value always had it; not when taking).
-    ``temp`` > 0 (``soft``): the value plus ``temp`` · ``U_CARD`` · Gumbel noise (``key``) for
-    the card taken, minus it for the card discarded or given.
-    """
+    """Index of the card option to play: mode 0 discard / 1 give: the lowest ``_keep_value``;
+    mode 2 take (``trade_pick=seen``, AT-19): the highest. ``temp`` > 0 (``soft``): the value
+    plus ``temp`` · ``U_CARD`` · Gumbel noise (``key``) for the card taken, minus it for the card
+    discarded or given. Its helpers are inlined (``inline_kernel``): the hottest loop of the
+    ATLAS turn stays one flat loop."""
     hand_summary(hand, pub, careful, sm)
     nn = pub[P_N]
     me = pub[P_SEAT]
     d = pub[P_DIR]
     nxt = wrap_seat(me + d, nn)
     prv = wrap_seat(me - d, nn)
-    ms = sm[SM_SMALLEST]
-    atl = hand[ATLAS]
-    extra = 1 if mode == 2 else 0
     best = 0
     bv = 1e18 if mode < 2 else -1e18
     for i in range(n):
         t = options[i] - base
-        if t == ATLAS:
-            v = 100.0
-        elif t > ATLAS:
-            if mode == 2:
-                v = 0.5
-            elif mode == 1:
-                v = 6.0
-            elif t == SKIP or (t == REVERSE and nn == 2):
-                v = -2.0 if pub[P_SIZES + nxt] == ms else 2.5
-            elif t == REVERSE:
-                v = -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
-            else:
-                v = -1.0
-        else:
-            cell = CELL_OF[t]
-            cont = CONT_OF[t]
-            cl = CLASS_OF[t]
-            tri = sm[SM_CELL + cell] + extra - 1
-            cm = sm[SM_CONT_CLASSES + cont] & ~(1 << cl)
-            km = sm[SM_CLASS_CONTS + cl] & ~(1 << cont)
-            quad = POPC[cm]
-            five = POPC[km]
-            if careful:
-                if tri + sm[SM_UNSEEN + cell] + atl < 2:
-                    tri = 0
-                if atl == 0:
-                    for c in range(N_CLASSES):
-                        cell_c = cont * N_CLASSES + c
-                        if c != cl and (cm >> c) & 1 == 0 and sm[SM_UNSEEN + cell_c] == 0:
-                            quad = 0
-                    for k in range(N_CONTINENTS):
-                        cell_k = k * N_CLASSES + cl
-                        if k != cont and (km >> k) & 1 == 0 and sm[SM_UNSEEN + cell_k] == 0:
-                            five = 0
-            v = 3.0 * tri + quad + 0.8 * five + (hand[t] + extra >= 2)  # +1 if paired
-            if careful and mode < 2:  # danger of feeding a claim (discard and give alike)
-                sp = SPECIES_COPIES - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-                dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + cell]
-                if ms == 1:
-                    dg += 2.0 * sp
-                v += dg  # summed apart first: float rounding decides near-ties
+        v = _keep_value(hand, pub, sm, t, mode, careful, nn, nxt, prv)
         if temp > 0.0:
             g = temp * U_CARD * gumbel(key, i)
             v = v + g if mode == 2 else v - g
@@ -218,6 +166,88 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
             bv = v
             best = i
     return best
+
+
+@inline_kernel
+def _keep_value(hand, pub, sm, t, mode, careful, nn, nxt, prv):
+    """Keep value of card ``t`` (``mode`` as in ``_best_card_t``): ATLAS 100, an action card
+    ``_action_keep``, a matching card ``_meld_potential`` plus, for ``careful`` when discarding
+    and when giving (not when taking), ``_claim_danger``."""
+    if t == ATLAS:
+        return 100.0
+    ms = sm[SM_SMALLEST]
+    if t > ATLAS:
+        return _action_keep(pub, t, mode, nn, nxt, prv, ms)
+    v = _meld_potential(hand, sm, t, mode, careful)
+    if careful and mode < 2:
+        v += _claim_danger(hand, pub, sm, t, ms)  # summed apart first: rounding decides near-ties
+    return v
+
+
+@inline_kernel
+def _action_keep(pub, t, mode, nn, nxt, prv, ms):
+    """Keep value of action card ``t``: taken 0.5; given 6 (it can win as the target's last
+    card, AT-21); discarded, SKIP -2 when it hits the opponent closest to winning (the next seat,
+    AT-16, AT-17; REVERSE too with 2 players, AT-18), REVERSE -2 when that is the next seat and
+    not the previous one, else 2.5; TRADE -1."""
+    if mode == 2:
+        return 0.5
+    if mode == 1:
+        return 6.0
+    if t == SKIP or (t == REVERSE and nn == 2):
+        return -2.0 if pub[P_SIZES + nxt] == ms else 2.5
+    if t == REVERSE:
+        return -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
+    return -1.0
+
+
+@inline_kernel
+def _meld_potential(hand, sm, t, mode, careful):
+    """Meld potential of matching card ``t`` (AT-10): ``3·(cell mates) + (classes of its
+    continent held) + 0.8·(continents of its class held) + (1 if paired, AT-21)``, the taken
+    card counted in when taking (mode 2); ``careful`` drops the parts the unseen cards and the
+    ATLAS held (AT-11) can no longer complete."""
+    extra = 1 if mode == 2 else 0
+    atl = hand[ATLAS]
+    cell = CELL_OF[t]
+    cont = CONT_OF[t]
+    cl = CLASS_OF[t]
+    tri = sm[SM_CELL + cell] + extra - 1
+    cm = sm[SM_CONT_CLASSES + cont] & ~(1 << cl)
+    km = sm[SM_CLASS_CONTS + cl] & ~(1 << cont)
+    quad = POPC[cm]
+    five = POPC[km]
+    if careful:
+        if tri + sm[SM_UNSEEN + cell] + atl < 2:
+            tri = 0
+        if atl == 0:
+            if _a_missing_cell_is_dead(sm, cm, cl, cont * N_CLASSES, 1, N_CLASSES):
+                quad = 0
+            if _a_missing_cell_is_dead(sm, km, cont, cl, N_CLASSES, N_CONTINENTS):
+                five = 0
+    return 3.0 * tri + quad + 0.8 * five + (hand[t] + extra >= 2)
+
+
+@inline_kernel
+def _a_missing_cell_is_dead(sm, held, own, first, step, count):
+    """Whether one of the ``count`` cells ``first + j·step`` that a quad or five still lacks (bit
+    ``j`` not in ``held``, ``j`` not ``own``) has no unseen natural left (careful, AT-26)."""
+    for j in range(count):
+        if j != own and (held >> j) & 1 == 0 and sm[SM_UNSEEN + first + j * step] == 0:
+            return True
+    return False
+
+
+@inline_kernel
+def _claim_danger(hand, pub, sm, t, ms):
+    """Careful's danger of feeding a claim (AT-12) with matching card ``t``: its unseen copies
+    and its cell's unseen naturals (AT-26), the copies weighted more when an opponent holds one
+    card (its last-card pair, AT-21)."""
+    sp = SPECIES_COPIES - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
+    dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + CELL_OF[t]]
+    if ms == 1:
+        dg += 2.0 * sp
+    return dg
 
 
 @hot_kernel
