@@ -10,6 +10,7 @@ docs/yuanzi-protocol.md §9).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 import numpy as np
@@ -173,7 +174,34 @@ class YuanziMatch:
             self.played.copy(), self.st.copy(), self.info.copy(),
         )  # fmt: skip
 
-    # -- beyond the contract: determinization for search (issue 48 item 5) --------------------
+    # -- beyond the contract: a built-in strategy's move, and determinization (issue 48 item 5) -
+    def strategy_action(self, strategy: str, rng: np.ndarray) -> int:
+        """The action id the built-in strategy ``strategy`` (a name as ``cardsim run
+        --strategy`` takes it: ``greedy``, ``pimc:samples=8``, ``ismcts:iters=32`` …) picks for
+        the seat to act, through the driver's own decision (``driver.decide_turn``: the same
+        legal set, the same search entry ``_choose_search`` a run calls). The strategy is given
+        the seat's view only (YZ-28): the other hands are not even passed (zero rows).
+        ``rng`` is its stream (uint64[4], e.g. ``seed_stream(rng, seed, game,
+        STREAM_STRATEGY)``), advanced in place. User strategies (files) are refused.
+
+        It lives here, not in ``cardsim.agents`` (which serves every game through the match
+        contract alone), because it maps this game's match onto this game's kernel strategies.
+        """
+        if self.is_over():
+            raise CardsimError("the match is over: no seat is to act")
+        sids, driver = _strategy_seats(strategy)
+        seat = int(self.st[ST_ACTOR])
+        hands = np.zeros_like(self.hands)
+        hands[seat] = self.hands[seat]
+        buf = np.zeros(_search_buf_size(), np.int32)
+        n, idx, bad = driver.decide_turn(
+            hands, self.played.copy(), self.st.copy(), self.rules, sids, buf, rng
+        )
+        if bad or not 0 <= idx < n:  # never for a built-in strategy
+            raise CardsimError(f"internal error: {strategy} answered {idx} of {n} moves")
+        return action_id(int(buf[idx]))
+
+    # -- determinization for search (issue 48 item 5) -----------------------------------------
     def resample_hidden(self, seat: int, seed: int) -> YuanziMatch:
         """A copy in which the cards ``seat`` cannot see are dealt anew (YZ-28): the other three
         hands and, in the first half, the second half's whole deck (and its indicator position,
@@ -236,6 +264,25 @@ class YuanziMatch:
         if half == 0:  # the second half's deck: unseen as a whole (YZ-05), drawn afresh
             out.pos[1] = draw_half_deck(rng, out.decks[1], self.rules[R_JOKER_INDICATOR])
         return out
+
+
+@functools.cache
+def _strategy_seats(strategy: str):
+    """(kernel ids for four seats of ``strategy``, the driver that runs them) — checked once."""
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.sim import user_strategies
+    from cardsim.sim.games.yuanzi.seats import strategy_ids
+
+    if not isinstance(strategy, str) or user_strategies.is_user_strategy(strategy):
+        raise CardsimError(f"strategy must name a built-in strategy, got {strategy!r}")
+    sids, _ = strategy_ids((strategy,) * PLAYERS)
+    return sids, drv.for_seats(sids)
+
+
+def _search_buf_size() -> int:
+    from cardsim.kernels.yuanzi.ismcts import BUF_SIZE
+
+    return BUF_SIZE
 
 
 def _lay_out(

@@ -18,7 +18,7 @@ from cardsim.kernels.yuanzi.state import (
     ST_INDICATOR,
 )
 from cardsim.sim.errors import CardsimError
-from cardsim.sim.games.yuanzi.match import new_match
+from cardsim.sim.games.yuanzi.match import ACTION_CODES, new_match
 
 
 def _positions(seed: int = 5, game: int = 2):
@@ -139,3 +139,52 @@ def test_openspiel_ismcts_runs_on_the_game():
     atlas.apply_action(0)
     with pytest.raises(pyspiel.SpielError, match="not implemented"):
         atlas.resample_from_infostate(0, lambda: 0.5)
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "ismcts:iters=8,cap=4,z=0,drop=0"])
+def test_strategy_action_is_the_drivers_choice_from_the_seats_view(strategy):
+    """issue 48 item 5, YZ-28: ``strategy_action`` picks what the driver's own decision picks
+    (``decide_turn`` on the true hands, the same stream) — a legal move — and permuting the
+    other seats' hidden cards never changes it."""
+    from cardsim.kernels.rng import STREAM_STRATEGY, seed_stream
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.kernels.yuanzi.ismcts import BUF_SIZE
+    from cardsim.sim.games.yuanzi.seats import strategy_ids
+
+    sids, _ = strategy_ids((strategy,) * 4)
+    drv.load_search()
+    rng = np.zeros(4, np.uint64)
+    seed_stream(rng, np.uint64(4), np.int64(0), np.int64(STREAM_STRATEGY))
+    checked = 0
+    for k, match in enumerate(_positions(seed=4, game=1)):
+        legal = match.legal_actions()
+        if len(legal) < 2 or k % 5:
+            continue
+        before = rng.copy()
+        action = match.strategy_action(strategy, rng)
+        assert action in legal
+        buf = np.zeros(BUF_SIZE, np.int32)
+        n, idx, _ = drv.decide_turn(
+            match.hands.copy(), match.played.copy(), match.st.copy(), match.rules, sids, buf,
+            before.copy(),
+        )  # fmt: skip
+        assert ACTION_CODES[action] == buf[idx]
+        other = match.resample_hidden(match.current_player(), k)
+        assert other.strategy_action(strategy, before.copy()) == action
+        checked += 1
+    assert checked > 10
+
+
+def test_strategy_action_refuses_what_it_cannot_ask():
+    """issue 48 item 5: an unknown strategy, a user strategy file and a finished match are
+    one clear error each."""
+    match = new_match(4, None, 1, 0)
+    rng = np.ones(4, np.uint64)
+    for bad in ("nosuch", "examples/yuanzi_strategy.py:choose", 3):
+        with pytest.raises(CardsimError, match="strategy"):
+            match.strategy_action(bad, rng)
+    pick = np.random.default_rng(0)
+    while not match.is_over():
+        match.apply(int(pick.choice(match.legal_actions())))
+    with pytest.raises(CardsimError, match="over"):
+        match.strategy_action("greedy", rng)
