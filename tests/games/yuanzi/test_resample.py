@@ -188,3 +188,16 @@ def test_strategy_action_refuses_what_it_cannot_ask():
         match.apply(int(pick.choice(match.legal_actions())))
     with pytest.raises(CardsimError, match="over"):
         match.strategy_action("greedy", rng)
+
+
+def test_the_documented_ismcts_example_runs(capsys):
+    """issue 48 item 5: docs/python-api.md's OpenSpiel ISMCTS example runs as written."""
+    pytest.importorskip("pyspiel")
+    import re
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parents[3] / "docs" / "python-api.md"
+    section = doc.read_text().split("## Determinization: OpenSpiel's ISMCTS", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(block, str(doc), "exec"), {"__name__": "__doc_example__"})
+    assert capsys.readouterr().out.strip()
