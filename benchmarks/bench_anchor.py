@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/bench_anchor.py [--deals 20] [--iters 32] [--seed 1]
         [--like-for-like] [--cardsim STRATEGY ...]
 
-At the defaults it takes about 6 minutes of one core (almost all of it OpenSpiel's bot: about
+At the defaults it takes about 7 minutes of one core (almost all of it OpenSpiel's bot: about
 4 decisions per CPU-second, each simulation a random rollout of the match through Python);
 ``--like-for-like`` adds a second line and doubles that.
 
