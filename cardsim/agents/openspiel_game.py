@@ -24,6 +24,12 @@ seat remembers, not a full action history), and the strings list the tensor's no
 match contract states no bounds, so the game declares generous ones (:data:`MAX_UTILITY`,
 :data:`MAX_GAME_LENGTH`) and raises rather than report a value outside them. Utility:
 general-sum (the contract does not say whether a game's scores sum to zero).
+
+Determinization (issue 48 item 5): where the game's match offers ``resample_hidden(seat, seed)``
+(a copy with what ``seat`` cannot see dealt anew, consistent with its view), the state's
+``resample_from_infostate(player, sampler)`` returns a state over it, so OpenSpiel's
+information-set searches (``ISMCTSBot``) run on the game; ``sampler()`` (a float in [0, 1))
+gives the seed. Other games keep OpenSpiel's default (not implemented).
 """
 
 from __future__ import annotations
@@ -141,6 +147,7 @@ class _Held:
         self.spec, self.seed, self.game_index = spec, seed, game_index
         self.match: Match = spec.new_match(seed, game_index)
         self.actions: list[int] = []
+        self.resampled = False  # a determinization: not the deal's own match (no replay)
 
     def apply(self, action: int) -> None:
         if len(self.actions) >= MAX_GAME_LENGTH:
@@ -155,9 +162,12 @@ class _Held:
         copy = _Held.__new__(_Held)
         copy.spec, copy.seed, copy.game_index = self.spec, self.seed, self.game_index
         copy.match, copy.actions = self.match.clone(), list(self.actions)
+        copy.resampled = self.resampled
         return copy
 
     def __reduce__(self):
+        if self.resampled:
+            raise CardsimError("a resampled state (a determinization) cannot be serialised")
         spec = self.spec
         text = canonical_rules(spec)
         return (_replay, (spec.engine.name, spec.players, text, self.seed, self.game_index,
@@ -202,6 +212,22 @@ class CardsimState(pyspiel.State):
             self.held = _Held(self._spec, self._seed, int(action))
         else:
             self.held.apply(int(action))
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> CardsimState:
+        """A state ``player_id`` cannot tell from this one, its hidden cards dealt anew by the
+        match's ``resample_hidden`` (seed from ``probability_sampler()``, a float in [0, 1));
+        before the deal, a copy. Games whose match has no ``resample_hidden``: OpenSpiel's
+        default."""
+        if self.held is None:
+            return self.clone()
+        resample = getattr(self.held.match, "resample_hidden", None)
+        if resample is None:
+            return super().resample_from_infostate(player_id, probability_sampler)
+        seed = int(float(probability_sampler()) * 2**53)
+        state = self.clone()
+        state.held.match = resample(int(player_id), seed)
+        state.held.resampled = True
+        return state
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

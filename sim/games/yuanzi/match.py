@@ -10,14 +10,29 @@ docs/yuanzi-protocol.md §9).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 import numpy as np
+from cardsim.kernels.rng import STREAM_STRATEGY, seed_stream
 from cardsim.kernels.yuanzi import engine
-from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_CARDS, N_TYPES, PASS
+from cardsim.kernels.yuanzi.encoding import COPIES, MAX_MOVES, N_CARDS, N_TYPES, PASS, SMALL_JOKER
 from cardsim.kernels.yuanzi.options import OPTIONS
-from cardsim.kernels.yuanzi.rules import gen_all
-from cardsim.kernels.yuanzi.state import N_INFO, N_ST, ST_ACTOR
+from cardsim.kernels.yuanzi.rules import draw_half_deck, gen_all
+from cardsim.kernels.yuanzi.state import (
+    INFO_DAO_CARDS,
+    INFO_DEALT,
+    INFO_JOKERS,
+    N_INFO,
+    N_ST,
+    R_JOKER_INDICATOR,
+    ST_ACTOR,
+    ST_DAO,
+    ST_FIRST_LEADER,
+    ST_FIRST_RECV,
+    ST_HALF,
+    ST_INDICATOR,
+)
 from cardsim.sim.engine import IllegalMove
 from cardsim.sim.errors import CardsimError
 
@@ -158,6 +173,137 @@ class YuanziMatch:
             self.rules.copy(), self.decks.copy(), self.pos.copy(), self.hands.copy(),
             self.played.copy(), self.st.copy(), self.info.copy(),
         )  # fmt: skip
+
+    # -- beyond the contract: a built-in strategy's move, and determinization (issue 48 item 5) -
+    def strategy_action(self, strategy: str, rng: np.ndarray) -> int:
+        """The action id the built-in strategy ``strategy`` (a name as ``cardsim run
+        --strategy`` takes it: ``greedy``, ``pimc:samples=8``, ``ismcts:iters=32`` …) picks for
+        the seat to act, through the driver's own decision (``driver.decide_turn``: the same
+        legal set, the same search entry ``_choose_search`` a run calls). The strategy is given
+        the seat's view only (YZ-28): the other hands are not even passed (zero rows).
+        ``rng`` is its stream (uint64[4], e.g. ``seed_stream(rng, seed, game,
+        STREAM_STRATEGY)``), advanced in place. User strategies (files) are refused.
+
+        It lives here, not in ``cardsim.agents`` (which serves every game through the match
+        contract alone), because it maps this game's match onto this game's kernel strategies.
+        """
+        if self.is_over():
+            raise CardsimError("the match is over: no seat is to act")
+        sids, driver = _strategy_seats(strategy)
+        seat = int(self.st[ST_ACTOR])
+        hands = np.zeros_like(self.hands)
+        hands[seat] = self.hands[seat]
+        buf = np.zeros(_search_buf_size(), np.int32)
+        n, idx, bad = driver.decide_turn(
+            hands, self.played.copy(), self.st.copy(), self.rules, sids, buf, rng
+        )
+        if bad or not 0 <= idx < n:  # never for a built-in strategy
+            raise CardsimError(f"internal error: {strategy} answered {idx} of {n} moves")
+        return action_id(int(buf[idx]))
+
+    # -- determinization for search (issue 48 item 5) -----------------------------------------
+    def resample_hidden(self, seat: int, seed: int) -> YuanziMatch:
+        """A copy in which the cards ``seat`` cannot see are dealt anew (YZ-28): the other three
+        hands and, in the first half, the second half's whole deck (and its indicator position,
+        YZ-05) — consistent with everything ``seat`` may know, so its observation and, when it
+        is to act, its legal moves are unchanged. ``seed`` (0 .. 2**64 - 1) picks the deal.
+
+        The hands are the kernel's own determinization, the one ``pimc`` and ``ismcts`` search
+        over (``kernels/yuanzi/pimc.py`` ``_deal_unseen``: the cards neither in ``seat``'s hand
+        nor played this half, shuffled over the other seats at their public card counts), with
+        one public fact more: in the first half the first leader was dealt the indicator card
+        (YZ-08, ``ST_INDICATOR``), so a deal that gives it no card of that type, played or in
+        hand, is drawn again (rejection: the deal stays uniform among the consistent ones). A
+        pass under ``pass_only_if_unable`` (YZ-18) is not read as "could not beat", as in the
+        kernel's searches. The hidden bookkeeping follows the new hands: ``info`` (what each
+        seat was dealt) and the deck of the half in play (the dealt cards laid out in dealing
+        order from the first receiver, the indicator at its position; a second-half indicator
+        position moves to a seat dealt a card of its type when the new deal asks it). The first
+        half's deck, in the second half, is never read again and is kept. Over: a plain copy.
+        """
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or not 0 <= seat < 4:
+            raise CardsimError(f"seat must be an integer in 0..3, got {seat!r}")
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, int | np.integer)
+            or not 0 <= seed < 2**64
+        ):
+            raise CardsimError(f"seed must be an integer in 0..2**64 - 1, got {seed!r}")
+        from cardsim.kernels.yuanzi.pimc import _deal_unseen  # the searches' own deal
+
+        out = self.clone()
+        if self.is_over():
+            return out
+        rng = np.zeros(4, np.uint64)
+        seed_stream(rng, np.uint64(seed), np.int64(seat), np.int64(STREAM_STRATEGY))
+        pub = self.st.copy()
+        pub[ST_ACTOR] = seat  # _deal_unseen deals around the seat to act
+        own = self.hands[seat].copy()
+        unseen = np.zeros(N_CARDS, np.uint8)
+        det = np.zeros((PLAYERS, N_TYPES), np.uint8)
+        half = int(self.st[ST_HALF])
+        card = int(self.st[ST_INDICATOR])
+        leader = int(self.st[ST_FIRST_LEADER])
+        for _ in range(100_000):
+            if not _deal_unseen(own, self.played, pub, unseen, det, rng):
+                raise CardsimError("internal error: the public card counts do not add up")
+            if half == 1 or det[leader, card] + self.played[leader, card] > 0:
+                break
+        else:  # never: the true deal is consistent, so a draw is accepted with probability > 0
+            raise CardsimError("internal error: no deal consistent with the indicator (YZ-08)")
+        out.hands[:] = det
+        dealt = det.astype(np.int64) + self.played
+        gen = np.random.default_rng([int(seed), seat])
+        out.pos[half] = _lay_out(out.decks[half], dealt, int(self.st[ST_FIRST_RECV]),
+                                 int(self.pos[half]), card, gen)  # fmt: skip
+        dao = int(self.st[ST_DAO])
+        for s in range(PLAYERS):
+            out.info[s, INFO_DEALT] = dealt[s].sum()
+            out.info[s, INFO_JOKERS] = dealt[s, SMALL_JOKER:].sum()
+            out.info[s, INFO_DAO_CARDS] = dealt[s, 4 * dao : 4 * dao + 4].sum()
+        if half == 0:  # the second half's deck: unseen as a whole (YZ-05), drawn afresh
+            out.pos[1] = draw_half_deck(rng, out.decks[1], self.rules[R_JOKER_INDICATOR])
+        return out
+
+
+@functools.cache
+def _strategy_seats(strategy: str):
+    """(kernel ids for four seats of ``strategy``, the driver that runs them) — checked once."""
+    from cardsim.kernels.yuanzi import driver as drv
+    from cardsim.sim import user_strategies
+    from cardsim.sim.games.yuanzi.seats import strategy_ids
+
+    if not isinstance(strategy, str) or user_strategies.is_user_strategy(strategy):
+        raise CardsimError(f"strategy must name a built-in strategy, got {strategy!r}")
+    sids, _ = strategy_ids((strategy,) * PLAYERS)
+    return sids, drv.for_seats(sids)
+
+
+def _search_buf_size() -> int:
+    from cardsim.kernels.yuanzi.ismcts import BUF_SIZE
+
+    return BUF_SIZE
+
+
+def _lay_out(
+    deck: np.ndarray, dealt: np.ndarray, first: int, p: int, card: int, gen: np.random.Generator
+) -> int:
+    """Write into ``deck`` a deck that deals ``dealt`` [4, N_TYPES] one card at a time from seat
+    ``first`` (YZ-07) with the indicator type ``card`` at the returned position (``p`` if the
+    seat it deals to was dealt one, else a random position of a seat that was)."""
+    seats = (first + np.arange(N_CARDS)) % PLAYERS
+    if dealt[seats[p], card] == 0:
+        p = int(gen.choice(np.flatnonzero(dealt[seats, card] > 0)))
+    for s in range(PLAYERS):
+        cards = np.repeat(np.arange(N_TYPES), dealt[s])
+        gen.shuffle(cards)
+        at = np.flatnonzero(seats == s)
+        if s == seats[p]:  # the indicator at p, the seat's other cards around it
+            k = int(np.flatnonzero(cards == card)[0])
+            cards[[0, k]] = cards[[k, 0]]
+            at = np.concatenate(([p], at[at != p]))
+        deck[at] = cards
+    return p
 
 
 def new_match(
