@@ -10,6 +10,7 @@ api_test.py: random and deterministic play of whole matches through ``new_match`
 The games come from the registry (``GAMES``) plus a game registered by the tests alone
 (tests/toy_match.py), so a new game is checked with no edit here. What a seat sees is checked
 per game against its hidden cards dealt anew (tests/games/<game>/test_match.py: AT-26, YZ-28),
+and here through ``resample_hidden`` for a game whose Match offers it,
 and the runs of ``run`` / ``compare`` / ``report`` for every game in tests/test_conformance.py.
 """
 
@@ -69,6 +70,10 @@ def play(m, pick, rng):
                 with pytest.raises(IllegalMove):
                     m.apply(int(bad))
             assert _state(m) == before
+        if steps % 11 == 0 and hasattr(m, "resample_hidden"):  # a game that determinizes
+            other = m.resample_hidden(seat, steps)  # (OpenSpiel's resample_from_infostate)
+            assert other.observation(seat).tobytes() == obs.tobytes()
+            assert np.array_equal(other.legal_actions(), legal)
         if steps % 13 == 0:  # a clone is independent
             c = m.clone()
             c.apply(int(legal[0]))
