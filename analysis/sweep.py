@@ -142,22 +142,17 @@ class SweepResult:
 def cell_points(
     values: list[float], y: np.ndarray, cell: np.ndarray, deal: np.ndarray
 ) -> list[Point]:
-    """Mean of ``y`` per cell with a deal-clustered (CR1) 95 % interval."""
+    """Mean of ``y`` per cell with a deal-clustered (CR1) 95 % interval (the ladder's
+    :func:`cardsim.analysis.ladder.clustered_mean`)."""
+    from cardsim.analysis.ladder import clustered_mean
+
     out = []
     for c, v in enumerate(values):
         sel = cell == c
-        yc, dc = y[sel], deal[sel]
-        n = yc.size
-        if n == 0:
-            out.append(Point(v, math.nan, math.nan, math.nan, 0, 0))
-            continue
-        m = float(yc.mean())
-        _, g = np.unique(dc, return_inverse=True)
-        groups = int(g.max()) + 1
-        s = np.bincount(g, weights=yc - m, minlength=groups)
-        var = groups / (groups - 1) * float(s @ s) / n**2 if groups > 1 else math.nan
-        se = math.sqrt(var) if var == var else math.nan
-        out.append(Point(float(v), m, m - Z * se, m + Z * se, int(n), groups, se))
+        rows = pl.LazyFrame({"deal": deal[sel], "y": y[sel]})
+        m = clustered_mean(rows, pl.col("y"), ["deal"])
+        deals = int(np.unique(deal[sel]).size)
+        out.append(Point(float(v), m["estimate"], m["lo"], m["hi"], m["n"], deals, m["se"]))
     return out
 
 
