@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from cardsim.sim.config import DEFAULT_SEED, check_strategy
 from cardsim.sim.errors import CardsimError
-from cardsim.workflows.plan import Scenario, refusals, run_name_label
+from cardsim.workflows.plan import Scenario, named_table
 
 #: The default levels (issue 23): a beginner (random, then careless greedy: a random move one
 #: time in five), a casual player (softmax over greedy's own scores), greedy, then search (pimc
@@ -256,16 +256,9 @@ def parse_ladder_table(d: dict, i: int, source: str, taken: set[str]) -> Ladder:
     """One ``[[ladder]]`` table of a study file (docs/study.md): validated, with its scenarios
     named ``<name>-rating``, ``<name>-L<i>-<level>`` (and ``pK-`` per player count)."""
     label = f"{source}, ladder {i}"
-    table, refused = refusals(_LadderTable, d)
-    if refused.unknown:
-        raise CardsimError(
-            f"{label}: unknown ladder key {refused.unknown[0]!r} "
-            f"(allowed: {', '.join(sorted(LADDER_KEYS))})"
-        )
-    for key in ("name", "game", "games"):
-        if key in refused.missing:
-            raise CardsimError(f"{label}: missing key {key!r}")
-    label = run_name_label("ladder", d["name"], label, taken)
+    table, refused, label = named_table(
+        _LadderTable, d, "ladder", label, ("name", "game", "games"), taken
+    )
     wrong = refused.first_wrong(_LADDER_WRONG)
     if wrong:
         why = _LADDER_WRONG[wrong] or f"{wrong} must be an integer, got {d[wrong]!r}"

@@ -73,6 +73,29 @@ def refusals(model: type[BaseModel], table: dict) -> tuple[Any, Refusals]:
         return None, found
 
 
+def named_table(
+    model: type[BaseModel],
+    d: dict,
+    kind: str,
+    label: str,
+    required: tuple[str, ...],
+    taken: set[str],
+) -> tuple[Any, Refusals, str]:
+    """A study file's ``[[kind]]`` table read by ``model``: an unknown key or a missing
+    ``required`` one refused in one line, the name checked (:func:`run_name_label`). Returns the
+    model (None if refused), what was refused and the label with the name added."""
+    table, refused = refusals(model, d)
+    if refused.unknown:
+        raise CardsimError(
+            f"{label}: unknown {kind} key {refused.unknown[0]!r} "
+            f"(allowed: {', '.join(sorted(model.model_fields))})"
+        )
+    for key in required:
+        if key in refused.missing:
+            raise CardsimError(f"{label}: missing key {key!r}")
+    return table, refused, run_name_label(kind, d["name"], label, taken)
+
+
 def run_name_label(kind: str, name, label: str, taken: set[str]) -> str:
     """Check the name of a design or ladder (``kind``); the label with the name added."""
     if not isinstance(name, str) or not NAME_RE.match(name):

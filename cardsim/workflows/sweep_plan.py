@@ -20,8 +20,7 @@ from cardsim.sim.rundir import atomic_write_bytes
 from cardsim.workflows.plan import (
     Scenario,
     integer_range,
-    refusals,
-    run_name_label,
+    named_table,
     scenario_config,
 )
 
@@ -293,23 +292,13 @@ class _SweepTable(BaseModel):
     confirm: StrictBool = True
 
 
-SWEEP_KEYS = set(_SweepTable.model_fields)
-
-
 def parse_sweep_table(d: dict, i: int, source: str, taken: set[str]) -> Sweep:
     """One ``[[sweep]]`` table of a study file (docs/study.md): its runs are named
     ``<name>-<param>-<value>`` and its report ``<name>-sweep.html``."""
     label = f"{source}, sweep {i}"
-    table, refused = refusals(_SweepTable, d)
-    if refused.unknown:
-        raise CardsimError(
-            f"{label}: unknown sweep key {refused.unknown[0]!r} "
-            f"(allowed: {', '.join(sorted(SWEEP_KEYS))})"
-        )
-    for key in ("name", "game", "param"):
-        if key in refused.missing:
-            raise CardsimError(f"{label}: missing key {key!r}")
-    label = run_name_label("sweep", d["name"], label, taken)
+    table, refused, label = named_table(
+        _SweepTable, d, "sweep", label, ("name", "game", "param"), taken
+    )
     if table is None:
         raise CardsimError(
             f"{label}: wrong type of {', '.join(sorted(refused.wrong))} (param and target are "
