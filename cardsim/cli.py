@@ -851,6 +851,95 @@ def _echo_json(doc) -> None:
     click.echo(jsonio.dumps(doc, indent=1))
 
 
+@cli.command("train")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option("--teacher", default="ismcts", show_default=True, help="The search strategy "
+              "distilled (a built-in name with parameters, e.g. ismcts:iters=32).")  # fmt: skip
+@click.option("--decisions", type=INT, required=True, help="Positions (decisions with 2+ legal "
+              "moves) per round.")  # fmt: skip
+@click.option("--dagger", type=INT, default=0, show_default=True, help="DAgger rounds after the "
+              "first: fresh deals played by the learner, labelled by the teacher.")  # fmt: skip
+@click.option("--l2", type=NUMBER, default=1e-3, show_default=True, help="L2 penalty of the fit.")
+@click.option("--out", type=OUT, required=True, help="Weights file (.npz); positions are kept "
+              "in OUT.parts/ so that the same command resumes.")  # fmt: skip
+@click.option("--force", is_flag=True, help="Replace another training's positions in OUT.parts/.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+@setup_options
+@scheduler_option
+def train_cmd(game, teacher, decisions, dagger, l2, out, force, quiet, seed, players, rules,
+              scheduler) -> None:  # fmt: skip
+    """Distil a search strategy into a learned policy: a conditional-logit fit of the teacher's
+    choices over the documented move features (docs/strategies.md, "Learned").
+
+    Example: cardsim train yuanzi --teacher ismcts --decisions 20000 --seed 1 --out w.npz
+
+    The same command gives the same weights bit for bit, and resumes when interrupted.
+    """
+    from cardsim.sim.runner import RunInterrupted
+    from cardsim.workflows.train import build_plan, summary, train
+
+    plan = build_plan(game, teacher, decisions, seed, players=players, rules=rules,
+                      dagger=dagger, l2=l2)  # fmt: skip
+    try:
+        result = train(plan, out, scheduler=scheduler, progress=not quiet, force=force)
+    except KeyboardInterrupt:
+        raise RunInterrupted(
+            f"interrupted; run the same cardsim train command again to resume "
+            f"(positions kept in {out}.parts)"
+        ) from None
+    click.echo(summary(result))
+
+
+@cli.command("exploit")
+@click.argument("game", type=GAME, metavar=GAME_METAVAR)
+@click.option("--field", "field_", default="greedy", show_default=True, help="The strategies "
+              "to exploit, comma-separated (e.g. greedy,ismcts).")  # fmt: skip
+@click.option("--budget", type=INT, default=2000, show_default=True, help="Deals the search may "
+              "play, summed over its candidates.")  # fmt: skip
+@click.option("--verify", type=INT, default=1000, show_default=True, help="Fresh deals that "
+              "verify the answer (and that --restricted plays per mechanic).")  # fmt: skip
+@click.option("--margin", type=NUMBER, default=0.01, show_default=True, help="Smallest "
+              "advantage (win rate per game) called an exploit.")  # fmt: skip
+@click.option("--sigma", type=NUMBER, default=0.5, show_default=True, help="CMA-ES's first step size.")  # fmt: skip
+@click.option("--popsize", type=INT, default=0, show_default=True, help="Candidates per generation (0: CMA-ES's default).")  # fmt: skip
+@click.option("--start", default="greedy", show_default=True, help="Where the search starts: "
+              "greedy, learned or a weights file.")  # fmt: skip
+@click.option("--restricted", is_flag=True, help="Restricted play instead: what --start loses "
+              "when forbidden each mechanic (one table).")  # fmt: skip
+@click.option("--out", type=OUT, required=True, help="Folder: exploit.json, exploit.npz, candidates/.")  # fmt: skip
+@click.option("--force", is_flag=True, help="Replace another exploit's answer in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
+@setup_options
+@scheduler_option
+def exploit_cmd(game, field_, budget, verify, margin, sigma, popsize, start, restricted, out,
+                force, as_json, quiet, seed, players, rules, scheduler) -> None:  # fmt: skip
+    """Search the learned-policy family (CMA-ES, raced on common deals) for a strategy that
+    beats a field, verified on fresh deals; or, with --restricted, the value of each mechanic
+    (docs/strategies.md, "Exploits and restricted play").
+
+    Example: cardsim exploit yuanzi --field greedy --budget 2000 --out exploits/yuanzi
+    """
+    from cardsim.sim.strategy_params import split_strategies
+    from cardsim.workflows import exploit as ex
+
+    plan = ex.build_plan(game, split_strategies(field_), budget, seed, players=players,
+                         rules=rules, verify=verify, margin=margin, sigma=sigma,
+                         popsize=popsize, start=start)  # fmt: skip
+    if restricted:
+        table = ex.restricted_play(plan, out, scheduler=scheduler)
+        if as_json:
+            _echo_json(table.to_dicts())
+        else:
+            click.echo(ex.restricted_summary(plan, table))
+        return
+    result = ex.run_exploit(plan, out, scheduler=scheduler, progress=not quiet, force=force)
+    if as_json:
+        _echo_json(result.to_dict())
+    else:
+        click.echo(ex.summary(result))
+
+
 @cli.command("rules")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")

@@ -200,15 +200,25 @@ class RunConfig:
 
 
 def user_strategy_files(config: RunConfig) -> dict[str, str]:
-    """sha256 of every user-written strategy file a configuration uses, by path."""
+    """sha256 of every user-written strategy file and learned weights file a configuration
+    uses, by path."""
     import hashlib
 
+    from cardsim.sim.learned import split as split_learned
     from cardsim.sim.user_strategies import file_of, is_user_strategy
 
     out = {}
     for seats in (config.seats, *config.assignments):
         for name in seats:
             base = name.rsplit("@", 1)[0]
+            if base.startswith("learned:"):  # a weights file (issue 48): its bytes name the run
+                path = split_learned(base)[0]
+                if path and path not in out:
+                    try:
+                        out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+                    except OSError:
+                        out[path] = "missing"
+                continue
             path = file_of(base) if is_user_strategy(base) else None
             if path and path not in out:
                 try:

@@ -142,10 +142,13 @@ def parse_params(name: str, base: str, params: tuple[Param, ...]) -> dict[str, i
 
 
 def parse_builtin(name: str, pimc: PimcStrategy, ismcts: IsmctsStrategy,
-                  levels: LevelStrategies) -> str:  # fmt: skip
+                  levels: LevelStrategies, learned=None) -> str:  # fmt: skip
     """A built-in strategy with parameters (``pimc:samples=16``, ``ismcts:iters=64``,
-    ``greedy:eps=0.1``, ``soft:temp=2``), checked, as its canonical name (CardsimError)."""
+    ``greedy:eps=0.1``, ``soft:temp=2``, ``learned:FILE.npz,temp=1``), checked, as its
+    canonical name (CardsimError). ``learned``: the game's ``sim.learned.LearnedStrategies``."""
     head = name.partition(":")[0]
+    if learned is not None and learned.handles(name):
+        return learned.canonical(name)
     if ismcts.handles(name):
         return ismcts.canonical(name)
     if levels.handles(name):
@@ -154,7 +157,7 @@ def parse_builtin(name: str, pimc: PimcStrategy, ismcts: IsmctsStrategy,
         return pimc.canonical(name)
     raise CardsimError(
         f"strategy {name!r}: {head} takes no parameters (those that do: pimc, ismcts, "
-        "greedy:eps, soft)"
+        "greedy:eps, soft, learned)"
     )
 
 

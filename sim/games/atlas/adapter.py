@@ -46,8 +46,8 @@ def _atlas_seats(config: RunConfig) -> list[_Seat]:
             fn = us.compiled(name, drv.USER_ARGTYPES)
             out.append(_Seat("numba", label, sid=USER_BASE, fn=fn))
         else:  # a built-in, a level or a search: its kernel id, checked as the driver's
-            sid = builtin.get(name)
-            if sid is None:
+            sid = builtin.get(name, -1)
+            if sid < 0:  # parameters, or learned (its id is its weights' row in this process)
                 alone = replace(config, seats=(name,) * config.players)
                 sid = int(seat_ids(alone)[0][0])
             kind = (

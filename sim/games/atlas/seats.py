@@ -19,6 +19,7 @@ from cardsim.kernels.errors import did_you_mean
 from cardsim.sim import user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import RunConfig, StrategyInfo
+from cardsim.sim.learned import LearnedStrategies
 from cardsim.sim.strategy_params import (
     IsmctsStrategy,
     LevelStrategies,
@@ -79,12 +80,15 @@ LEVELS = LevelStrategies(
     LEVEL_BASE,
     "a keep point (discard, give, take), a meld size (claim, self-meld), a card of the TRADE target's hand",
 )
+#: ``learned``, ``learned:FILE.npz``, ``,temp=T`` (sim/learned.py; docs/strategies.md, "Learned")
+LEARNED = LearnedStrategies("atlas", LEVEL_BASE)
 
 
 #: every strategy a seat may name without a file: built-ins, levels, the searches
 STRATEGIES = (
     *(StrategyInfo(name, sid, desc) for name, sid, desc in BUILTINS),
     *LEVELS.infos,
+    LEARNED.info,
     PIMC_INFO,
     ISMCTS.info,
 )
@@ -93,7 +97,7 @@ STRATEGIES = (
 def parse_strategy(name: str) -> str:
     """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``), checked;
     CardsimError."""
-    return parse_builtin(name, PIMC, ISMCTS, LEVELS)
+    return parse_builtin(name, PIMC, ISMCTS, LEVELS, LEARNED)
 
 
 def seat_ids(config: RunConfig, entry: str = "simulate_part"):
@@ -108,7 +112,9 @@ def seat_ids(config: RunConfig, entry: str = "simulate_part"):
     builtin = {s.name: s.id for s in STRATEGIES}
     ids, users = [], []
     for name in config.seats:
-        if name in builtin:
+        if LEARNED.handles(name):  # before the names: its id depends on the weights' row
+            ids.append(LEARNED.id(name))
+        elif name in builtin:
             ids.append(builtin[name])
         elif name.startswith("pimc:"):
             ids.append(pimc_id(name))

@@ -121,7 +121,7 @@ class YuanziEngine:
     def parse_strategy(self, name: str) -> str:
         """A built-in strategy with parameters (``pimc:samples=16``, ``greedy:eps=0.1``),
         checked; CardsimError."""
-        return parse_builtin(name, PIMC, ISMCTS, LEVELS)
+        return parse_builtin(name, PIMC, ISMCTS, LEVELS, seats_mod.LEARNED)
 
     def rules_array(self, rules: dict) -> np.ndarray:
         """The kernel's rule array for a dict of option values (strings are parsed)."""

@@ -15,6 +15,7 @@ from cardsim.kernels.yuanzi.strategies import BUILTIN, LEVEL_BASE, N_BUILTIN
 from cardsim.sim import user_strategies
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import StrategyInfo
+from cardsim.sim.learned import LearnedStrategies
 from cardsim.sim.strategy_params import IsmctsStrategy, LevelStrategies, PimcStrategy
 
 #: the one compile of the driver's user variant (every user strategy then compiles only itself)
@@ -51,12 +52,15 @@ ISMCTS = IsmctsStrategy(
 )
 #: ``greedy:eps=E`` and ``soft:temp=T`` (kernels/levels.py; docs/strategies.md, "Levels")
 LEVELS = LevelStrategies(LEVEL_BASE, "a rank of power in greedy's cost of a play")
+#: ``learned``, ``learned:FILE.npz``, ``,temp=T`` (sim/learned.py; docs/strategies.md, "Learned")
+LEARNED = LearnedStrategies("yuanzi", LEVEL_BASE)
 
 
 #: every built-in strategy a seat may name (``YuanziEngine.strategies``)
 STRATEGIES = (
     *(StrategyInfo(n, i, d) for n, i, d in BUILTIN),
     *LEVELS.infos,
+    LEARNED.info,
     PIMC_INFO,
     ISMCTS.info,
 )
@@ -71,7 +75,9 @@ def strategy_ids(seats) -> tuple[np.ndarray, tuple[str, ...]]:
     users: list[str] = []
     ids = []
     for seat in seats:
-        if seat in names:
+        if LEARNED.handles(seat):  # before the names: its id depends on the weights' row
+            ids.append(LEARNED.id(seat))
+        elif seat in names:
             ids.append(names[seat])
         elif seat.startswith("pimc:"):
             ids.append(pimc_id(seat))

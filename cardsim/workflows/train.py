@@ -1,0 +1,358 @@
+"""``cardsim train``: distil a search strategy into a learned policy (issue 48 item 2).
+
+Positions come from self-play through the game's match engine (``ENGINE.new_match``: the same
+deals as game *i* of a run). At every decision with two or more legal moves the seat's
+features ``φ(view, move)`` of every legal move are recorded (``Match.decision_features``: the
+seat's view only) with the **teacher**'s choice among the same moves (``Match.strategy_action``:
+the teacher's own kernel decision on the seat's view). Round 0 follows the teacher's moves;
+each DAgger round (``dagger``) plays fresh deals with the weights fitted so far and asks the
+teacher at the positions the *learner* reaches (Ross, Gordon & Bagnell, AISTATS 2011), the
+data of every round fitted together.
+
+The fit is a conditional logit (McFadden's choice model: the teacher's move among the legal
+ones, ``P(i) ∝ exp(w·φ_i)``) with an L2 penalty, by ``scipy.optimize.minimize`` (L-BFGS-B)
+from greedy's point (feature ``SCORE`` at 1) — deterministic, so the same command gives the
+same weights bit for bit.
+
+Layout: ``OUT.npz`` (the weights, sim/learned.py) and its work folder ``OUT.npz.parts/``
+(``plan.json`` and one ``.npz`` per finished chunk of games): the same command again reuses
+the finished chunks, so an interrupted training resumes. Chunks are fixed blocks of
+``CHUNK_GAMES`` games, taken in order and cut at exactly ``decisions`` positions per round, so
+the data — and the weights — never depend on threads, workers or interruptions.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cardsim.sim import jsonio
+from cardsim.sim.errors import CardsimError
+
+#: games per chunk of positions (the unit of resuming and of a cluster task)
+CHUNK_GAMES = 4
+#: game indices of DAgger round r start at r * ROUND_STRIDE (fresh deals per round)
+ROUND_STRIDE = 1 << 32
+#: chunks played per wave (one wave per look at the count of positions)
+WAVE = 8
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    """Everything that determines the weights (threads and workers do not)."""
+
+    game: str
+    teacher: str
+    decisions: int
+    seed: int
+    players: int
+    rules: dict = field(default_factory=dict)
+    dagger: int = 0
+    l2: float = 1e-3
+
+    def identity(self) -> dict:
+        return json.loads(jsonio.dumps(asdict(self)))
+
+
+def build_plan(game: str, teacher: str, decisions: int, seed: int, *, players: int | None = None,
+               rules=(), dagger: int = 0, l2: float = 1e-3) -> TrainPlan:  # fmt: skip
+    """A checked plan (CardsimError on bad input)."""
+    from cardsim.sim.config import build_config, check_strategy
+    from cardsim.sim.games import get_engine
+
+    engine = get_engine(game)
+    base = build_config(engine, games=1, seed=seed, players=players, rules=rules)
+    teacher = check_strategy(engine, teacher)
+    if teacher.startswith("learned") or ".py:" in teacher or teacher.endswith(".py"):
+        raise CardsimError(f"--teacher {teacher}: the teacher is a built-in strategy (e.g. ismcts)")
+    if decisions < 100:
+        raise CardsimError(f"--decisions {decisions}: at least 100 positions per round")
+    if not 0 <= dagger <= 10:
+        raise CardsimError(f"--dagger {dagger}: 0..10 rounds")
+    if not 0 <= l2 <= 100:
+        raise CardsimError(f"--l2 {l2}: 0..100")
+    rules_text = {k: str(v) for k, v in sorted(base.rules.items())}
+    return TrainPlan(game, teacher, decisions, base.seed, base.players, rules_text, dagger, l2)
+
+
+# --- positions ---------------------------------------------------------------------------
+def collect_chunk(plan: TrainPlan, round_: int, chunk: int, weights: np.ndarray | None) -> dict:
+    """Positions of games ``chunk * CHUNK_GAMES ..`` of round ``round_``: ``X`` (rows: legal
+    moves), ``sizes`` (moves per position), ``y`` (the teacher's move per position),
+    ``learner`` (the learner's move; -1 in round 0)."""
+    from cardsim.kernels.rng import STREAM_STRATEGY, seed_stream
+    from cardsim.sim.games import get_engine
+
+    engine = get_engine(plan.game)
+    xs, sizes, ys, mine = [], [], [], []
+    rng = np.empty(4, np.uint64)
+    for g in range(chunk * CHUNK_GAMES, (chunk + 1) * CHUNK_GAMES):
+        index = round_ * ROUND_STRIDE + g
+        m = engine.new_match(plan.players, plan.rules, plan.seed, index)
+        seed_stream(rng, np.uint64(plan.seed), np.uint64(index), STREAM_STRATEGY)
+        while not m.is_over():
+            legal = m.legal_actions()
+            if len(legal) == 1:
+                m.apply(int(legal[0]))
+                continue
+            x = m.decision_features()
+            teacher = int(np.searchsorted(legal, m.strategy_action(plan.teacher, rng)))
+            learner = -1 if weights is None else int(np.argmax(x @ weights))
+            xs.append(x)
+            sizes.append(len(legal))
+            ys.append(teacher)
+            mine.append(learner)
+            m.apply(int(legal[teacher if weights is None else learner]))
+    nf = _n_features(plan.game)
+    return {
+        "X": np.concatenate(xs) if xs else np.zeros((0, nf)),
+        "sizes": np.array(sizes, np.int64),
+        "y": np.array(ys, np.int64),
+        "learner": np.array(mine, np.int64),
+    }
+
+
+def _n_features(game: str) -> int:
+    from cardsim.sim.learned import feature_names
+
+    return len(feature_names(game))
+
+
+# --- the fit -------------------------------------------------------------------------------
+@dataclass
+class Data:
+    """Positions stacked: rows of features, moves per position, the teacher's move."""
+
+    X: np.ndarray
+    sizes: np.ndarray
+    y: np.ndarray
+
+    @property
+    def starts(self) -> np.ndarray:
+        return np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+
+
+def stack(parts: list[dict]) -> Data:
+    return Data(
+        np.concatenate([p["X"] for p in parts]),
+        np.concatenate([p["sizes"] for p in parts]),
+        np.concatenate([p["y"] for p in parts]),
+    )
+
+
+def _loss(w: np.ndarray, data: Data, l2: float) -> tuple[float, np.ndarray]:
+    """Mean negative log-likelihood of the teacher's moves plus ``l2/2 · |w|²``, and its
+    gradient."""
+    s = data.X @ w
+    starts = data.starts
+    top = np.maximum.reduceat(s, starts)
+    e = np.exp(s - np.repeat(top, data.sizes))
+    z = np.add.reduceat(e, starts)
+    p = e / np.repeat(z, data.sizes)
+    chosen = starts + data.y
+    n = len(data.sizes)
+    nll = float(np.sum(np.log(z) + top - s[chosen])) / n
+    grad = (data.X.T @ p - data.X[chosen].sum(axis=0)) / n
+    return nll + 0.5 * l2 * float(w @ w), grad + l2 * w
+
+
+def agreement(w: np.ndarray, data: Data) -> float:
+    """Share of positions where the argmax of ``w·φ`` (first of the maxima) is the teacher's."""
+    s = data.X @ w
+    hits = 0
+    for k, (a, n) in enumerate(zip(data.starts, data.sizes, strict=True)):
+        hits += int(np.argmax(s[a : a + n]) == data.y[k])
+    return hits / max(len(data.sizes), 1)
+
+
+def fit(data: Data, start: np.ndarray, l2: float) -> tuple[np.ndarray, dict]:
+    """The penalised conditional-logit weights (scipy L-BFGS-B) and the fit's figures."""
+    from scipy import optimize
+
+    res = optimize.minimize(
+        _loss, start, args=(data, l2), jac=True, method="L-BFGS-B",
+        options={"maxiter": 2000, "gtol": 1e-9, "ftol": 1e-12},
+    )  # fmt: skip
+    w = np.asarray(res.x, np.float64)
+    return w, {
+        "positions": int(len(data.sizes)),
+        "converged": bool(res.success),
+        "iterations": int(res.nit),
+        "loss": float(res.fun),
+        "agreement": agreement(w, data),
+        "greedy_agreement": agreement(start, data),
+    }
+
+
+# --- the rounds, resumable -----------------------------------------------------------------
+def _parts_dir(out: Path) -> Path:
+    return out.with_name(out.name + ".parts")
+
+
+def _open_parts(plan: TrainPlan, out: Path, force: bool) -> Path:
+    parts = _parts_dir(out)
+    ident = plan.identity()
+    if force and parts.exists():
+        shutil.rmtree(parts)
+    if parts.exists():
+        try:
+            old = json.loads((parts / "plan.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            old = None
+        if old != ident:
+            raise CardsimError(
+                f"{parts} holds another training's positions; use --force to replace them, "
+                "or another --out"
+            )
+    else:
+        parts.mkdir(parents=True)
+        (parts / "plan.json").write_text(jsonio.dumps(ident, indent=2), encoding="utf-8")
+    return parts
+
+
+def _chunk_file(parts: Path, round_: int, chunk: int) -> Path:
+    return parts / f"round-{round_}" / f"chunk-{chunk:06d}.npz"
+
+
+def _load_chunk(path: Path) -> dict | None:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: np.array(z[k]) for k in ("X", "sizes", "y", "learner")}
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _save_chunk(path: Path, part: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez(fh, **part)
+    tmp.replace(path)
+
+
+def _cut(parts: list[dict], decisions: int) -> list[dict]:
+    """The first ``decisions`` positions of ``parts`` (in order)."""
+    out, left = [], decisions
+    for p in parts:
+        k = min(left, len(p["sizes"]))
+        if k <= 0:
+            break
+        rows = int(p["sizes"][:k].sum())
+        out.append({"X": p["X"][:rows], "sizes": p["sizes"][:k], "y": p["y"][:k],
+                    "learner": p["learner"][:k]})  # fmt: skip
+        left -= k
+    return out
+
+
+def play_round(plan: TrainPlan, parts: Path, round_: int, weights, mapper, bar) -> list[dict]:
+    """The positions of one round: chunks in order (from disk when finished) until
+    ``plan.decisions`` positions, cut there."""
+    got: list[dict] = []
+    total, chunk = 0, 0
+    while total < plan.decisions:
+        wave = list(range(chunk, chunk + WAVE))
+        todo = [c for c in wave if _load_chunk(_chunk_file(parts, round_, c)) is None]
+        for c, part in zip(todo, mapper(plan, round_, todo, weights), strict=True):
+            _save_chunk(_chunk_file(parts, round_, c), part)
+        for c in wave:
+            if total >= plan.decisions:
+                break
+            part = _load_chunk(_chunk_file(parts, round_, c))
+            got.append(part)
+            bar.advance(min(len(part["sizes"]), plan.decisions - total))
+            total += len(part["sizes"])
+        chunk += WAVE
+    return _cut(got, plan.decisions)
+
+
+def _local(plan: TrainPlan, round_: int, chunks: list[int], weights) -> list[dict]:
+    return [collect_chunk(plan, round_, c, weights) for c in chunks]
+
+
+def _on_cluster(client):
+    def mapper(plan: TrainPlan, round_: int, chunks: list[int], weights) -> list[dict]:
+        k = len(chunks)
+        futures = client.map(collect_chunk, [plan] * k, [round_] * k, chunks, [weights] * k,
+                             pure=False)  # fmt: skip
+        return client.gather(futures)
+
+    return mapper
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    plan: TrainPlan
+    out: Path
+    weights: np.ndarray
+    rounds: list[dict]
+
+
+def train(plan: TrainPlan, out: Path | str, *, scheduler=None, progress: bool = True,
+          force: bool = False) -> TrainResult:  # fmt: skip
+    """Collect the positions of every round (resuming from ``OUT.npz.parts``), fit, write
+    ``out`` (a weights file, sim/learned.py)."""
+    from cardsim.sim.learned import features_module, new_weights
+    from cardsim.sim.progress import Progress
+    from cardsim.sim.runner import cluster_session
+
+    out = Path(out)
+    if out.suffix != ".npz":
+        raise CardsimError(f"--out {out}: a weights file ends in .npz")
+    parts = _open_parts(plan, out, force)
+    start = np.asarray(features_module(plan.game).GREEDY_WEIGHTS, np.float64)
+    rounds: list[dict] = []
+    data: list[dict] = []
+    w = start
+    with cluster_session(scheduler) as session:
+        mapper = _local if session is None else _on_cluster(session.client)
+        for r in range(plan.dagger + 1):
+            bar = Progress(plan.decisions, 0, f"round {r}", progress, unit="positions")
+            got = play_round(plan, parts, r, None if r == 0 else w, mapper, bar)
+            bar.close()
+            data += got
+            learner = np.concatenate([p["learner"] for p in got])
+            teacher = np.concatenate([p["y"] for p in got])
+            w, figures = fit(stack(data), start, plan.l2)
+            if r:  # how often the learner, where it went, already played the teacher's move
+                figures["learner_agreed_in_round"] = float(np.mean(learner == teacher))
+            rounds.append({"round": r, **figures})
+    provenance = {"plan": plan.identity(), "rounds": rounds,
+                  "command": command_text(plan, out)}  # fmt: skip
+    new_weights(plan.game, w, **provenance).save(out)
+    return TrainResult(plan, out, w, rounds)
+
+
+def command_text(plan: TrainPlan, out: Path) -> str:
+    """The ``cardsim train`` command that makes these weights."""
+    rules = "".join(f" --rule {k}={v}" for k, v in plan.rules.items())
+    extra = f" --dagger {plan.dagger}" if plan.dagger else ""
+    extra += f" --l2 {plan.l2:g}" if plan.l2 != 1e-3 else ""
+    return (
+        f"cardsim train {plan.game} --teacher {plan.teacher} --decisions {plan.decisions} "
+        f"--seed {plan.seed} --players {plan.players}{extra}{rules} --out {out.name}"
+    )
+
+
+def summary(result: TrainResult) -> str:
+    """The answer in words."""
+    last = result.rounds[-1]
+    lines = [
+        f"{result.out}: {result.plan.game} weights distilled from {result.plan.teacher} on "
+        f"{last['positions']:,} positions (decisions with 2+ legal moves) in "
+        f"{len(result.rounds)} round(s).",
+        f"The fitted policy plays the teacher's move at {last['agreement']:.1%} of these "
+        f"positions; greedy (the starting point) at {last['greedy_agreement']:.1%}.",
+    ]
+    for r in result.rounds[1:]:
+        lines.append(
+            f"DAgger round {r['round']}: where the learner went, it already played the "
+            f"teacher's move at {r['learner_agreed_in_round']:.1%} of the positions."
+        )
+    if not last["converged"]:
+        lines.append("Note: the optimiser stopped before its tolerance (see the provenance).")
+    lines.append(f"Play it: --strategy learned:{result.out} (docs/strategies.md, Learned).")
+    return "\n".join(lines)
