@@ -597,7 +597,7 @@ def study_cmd(study_file, out, threads, force, quiet, games, template, scheduler
 @cli.command("ladder")
 @click.argument("game", type=GAME, metavar=GAME_METAVAR)
 @click.option("--levels", default=None, help="Strategies, weakest first (default "
-              "random,greedy:eps=0.2,soft,greedy,pimc).")  # fmt: skip
+              "random,greedy:eps=0.2,soft,greedy,learned).")  # fmt: skip
 @click.option("--games", type=INT, required=True, help="Self-play games per level.")
 @click.option("--deals", type=INT, default=None, help="Duplicate deals rating the levels (default: --games).")  # fmt: skip
 @click.option("--scripted-games", type=INT, default=None, help="Self-play games of each scripted "

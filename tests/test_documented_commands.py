@@ -113,8 +113,8 @@ def small(argv: list[str]) -> list[str]:
     if "--scheduler" in args:  # the walk-through's workers are not running here: play locally
         i = args.index("--scheduler")  # (the cluster path: tests/test_cluster_workflows.py)
         del args[i : i + 2]
-    # a search level: named, or among the ladder's default levels (pimc)
-    search = any(map(SEARCH.search, args)) or (sub == "ladder" and "--levels" not in args)
+    # a search level, named (the ladder's default levels are scripted: learned at the top)
+    search = any(map(SEARCH.search, args))
     if "--games" in args:
         i = args.index("--games") + 1
         counts = SMALL_SEARCH if sub in SMALL_SEARCH and search else SMALL
@@ -128,7 +128,17 @@ def small(argv: list[str]) -> list[str]:
     if "--max-games" in args:  # cardsim ladder --until-decided: two looks (with a search: one)
         i = args.index("--max-games") + 1
         args[i] = str((1 if search else 2) * int(args[args.index("--games") + 1]))
-    if "--budget" in args:  # cardsim tune: games in all
+    if sub == "train":  # positions per round
+        i = args.index("--decisions") + 1
+        args[i] = str(min(int(args[i]), 200))
+    if sub == "exploit":  # deals of the search and of the verification
+        for flag, cap in (("--budget", 96), ("--verify", 40)):
+            if flag in args:
+                i = args.index(flag) + 1
+                args[i] = str(min(int(args[i]), cap))
+            else:
+                args += [flag, str(cap)]
+    elif "--budget" in args:  # cardsim tune: games in all
         i = args.index("--budget") + 1
         args[i] = str(min(int(args[i]), 2000))
     elif sub == "study" and "--template" not in args:

@@ -17,9 +17,10 @@ from cardsim.sim.errors import CardsimError
 from cardsim.workflows.plan import Scenario, named_table
 
 #: The default levels (issue 23): a beginner (random, then careless greedy: a random move one
-#: time in five), a casual player (softmax over greedy's own scores), greedy, then search (pimc
-#: at its default) — docs/strategies.md says what each models.
-DEFAULT_LEVELS = ("random", "greedy:eps=0.2", "soft", "greedy", "pimc")
+#: time in five), a casual player (softmax over greedy's own scores), greedy, then strong play
+#: at scripted speed (``learned``, distilled from ismcts: issue 48; pimc and ismcts are named
+#: with --levels) — docs/strategies.md says what each models.
+DEFAULT_LEVELS = ("random", "greedy:eps=0.2", "soft", "greedy", "learned")
 
 
 class _LadderTable(BaseModel):
