@@ -2,6 +2,7 @@
 (item 2) and the calibration of ``cardsim exploit``'s answer (item 3)."""
 
 import numpy as np
+
 from cardsim.workflows.exploit import Interval, verdict
 from cardsim.workflows.train import Data, _loss, agreement, fit
 
