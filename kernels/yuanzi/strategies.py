@@ -18,7 +18,7 @@ Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 """
 
 import numpy as np
-from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
+from cardsim.kernels.levels import KIND_EPS, KIND_LEARNED, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
 from cardsim.kernels.yuanzi.encoding import (
     ATOM,
@@ -251,32 +251,49 @@ def choose_greedy(own, played, pub, legal, n, rng):
 
 
 @inline_kernel
-def choose_soft(own, played, pub, legal, n, temp, key):
-    """soft: greedy's preference as a score per move (higher better, in ``U_COST`` units; the
-    best score is greedy's pick up to ties), plus ``temp`` · Gumbel noise (``key``), the best."""
+def soft_context(pub, legal, n):
+    """What greedy's preference (``soft_score``) needs of the decision, computed once:
+    (刀 rank, own card count, leading, to_partner — the partner is on top and passing is
+    legal — and allow_bomb: the trick holds >= 20 points or an opponent has <= 5 cards)."""
     seat = pub[ST_ACTOR]
-    dao = pub[ST_DAO]
-    total = pub[ST_COUNT + seat]
     leading = pub[ST_TOP] == 0
     ip = find_pass(legal, n)
     to_partner = not leading and pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0
     allow_bomb = pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    return pub[ST_DAO], pub[ST_COUNT + seat], leading, to_partner, allow_bomb
+
+
+@inline_kernel
+def soft_score(own, c, dao, total, leading, to_partner, allow_bomb):
+    """greedy's preference for the move ``c`` as a score (higher better, in ``U_COST`` units;
+    the first of the best scores is greedy's pick): go out, else leave the partner's trick,
+    else keep bombs unless allowed, else the cheapest (``move_cost``), tiers ``SOFT_TIER``
+    apart. The one definition soft's noise-free score and the learned policies' feature 0
+    (``kernels/yuanzi/learned.py``) both read."""
+    if goes_out(total, c):
+        return 2.0 * SOFT_TIER
+    if c == PASS:
+        s = 0.0 if to_partner else -SOFT_TIER
+        if leading:
+            s = -3.0 * SOFT_TIER
+        return s
+    s = -move_cost(own, c, dao) / U_COST
+    if to_partner:
+        s -= SOFT_TIER
+    elif not leading and move_kind(c) > TRIPLE and not allow_bomb:
+        s -= 2.0 * SOFT_TIER
+    return s
+
+
+@inline_kernel
+def choose_soft(own, played, pub, legal, n, temp, key):
+    """soft: greedy's preference as a score per move (``soft_score``; the best score is
+    greedy's pick up to ties), plus ``temp`` · Gumbel noise (``key``), the best."""
+    dao, total, leading, to_partner, allow_bomb = soft_context(pub, legal, n)
     best = 0
     bs = -1e300
     for i in range(n):
-        c = legal[i]
-        if goes_out(total, c):
-            s = 2.0 * SOFT_TIER
-        elif c == PASS:
-            s = 0.0 if to_partner else -SOFT_TIER
-            if leading:
-                s = -3.0 * SOFT_TIER
-        else:
-            s = -move_cost(own, c, dao) / U_COST
-            if to_partner:
-                s -= SOFT_TIER
-            elif not leading and move_kind(c) > TRIPLE and not allow_bomb:
-                s -= 2.0 * SOFT_TIER
+        s = soft_score(own, legal[i], dao, total, leading, to_partner, allow_bomb)
         s += temp * gumbel(key, i)
         if s > bs:
             bs = s
@@ -286,14 +303,18 @@ def choose_soft(own, played, pub, legal, n, temp, key):
 
 @hot_kernel
 def choose_level(sid, own, played, pub, legal, n, rng):
-    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py); draws
-    from the strategy stream ``rng`` only."""
+    """``greedy:eps=E`` / ``soft:temp=T`` / ``learned`` (id ``LEVEL_BASE + ...``,
+    kernels/levels.py); draws from the strategy stream ``rng`` only."""
     kind, v = decode(LEVEL_BASE, sid)
     if kind == KIND_EPS:
         if bounded(rng, np.int64(100)) < v:  # int64: bounded compiled once
             return bounded(rng, n)
         # greedy compiled once, in choose_builtin (an int64 id: no second specialization)
         return choose_builtin(np.int64(GREEDY), own, played, pub, legal, n, rng)
+    if kind == KIND_LEARNED:  # learned (kernels/yuanzi/learned.py): weight row v >> 16
+        return _learned.choose_learned(
+            own, played, pub, legal, n, v >> 16, (v & 0xFFFF) / 100.0, rng
+        )
     return choose_soft(own, played, pub, legal, n, v / 100.0, draw_key(rng))
 
 
@@ -655,3 +676,9 @@ def choose_builtin(sid, own, played, pub, legal, n, rng):
     if sid == PLANNER:
         return choose_planner(own, played, pub, legal, n, rng)
     return choose_random(own, played, pub, legal, n, rng)
+
+
+# The learned policies (kernels/yuanzi/learned.py) read soft_score from here, and choose_level
+# dispatches to them: imported last, as a module, so either file may be imported first (Numba
+# resolves ``_learned.choose_learned`` when choose_level compiles, after both are loaded).
+from cardsim.kernels.yuanzi import learned as _learned  # noqa: E402
