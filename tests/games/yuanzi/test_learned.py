@@ -81,7 +81,7 @@ def first_argmax(rows, w):
 
 def test_the_feature_table_contract():
     """issue 48 item 1: names and meanings, the size bounds, feature 0 is greedy's score."""
-    assert N_FEATURES == len(FEATURES) and 15 <= N_FEATURES <= min(40, MAX_FEATURES)
+    assert len(FEATURES) == N_FEATURES and 15 <= N_FEATURES <= min(40, MAX_FEATURES)
     assert FEATURE_VERSION == 1 and SCORE == 0 and FEATURES[SCORE][0] == "score"
     names = [name for name, _ in FEATURES]
     assert len(set(names)) == N_FEATURES
@@ -218,3 +218,15 @@ def test_decision_features_follow_legal_actions():
         over.apply(int(over.legal_actions()[0]))
     with pytest.raises(CardsimError, match="over"):
         over.decision_features()
+
+
+def test_the_feature_table_is_documented():
+    """issue 48 item 1: docs/strategies.md "Learned features: 原子" lists FEATURES in the
+    kernel's order (index, name, meaning), and says how YZ-28 is kept."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "strategies.md").read_text()
+    section = doc.split("### Learned features: 原子", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
+    assert rows == [f"| {i} | `{n}` | {m} |" for i, (n, m) in enumerate(FEATURES)]
+    assert "YZ-28" in section
