@@ -6,7 +6,7 @@ own hand, the cards played this half and the public state row, the arguments eve
 gets (YZ-28) — and plays the move of highest ``w · φ`` (the first such, as greedy takes the
 first of least cost), or at a temperature T > 0 the best of ``w · φ + T · Gumbel`` (one
 strategy-stream draw per decision, as soft: kernels/levels.py). Feature 0 (``SCORE``) is
-greedy's own score of the move (``strategies.soft_score``, soft's noise-free score), so
+greedy's own score of the move (``preference.soft_score``, soft's noise-free score), so
 ``GREEDY_WEIGHTS`` plays greedy's moves exactly and training starts there.
 
 ``move_features`` is the one definition of φ: ``choose_learned`` (play, NRT off) and
@@ -31,17 +31,7 @@ from cardsim.kernels.yuanzi.encoding import (
     move_rank,
     move_size,
 )
-from cardsim.kernels.yuanzi.rules import atom_strength, is_dao, power
-from cardsim.kernels.yuanzi.state import (
-    ST_ACTOR,
-    ST_COUNT,
-    ST_H0_TEAM_PTS,
-    ST_HALF,
-    ST_TOP_SEAT,
-    ST_TRICK_PTS,
-    inline_kernel,
-)
-from cardsim.kernels.yuanzi.strategies import (
+from cardsim.kernels.yuanzi.preference import (
     DANGER_CARDS,
     SOFT_TIER,
     code_points,
@@ -52,6 +42,16 @@ from cardsim.kernels.yuanzi.strategies import (
     plan_size,
     soft_context,
     soft_score,
+)
+from cardsim.kernels.yuanzi.rules import atom_strength, is_dao, power
+from cardsim.kernels.yuanzi.state import (
+    ST_ACTOR,
+    ST_COUNT,
+    ST_H0_TEAM_PTS,
+    ST_HALF,
+    ST_TOP_SEAT,
+    ST_TRICK_PTS,
+    inline_kernel,
 )
 
 #: (name, meaning with its unit) of each feature, in the kernel's order (docs/strategies.md).
