@@ -18,16 +18,15 @@ Nothing here can see another seat's hand: it is not among the arguments (YZ-28).
 """
 
 import numpy as np
-from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
+from cardsim.kernels.levels import KIND_EPS, KIND_LEARNED, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
+from cardsim.kernels.yuanzi import learned as _learned
 from cardsim.kernels.yuanzi.encoding import (
     ATOM,
-    BOMB,
     COPIES,
     HYDROGEN,
     N_RANKS,
     PASS,
-    RANK_POINTS,
     TRIPLE,
     move_jokers,
     move_kind,
@@ -35,8 +34,23 @@ from cardsim.kernels.yuanzi.encoding import (
     move_size,
     pack_move,
 )
+from cardsim.kernels.yuanzi.preference import (
+    DANGER_CARDS,
+    basic_cost,
+    bomb_cost,
+    code_points,
+    find_pass,
+    goes_out,
+    jokers_of,
+    move_cost,
+    nat_of,
+    natural_cost,
+    opponent_min_count,
+    plan_size,
+    soft_context,
+    soft_score,
+)
 from cardsim.kernels.yuanzi.rules import (
-    atom_strength,
     is_dao,
     lead_code_row,
     lead_count_row,
@@ -87,112 +101,8 @@ BUILTIN = (
 N_BUILTIN = len(BUILTIN)
 #: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.
 LEVEL_BASE = 1 << 40
-#: soft's score unit: one rank of power in greedy's cost (``basic_cost``: 10 per power step);
-#: greedy's rules (go out, leave the partner's trick, keep bombs, beat when it can) are tiers
-#: ``SOFT_TIER`` units apart, so soft only softens the cost comparison inside them.
-U_COST = 10.0
-SOFT_TIER = 1000.0
 
 _BIG = 1 << 40
-DANGER_CARDS = 5  # an opponent with this few cards is "about to go out"
-
-
-@inline_kernel
-def nat_of(own, r):
-    """Natural cards of rank idx ``r`` in the hand."""
-    b = r * 4
-    return np.int64(own[b]) + own[b + 1] + own[b + 2] + own[b + 3]
-
-
-@inline_kernel
-def jokers_of(own):
-    """Jokers (small and big) in the hand."""
-    return np.int64(own[52]) + own[53]
-
-
-@inline_kernel
-def opponent_min_count(pub, seat):
-    """Fewest cards held by an opponent still in the half (99 if none)."""
-    m = 99
-    for d in (1, 3):
-        c = pub[ST_COUNT + (seat + d) % 4]
-        if 0 < c < m:
-            m = c
-    return m
-
-
-@inline_kernel
-def basic_cost(own, code, dao):
-    """How much a single/pair/triple costs to give up (lower is cheaper)."""
-    rank = move_rank(code)
-    size = move_size(code)
-    jok = move_jokers(code)
-    if jok == size:
-        return (power(code, dao) + 2) * 10 + 150  # joker-only: wild cards are worth keeping
-    return natural_cost(power(code, dao), size - jok, jok, nat_of(own, rank))
-
-
-@inline_kernel
-def natural_cost(p, k, jok, nat):
-    """``basic_cost`` of a code of power ``p`` with ``k`` of the rank's ``nat`` natural cards and
-    ``jok`` jokers (the greedy shortcut calls it with the counts it already holds)."""
-    cost = (p + 2) * 10 + jok * 60
-    if nat >= 4:
-        cost += 300  # breaks a bomb
-    elif nat > k:
-        cost += 40  # breaks a group
-    return cost
-
-
-@inline_kernel
-def bomb_cost(code, dao):
-    """How much a bomb-class play costs to give up."""
-    kind = move_kind(code)
-    size = move_size(code)
-    jok = move_jokers(code)
-    if kind == BOMB:
-        c = 1000 + size * 30 + power(code, dao) + jok * 10
-        if is_dao(code, dao):
-            c += 300
-        return c
-    if kind == ATOM:
-        return 2000 + atom_strength(code, dao)
-    return 3000 + power(code, dao)
-
-
-@inline_kernel
-def move_cost(own, code, dao):
-    """What greedy pays to give up ``code`` (``basic_cost`` or ``bomb_cost``; lower is cheaper)."""
-    if move_kind(code) <= TRIPLE:
-        return basic_cost(own, code, dao)
-    return bomb_cost(code, dao)
-
-
-@inline_kernel
-def code_points(code):
-    """Points carried by the natural cards of a code."""
-    kind = move_kind(code)
-    rank = move_rank(code)
-    if kind == ATOM:
-        return 3 * RANK_POINTS[rank] if rank < N_RANKS else 0  # joker atoms: none
-    if kind == HYDROGEN:
-        return 8 * RANK_POINTS[rank]
-    return (move_size(code) - move_jokers(code)) * RANK_POINTS[rank]
-
-
-@inline_kernel
-def find_pass(legal, n):
-    """Index of PASS in ``legal[:n]``, -1 when passing is not allowed."""
-    for i in range(n):
-        if legal[i] == PASS:
-            return i
-    return -1
-
-
-@inline_kernel
-def goes_out(own_count, code):
-    """Does ``code`` play the whole hand of ``own_count`` cards (the seat goes out)?"""
-    return code != PASS and move_size(code) == own_count
 
 
 @hot_kernel
@@ -252,31 +162,13 @@ def choose_greedy(own, played, pub, legal, n, rng):
 
 @inline_kernel
 def choose_soft(own, played, pub, legal, n, temp, key):
-    """soft: greedy's preference as a score per move (higher better, in ``U_COST`` units; the
-    best score is greedy's pick up to ties), plus ``temp`` · Gumbel noise (``key``), the best."""
-    seat = pub[ST_ACTOR]
-    dao = pub[ST_DAO]
-    total = pub[ST_COUNT + seat]
-    leading = pub[ST_TOP] == 0
-    ip = find_pass(legal, n)
-    to_partner = not leading and pub[ST_TOP_SEAT] == (seat + 2) % 4 and ip >= 0
-    allow_bomb = pub[ST_TRICK_PTS] >= 20 or opponent_min_count(pub, seat) <= DANGER_CARDS
+    """soft: greedy's preference as a score per move (``soft_score``; the best score is
+    greedy's pick up to ties), plus ``temp`` · Gumbel noise (``key``), the best."""
+    dao, total, leading, to_partner, allow_bomb = soft_context(pub, legal, n)
     best = 0
     bs = -1e300
     for i in range(n):
-        c = legal[i]
-        if goes_out(total, c):
-            s = 2.0 * SOFT_TIER
-        elif c == PASS:
-            s = 0.0 if to_partner else -SOFT_TIER
-            if leading:
-                s = -3.0 * SOFT_TIER
-        else:
-            s = -move_cost(own, c, dao) / U_COST
-            if to_partner:
-                s -= SOFT_TIER
-            elif not leading and move_kind(c) > TRIPLE and not allow_bomb:
-                s -= 2.0 * SOFT_TIER
+        s = soft_score(own, legal[i], dao, total, leading, to_partner, allow_bomb)
         s += temp * gumbel(key, i)
         if s > bs:
             bs = s
@@ -286,14 +178,18 @@ def choose_soft(own, played, pub, legal, n, temp, key):
 
 @hot_kernel
 def choose_level(sid, own, played, pub, legal, n, rng):
-    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py); draws
-    from the strategy stream ``rng`` only."""
+    """``greedy:eps=E`` / ``soft:temp=T`` / ``learned`` (id ``LEVEL_BASE + ...``,
+    kernels/levels.py); draws from the strategy stream ``rng`` only."""
     kind, v = decode(LEVEL_BASE, sid)
     if kind == KIND_EPS:
         if bounded(rng, np.int64(100)) < v:  # int64: bounded compiled once
             return bounded(rng, n)
         # greedy compiled once, in choose_builtin (an int64 id: no second specialization)
         return choose_builtin(np.int64(GREEDY), own, played, pub, legal, n, rng)
+    if kind == KIND_LEARNED:  # learned (kernels/yuanzi/learned.py): weight row v >> 16
+        return _learned.choose_learned(
+            own, played, pub, legal, n, v >> 16, (v & 0xFFFF) / 100.0, rng
+        )
     return choose_soft(own, played, pub, legal, n, v / 100.0, draw_key(rng))
 
 
@@ -584,18 +480,6 @@ def is_whole(own, code):
     if jok == size:
         return size == jokers_of(own)
     return jok == 0 and size == nat_of(own, rank)
-
-
-@inline_kernel
-def plan_size(own):
-    """Combinations in the plan: one per rank held, plus one for the jokers."""
-    g = 0
-    for r in range(N_RANKS):
-        if nat_of(own, r) > 0:
-            g += 1
-    if jokers_of(own) > 0:
-        g += 1
-    return g
 
 
 @inline_kernel

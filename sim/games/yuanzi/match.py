@@ -201,6 +201,24 @@ class YuanziMatch:
             raise CardsimError(f"internal error: {strategy} answered {idx} of {n} moves")
         return action_id(int(buf[idx]))
 
+    def decision_features(self) -> np.ndarray:
+        """float64 [len(legal_actions()), N_FEATURES]: row k is φ (``kernels/yuanzi/learned.py``,
+        docs/strategies.md "Learned features: 原子") of the k-th action of
+        :meth:`legal_actions`, computed from the seat-to-act's view only (YZ-28: its hand, the
+        cards played this half, the public state — the arguments the driver gives a strategy).
+        CardsimError when the match is over."""
+        from cardsim.kernels.yuanzi.learned import features_matrix
+
+        if self.is_over():
+            raise CardsimError("the match is over: no seat is to act")
+        codes = self.legal_codes()
+        seat = int(self.st[ST_ACTOR])
+        rows = features_matrix(
+            self.hands[seat].copy(), self.played.copy(), self.st.copy(), codes,
+            np.int64(len(codes)),
+        )  # fmt: skip
+        return rows[np.argsort(np.searchsorted(ACTION_CODES, codes), kind="stable")]
+
     # -- determinization for search (issue 48 item 5) -----------------------------------------
     def resample_hidden(self, seat: int, seed: int) -> YuanziMatch:
         """A copy in which the cards ``seat`` cannot see are dealt anew (YZ-28): the other three
