@@ -100,7 +100,7 @@ def weight_reader(game: str):
         return builder.load(builder.gep(table, [ir.Constant(ir.IntType(32), 0), k]))
 
     @intrinsic
-    def read_weight(typingctx, slot, j):
+    def read_weight(_typingctx, slot, j):
         if not isinstance(slot, types.Integer) or not isinstance(j, types.Integer):
             return None
         sig = types.float64(types.int64, types.int64)

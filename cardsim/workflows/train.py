@@ -53,6 +53,7 @@ class TrainPlan:
     rules: dict = field(default_factory=dict)
     dagger: int = 0
     l2: float = 1e-3
+    schema: str = ""  # the feature schema's hash (sim/learned.py): positions of another are stale
 
     def identity(self) -> dict:
         return json.loads(jsonio.dumps(asdict(self)))
@@ -75,8 +76,11 @@ def build_plan(game: str, teacher: str, decisions: int, seed: int, *, players: i
         raise CardsimError(f"--dagger {dagger}: 0..10 rounds")
     if not 0 <= l2 <= 100:
         raise CardsimError(f"--l2 {l2}: 0..100")
+    from cardsim.sim.learned import schema_hash
+
     rules_text = {k: str(v) for k, v in sorted(base.rules.items())}
-    return TrainPlan(game, teacher, decisions, base.seed, base.players, rules_text, dagger, l2)
+    return TrainPlan(game, teacher, decisions, base.seed, base.players, rules_text, dagger, l2,
+                     schema_hash(game))  # fmt: skip
 
 
 # --- positions ---------------------------------------------------------------------------
@@ -170,14 +174,21 @@ def agreement(w: np.ndarray, data: Data) -> float:
 
 
 def fit(data: Data, start: np.ndarray, l2: float) -> tuple[np.ndarray, dict]:
-    """The penalised conditional-logit weights (scipy L-BFGS-B) and the fit's figures."""
+    """The penalised conditional-logit weights (scipy L-BFGS-B) and the fit's figures.
+
+    The fit runs on standardised features (each column divided by its root mean square over
+    the positions' moves, 1 for a column that is always 0), so the penalty treats features of
+    every scale alike; the weights are mapped back to the kernel's features."""
     from scipy import optimize
 
+    scale = np.sqrt(np.mean(data.X**2, axis=0))
+    scale[scale == 0] = 1.0
+    z = Data(data.X / scale, data.sizes, data.y)
     res = optimize.minimize(
-        _loss, start, args=(data, l2), jac=True, method="L-BFGS-B",
-        options={"maxiter": 2000, "gtol": 1e-9, "ftol": 1e-12},
+        _loss, start * scale, args=(z, l2), jac=True, method="L-BFGS-B",
+        options={"maxiter": 5000, "gtol": 1e-9, "ftol": 1e-13},
     )  # fmt: skip
-    w = np.asarray(res.x, np.float64)
+    w = np.asarray(res.x, np.float64) / scale
     return w, {
         "positions": int(len(data.sizes)),
         "converged": bool(res.success),

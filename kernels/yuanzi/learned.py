@@ -84,6 +84,7 @@ FEATURES = (
     ("near_out", "1 if 1..5 cards are left in hand after the move"),
     ("cost", "greedy's cost of giving the move up / 1000 (pass 0)"),
     ("size_danger", "cards the move plays / 10 x an opponent has <= 5 cards (0/1)"),
+    ("greedy_pick", "1 if the move is greedy's pick (the first of highest score)"),
 )
 N_FEATURES = len(FEATURES)
 FEATURE_VERSION = 1
@@ -92,6 +93,15 @@ SCORE = 0
 #: ``soft_score`` / SCORE_SCALE is feature 0: greedy's tiers one unit apart.
 SCORE_SCALE = SOFT_TIER
 GREEDY_WEIGHTS = np.eye(N_FEATURES, dtype=np.float64)[SCORE]
+#: Restricted play (``cardsim exploit --restricted``): (mechanic, the 0/1 feature that marks it);
+#: a policy forbidden a mechanic weighs its feature at -1000, so it plays it only when forced.
+RESTRICTIONS = (
+    ("bombs (4+ of a rank, YZ-10)", "bomb"),
+    ("atoms (YZ-16)", "atom"),
+    ("hydrogen bombs (YZ-17)", "hydrogen"),
+    ("刀 plays", "dao"),
+    ("passing while able to play", "pass"),
+)
 
 read = weight_reader("yuanzi")
 
@@ -118,6 +128,13 @@ def decision_context(own, played, pub, legal, n):
     for s in range(4):
         seen += np.int64(played[s, SMALL_JOKER]) + played[s, BIG_JOKER]
     unseen_jokers = (6 - seen) / 6.0
+    pick = PASS  # greedy's pick: the first move of highest score (as feature 0 plays)
+    top = -np.inf
+    for i in range(n):
+        sc = soft_score(own, legal[i], dao, total, leading, to_partner, allow_bomb)
+        if sc > top:
+            top = sc
+            pick = legal[i]
     return (
         dao,
         total,
@@ -133,6 +150,7 @@ def decision_context(own, played, pub, legal, n):
         plan_size(own),
         held_jokers,
         unseen_jokers,
+        pick,
     )
 
 
@@ -155,6 +173,7 @@ def move_features(own, c, ctx):
         groups,
         held_jokers,
         unseen_jokers,
+        pick,
     ) = ctx
     score = soft_score(own, c, dao, total, leading, to_partner, allow_bomb) / SCORE_SCALE
     kind = move_kind(c)
@@ -211,6 +230,7 @@ def move_features(own, c, ctx):
         1.0 if 0 < cards_left <= DANGER_CARDS else 0.0,
         0.0 if c == PASS else move_cost(own, c, dao) / 1000.0,
         size / 10.0 * danger,
+        1.0 if c == pick else 0.0,
     )
 
 
