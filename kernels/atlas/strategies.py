@@ -24,6 +24,7 @@ from cardsim.kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, t
     DT_TAKE,
     DT_TARGET,
     GIVE,
+    MAX_CARDS,
     N_CELLS,
     N_CLASSES,
     N_CONTINENTS,
@@ -54,7 +55,7 @@ from cardsim.kernels.atlas.state import (
     wrap_seat,
 )
 from cardsim.kernels.call_tables import TABLE_SIZE
-from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
+from cardsim.kernels.levels import KIND_EPS, KIND_LEARNED, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
@@ -262,22 +263,28 @@ def _pick_meld_t(options, n, temp, key):
     best = 0
     bscore = -1.0
     for i in range(n):
-        c = options[i]
-        if c == 0:
-            s = 0
-        elif c == PAIR:
-            s = 1000
-        else:
-            wild = (c >> 7) & 31
-            nw = wild if (c & 3) == 1 else bin_count(wild)
-            s = 100 * ((c & 3) + 2) - nw
-        s = np.float64(s)
+        s = meld_score(options[i])
         if temp > 0.0:
             s += temp * U_MELD * gumbel(key, i)
         if s > bscore:
             bscore = s
             best = i
     return best
+
+
+@inline_kernel
+def meld_score(c):
+    """greedy's score of meld option ``c`` (claim, self-meld): NONE 0, PAIR 1000, else 100 per
+    meld size (3, 4, 5 cards) less 1 per ATLAS it uses."""
+    if c == 0:
+        s = 0
+    elif c == PAIR:
+        s = 1000
+    else:
+        wild = (c >> 7) & 31
+        nw = wild if (c & 3) == 1 else bin_count(wild)
+        s = 100 * ((c & 3) + 2) - nw
+    return np.float64(s)
 
 
 @hot_kernel
@@ -306,14 +313,45 @@ def _pick_target_t(pub, options, n, temp, key):
     for i in range(n):
         c = options[i]
         if c >= TARGET:
-            s = c - TARGET
-            k = np.float64(pub[P_SIZES + s] * 64 + wrap_seat((s - me) * d, nn))
+            k = target_key(pub, c - TARGET, nn, me, d)
             if temp > 0.0:
                 k -= temp * U_TARGET * gumbel(key, i)
             if k < bkey:
                 bkey = k
                 best = i
     return best
+
+
+@inline_kernel
+def target_key(pub, s, nn, me, d):
+    """greedy's key of TRADE target seat ``s`` (lowest wins): 64 per card of its hand plus its
+    distance from ``me`` in the direction ``d`` (the tie-break)."""
+    return np.float64(pub[P_SIZES + s] * 64 + wrap_seat((s - me) * d, nn))
+
+
+#: ``option_score`` of TRADE on nobody: below every target's (greedy never picks it).
+NO_TARGET_SCORE = -(MAX_CARDS + 1.0)
+
+
+@inline_kernel
+def option_score(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
+    """soft's noise-free score of option code ``c`` in its units (``U_*``; docs/strategies.md,
+    "What T means"), the higher the more greedy prefers it: greedy's meld score / ``U_MELD``,
+    minus its target key / ``U_TARGET`` (nobody: ``NO_TARGET_SCORE``), minus the keep value of
+    the card discarded or given, plus that of the card taken (``U_CARD``). ``sm`` holds
+    ``hand_summary(hand, pub, NOT_CAREFUL, sm)``; ``nxt`` / ``prv``: the seats after and before
+    ``me`` in direction ``d``. greedy's pick is the first option of the highest score."""
+    if dtype in (DT_CLAIM, DT_SELF):
+        return meld_score(c) / U_MELD
+    if dtype == DT_TARGET:
+        if c < TARGET:
+            return NO_TARGET_SCORE
+        return -target_key(pub, c - TARGET, nn, me, d) / U_TARGET
+    if dtype == DT_DISCARD:
+        return -_keep_value(hand, pub, sm, c - DISCARD, 0, NOT_CAREFUL, nn, nxt, prv) / U_CARD
+    if dtype == DT_TAKE:
+        return _keep_value(hand, pub, sm, c - TAKE, 2, NOT_CAREFUL, nn, nxt, prv) / U_CARD
+    return -_keep_value(hand, pub, sm, c - GIVE, 1, NOT_CAREFUL, nn, nxt, prv) / U_CARD
 
 
 @inline_kernel
@@ -346,7 +384,8 @@ NOT_CAREFUL = np.bool_(False)
 
 @hot_kernel
 def choose_level(S, p, sid, dtype, options, n, rng):
-    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py) on seat
+    """``greedy:eps=E`` / ``soft:temp=T`` / ``learned`` (id ``LEVEL_BASE + ...``,
+    kernels/levels.py) on seat
     ``p``'s view of ``S`` (AT-26); draws from the strategy stream ``rng`` only."""
     kind, v = decode(LEVEL_BASE, sid)
     h0 = HANDS + p * N_TYPES
@@ -357,6 +396,10 @@ def choose_level(S, p, sid, dtype, options, n, rng):
         if bounded(rng, 100) < v:
             return bounded(rng, n)
         return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
+    if kind == KIND_LEARNED:  # kernels/atlas/learned.py: argmax w·φ, or softmax at v & 0xFFFF
+        return _learned.choose_learned(
+            dtype, hand, pub, options, n, sm, v >> 16, (v & 0xFFFF) / 100.0, rng
+        )
     return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, v / 100.0, draw_key(rng))
 
 
@@ -372,3 +415,8 @@ def choose_in_state(S, p, sid, dtype, options, n, rng):
 def user_placeholder(dtype, hand, pub, options, n, rng):
     """Stand-in for an unused user-strategy slot (never called by the built-in driver)."""
     return 0
+
+
+# The learned policies build on the scores above (learned.py imports this module): imported
+# last, when every name it takes from here exists; ``choose_level`` calls it at compile time.
+from cardsim.kernels.atlas import learned as _learned  # noqa: E402
