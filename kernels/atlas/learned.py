@@ -31,6 +31,19 @@ from cardsim.kernels.atlas.encoding import (
     TARGET,
     TRADE,
 )
+from cardsim.kernels.atlas.scores import (
+    NOT_CAREFUL,
+    POPC,
+    SM_CELL,
+    SM_CLASS_CONTS,
+    SM_CONT_CLASSES,
+    SM_SMALLEST,
+    SUMMARY_LEN,
+    _unseen_cell,
+    bin_count,
+    hand_summary,
+    option_score,
+)
 from cardsim.kernels.atlas.state import (
     CELL_OF,
     CLASS_OF,
@@ -45,19 +58,6 @@ from cardsim.kernels.atlas.state import (
     P_TARGET,
     P_VALUES,
     wrap_seat,
-)
-from cardsim.kernels.atlas.strategies import (
-    NOT_CAREFUL,
-    POPC,
-    SM_CELL,
-    SM_CLASS_CONTS,
-    SM_CONT_CLASSES,
-    SM_SMALLEST,
-    SUMMARY_LEN,
-    _unseen_cell,
-    bin_count,
-    hand_summary,
-    option_score,
 )
 from cardsim.kernels.jit import hot_kernel, inline_kernel, kernel
 from cardsim.kernels.learned import weight_reader
@@ -184,7 +184,8 @@ def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
                     hits = 1.0 if pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms else 0.0
                     rgain = (pub[P_SIZES + prv] - pub[P_SIZES + nxt]) / 10.0
             elif dtype == DT_GIVE:
-                give_short = 1.0 if pub[P_SIZES + pub[P_TARGET]] <= 2 else 0.0
+                tg = pub[P_TARGET]
+                give_short = 1.0 if tg >= 0 and pub[P_SIZES + tg] <= 2 else 0.0
         else:
             cell = CELL_OF[t]
             cont = CONT_OF[t]
