@@ -122,11 +122,23 @@ def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
     """φ of option code ``c`` (``FEATURES``' order) as a tuple of float64; ``sm``: the hand
     summary of this decision (``hand_summary(hand, pub, NOT_CAREFUL, sm)``), ``nxt`` / ``prv``
     the seats after and before ``me`` in direction ``d``. Reads the seat's view only (AT-26)."""
-    score = option_score(dtype, c, hand, pub, sm, nn, me, d, nxt, prv)
+    m = _meld_part(dtype, c, pub, me)
+    k = _card_part(dtype, c, hand, pub, sm)
+    x = _discard_give_part(dtype, c, hand, pub, sm, nn, nxt, prv)
+    t = _target_part(dtype, c, pub, nn, me, d)
+    return (
+        option_score(dtype, c, hand, pub, sm, nn, me, d, nxt, prv),
+        m[0], m[1], m[2], m[3], m[4], m[5],
+        k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10],
+        x[0], x[1], x[2], x[3], x[4],
+        t[0], t[1], t[2], t[3],
+    )  # fmt: skip
+
+
+@inline_kernel
+def _meld_part(dtype, c, pub, me):
+    """Features 1 … 6 (claim, self-meld; zeros otherwise)."""
     decline = decline_hand = msize = mwild = mout = mone = 0.0
-    mates = quad = five = pair = atl = skp = rev = trd = val = seen = unseen = 0.0
-    feeds = feeds_last = hits = rgain = give_short = 0.0
-    tnone = tsize = tdist = tstand = 0.0
     if dtype in (DT_CLAIM, DT_SELF):
         mine = pub[P_SIZES + me]
         if c == 0:
@@ -148,7 +160,80 @@ def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
             left = mine - used
             mout = 1.0 if left <= 0 else 0.0
             mone = 1.0 if left == 1 else 0.0
-    elif dtype == DT_TARGET:
+    return decline, decline_hand, msize, mwild, mout, mone
+
+
+@inline_kernel
+def _card_of(dtype, c):
+    """The card type of a discard, take or give option; -1 for the other decision types."""
+    if dtype == DT_DISCARD:
+        return c - DISCARD
+    if dtype == DT_TAKE:
+        return c - TAKE
+    if dtype == DT_GIVE:
+        return c - GIVE
+    return -1
+
+
+@inline_kernel
+def _card_part(dtype, c, hand, pub, sm):
+    """Features 7 … 17 (the card, signed: -1 x leaving the hand, +1 x joining it; zeros for
+    melds and targets)."""
+    mates = quad = five = pair = atl = skp = rev = trd = val = seen = unseen = 0.0
+    t = _card_of(dtype, c)
+    sg = 1.0 if dtype == DT_TAKE else -1.0
+    if t == ATLAS:
+        atl = sg
+        val = sg * pub[P_VALUES] / 3.0
+    elif t > ATLAS:
+        skp = sg if t == SKIP else 0.0
+        rev = sg if t == REVERSE else 0.0
+        trd = sg if t == TRADE else 0.0
+        val = sg * pub[P_VALUES + 1] / 3.0
+    elif t >= 0:
+        extra = 1 if dtype == DT_TAKE else 0
+        cell = CELL_OF[t]
+        cont = CONT_OF[t]
+        cl = CLASS_OF[t]
+        mates = sg * (sm[SM_CELL + cell] + extra - 1) / 3.0
+        quad = sg * POPC[sm[SM_CONT_CLASSES + cont] & ~(1 << cl)] / 3.0
+        five = sg * POPC[sm[SM_CLASS_CONTS + cl] & ~(1 << cont)] / 4.0
+        pair = sg if hand[t] + extra >= 2 else 0.0
+        val = sg * pub[P_VALUES + 2] / 3.0
+        seen = sg * (pub[P_MELDED + t] + pub[P_DISCC + t]) / 3.0
+        unseen = sg * _unseen_cell(hand, pub, cell) / 9.0
+    return mates, quad, five, pair, atl, skp, rev, trd, val, seen, unseen
+
+
+@inline_kernel
+def _discard_give_part(dtype, c, hand, pub, sm, nn, nxt, prv):
+    """Features 18 … 22 (discard: the claims it feeds, the action card's effect; give: an action
+    card to a short hand; zeros otherwise)."""
+    feeds = feeds_last = hits = rgain = give_short = 0.0
+    t = _card_of(dtype, c)
+    ms = sm[SM_SMALLEST]
+    if dtype == DT_DISCARD:
+        if t == ATLAS:
+            feeds = 1.0
+        elif t < ATLAS:
+            feeds = (SPECIES_COPIES - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]) / 3.0
+        elif t == SKIP or (t == REVERSE and nn == 2):
+            hits = 1.0 if pub[P_SIZES + nxt] == ms else 0.0
+        elif t == REVERSE:
+            hits = 1.0 if pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms else 0.0
+            rgain = (pub[P_SIZES + prv] - pub[P_SIZES + nxt]) / 10.0
+        feeds_last = feeds if ms == 1 else 0.0
+    elif dtype == DT_GIVE and t > ATLAS:
+        tg = pub[P_TARGET]
+        give_short = 1.0 if tg >= 0 and pub[P_SIZES + tg] <= 2 else 0.0
+    return feeds, feeds_last, hits, rgain, give_short
+
+
+@inline_kernel
+def _target_part(dtype, c, pub, nn, me, d):
+    """Features 23 … 26 (TRADE target; zeros otherwise)."""
+    tnone = tsize = tdist = tstand = 0.0
+    if dtype == DT_TARGET:
         if c < TARGET:
             tnone = 1.0
         else:
@@ -156,57 +241,7 @@ def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
             tsize = pub[P_SIZES + s] / 10.0
             tdist = wrap_seat((s - me) * d, nn) / nn
             tstand = (pub[P_STANDING + s] - pub[P_STANDING + me]) / 20.0
-    else:
-        if dtype == DT_DISCARD:
-            t = c - DISCARD
-        elif dtype == DT_TAKE:
-            t = c - TAKE
-        else:
-            t = c - GIVE
-        sg = 1.0 if dtype == DT_TAKE else -1.0
-        extra = 1 if dtype == DT_TAKE else 0
-        ms = sm[SM_SMALLEST]
-        if t == ATLAS:
-            atl = sg
-            val = sg * pub[P_VALUES] / 3.0
-            if dtype == DT_DISCARD:
-                feeds = 1.0
-                feeds_last = 1.0 if ms == 1 else 0.0
-        elif t > ATLAS:
-            skp = sg if t == SKIP else 0.0
-            rev = sg if t == REVERSE else 0.0
-            trd = sg if t == TRADE else 0.0
-            val = sg * pub[P_VALUES + 1] / 3.0
-            if dtype == DT_DISCARD:
-                if t == SKIP or (t == REVERSE and nn == 2):
-                    hits = 1.0 if pub[P_SIZES + nxt] == ms else 0.0
-                elif t == REVERSE:
-                    hits = 1.0 if pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms else 0.0
-                    rgain = (pub[P_SIZES + prv] - pub[P_SIZES + nxt]) / 10.0
-            elif dtype == DT_GIVE:
-                tg = pub[P_TARGET]
-                give_short = 1.0 if tg >= 0 and pub[P_SIZES + tg] <= 2 else 0.0
-        else:
-            cell = CELL_OF[t]
-            cont = CONT_OF[t]
-            cl = CLASS_OF[t]
-            mates = sg * (sm[SM_CELL + cell] + extra - 1) / 3.0
-            quad = sg * POPC[sm[SM_CONT_CLASSES + cont] & ~(1 << cl)] / 3.0
-            five = sg * POPC[sm[SM_CLASS_CONTS + cl] & ~(1 << cont)] / 4.0
-            pair = sg if hand[t] + extra >= 2 else 0.0
-            val = sg * pub[P_VALUES + 2] / 3.0
-            shown = pub[P_MELDED + t] + pub[P_DISCC + t]
-            seen = sg * shown / 3.0
-            unseen = sg * _unseen_cell(hand, pub, cell) / 9.0
-            if dtype == DT_DISCARD:
-                feeds = (SPECIES_COPIES - hand[t] - shown) / 3.0
-                feeds_last = feeds if ms == 1 else 0.0
-    return (
-        score, decline, decline_hand, msize, mwild, mout, mone,
-        mates, quad, five, pair, atl, skp, rev, trd, val, seen, unseen,
-        feeds, feeds_last, hits, rgain, give_short,
-        tnone, tsize, tdist, tstand,
-    )  # fmt: skip
+    return tnone, tsize, tdist, tstand
 
 
 @inline_kernel
