@@ -24,6 +24,7 @@ from cardsim.kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, t
     DT_TAKE,
     DT_TARGET,
     GIVE,
+    MAX_CARDS,
     N_CELLS,
     N_CLASSES,
     N_CONTINENTS,
@@ -36,17 +37,31 @@ from cardsim.kernels.atlas.encoding import (  # noqa: F401 (DT_*: re-exported, t
     TAKE,
     TARGET,
 )
+from cardsim.kernels.atlas.learned import choose_learned
+from cardsim.kernels.atlas.scores import (  # noqa: F401 (SM_*, U_*, ...: re-exported)
+    NOT_CAREFUL,
+    POPC,
+    SM_CELL,
+    SM_CLASS_CONTS,
+    SM_CONT_CLASSES,
+    SM_SMALLEST,
+    SM_UNSEEN,
+    SUMMARY_LEN,
+    U_CARD,
+    U_MELD,
+    U_TARGET,
+    _keep_value,
+    bin_count,
+    hand_summary,
+    meld_score,
+    option_score,
+    target_key,
+)
 from cardsim.kernels.atlas.state import (
-    CELL_OF,
-    CLASS_OF,
-    CONT_OF,
     HANDS,
     P_DIR,
-    P_DISCC,
-    P_MELDED,
     P_N,
     P_SEAT,
-    P_SIZES,
     PUB_LEN,
     SUMMARY,
     hot_kernel,
@@ -54,7 +69,7 @@ from cardsim.kernels.atlas.state import (
     wrap_seat,
 )
 from cardsim.kernels.call_tables import TABLE_SIZE
-from cardsim.kernels.levels import KIND_EPS, decode, draw_key, gumbel
+from cardsim.kernels.levels import KIND_EPS, KIND_LEARNED, decode, draw_key, gumbel
 from cardsim.kernels.rng import bounded
 
 RANDOM, GREEDY, CAREFUL = 0, 1, 2
@@ -81,58 +96,6 @@ USER_BASE = 100
 MAX_USER = TABLE_SIZE
 #: Ids of the levels ``greedy:eps=E`` / ``soft:temp=T`` (kernels/levels.py): above pimc's.
 LEVEL_BASE = 1 << 60
-#: soft's score units (one step of greedy's preference): a keep point (discard, give, take),
-#: a meld size (claim, self-meld: 100 in ``_pick_meld``), a card of the target's hand (64).
-U_CARD, U_MELD, U_TARGET = 1.0, 100.0, 64.0
-
-# Hand summary layout (``hand_summary`` fills it once per decision):
-SM_CELL = 0  # [20] cards held per (continent, class) cell
-SM_UNSEEN = 20  # [20] unseen naturals per cell (careful only)
-SM_CONT_CLASSES = 40  # [5] bitmask of the classes held, per continent
-SM_CLASS_CONTS = 45  # [4] bitmask of the continents held, per class
-SM_SMALLEST = 49  # the smallest opponent hand
-SUMMARY_LEN = 50
-POPC = np.array([bin(i).count("1") for i in range(1 << N_CONTINENTS)], dtype=np.int32)
-_CELL_NATURALS = SPECIES_PER_CELL * SPECIES_COPIES  # a cell's natural cards in the deck: 9
-
-
-@hot_kernel
-def _unseen_cell(hand, pub, cell):
-    """Copies of ``cell``'s 9 naturals not in ``hand``, not melded, not on the discard pile."""
-    u = _CELL_NATURALS
-    for s in range(SPECIES_PER_CELL * cell, SPECIES_PER_CELL * (cell + 1)):
-        u -= hand[s] + pub[P_MELDED + s] + pub[P_DISCC + s]
-    return u
-
-
-@inline_kernel
-def hand_summary(hand, pub, careful, out):
-    """Per decision, once, the ``SM_*`` layout above (cell counts, unseen naturals, class and
-    continent bitmasks, the smallest opponent hand)."""
-    # The held cells as one bit mask in a register (bit 4·continent + class), spread into the two
-    # mask rows at the end: or-ing into the rows per cell chained the loop on memory.
-    held = 0
-    for cell in range(N_CELLS):
-        s0 = SPECIES_PER_CELL * cell
-        cc = hand[s0] + hand[s0 + 1] + hand[s0 + 2]
-        out[SM_CELL + cell] = cc
-        held |= np.int64(cc > 0) << cell  # branch-free: whether a cell is held mispredicts
-        if careful:
-            out[SM_UNSEEN + cell] = _unseen_cell(hand, pub, cell)
-    for k in range(N_CONTINENTS):
-        out[SM_CONT_CLASSES + k] = (held >> (N_CLASSES * k)) & ((1 << N_CLASSES) - 1)
-    for c in range(N_CLASSES):
-        x = held >> c  # class c's cells sit 4 bits apart: gather them into bits 0 … 4
-        out[SM_CLASS_CONTS + c] = (
-            (x & 1) | ((x >> 3) & 2) | ((x >> 6) & 4) | ((x >> 9) & 8) | ((x >> 12) & 16)
-        )
-    n = pub[P_N]
-    me = pub[P_SEAT]
-    ms = 1 << 20
-    for s in range(n):
-        if s != me and pub[P_SIZES + s] < ms:
-            ms = pub[P_SIZES + s]
-    out[SM_SMALLEST] = ms
 
 
 @hot_kernel
@@ -168,88 +131,6 @@ def _best_card_t(hand, pub, options, n, base, careful, mode, sm, temp, key):
     return best
 
 
-@inline_kernel
-def _keep_value(hand, pub, sm, t, mode, careful, nn, nxt, prv):
-    """Keep value of card ``t`` (``mode`` as in ``_best_card_t``): ATLAS 100, an action card
-    ``_action_keep``, a matching card ``_meld_potential`` plus, for ``careful`` when discarding
-    and when giving (not when taking), ``_claim_danger``."""
-    if t == ATLAS:
-        return 100.0
-    ms = sm[SM_SMALLEST]
-    if t > ATLAS:
-        return _action_keep(pub, t, mode, nn, nxt, prv, ms)
-    v = _meld_potential(hand, sm, t, mode, careful)
-    if careful and mode < 2:
-        v += _claim_danger(hand, pub, sm, t, ms)  # summed apart first: rounding decides near-ties
-    return v
-
-
-@inline_kernel
-def _action_keep(pub, t, mode, nn, nxt, prv, ms):
-    """Keep value of action card ``t``: taken 0.5; given 6 (it can win as the target's last
-    card, AT-21); discarded, SKIP -2 when it hits the opponent closest to winning (the next seat,
-    AT-16, AT-17; REVERSE too with 2 players, AT-18), REVERSE -2 when that is the next seat and
-    not the previous one, else 2.5; TRADE -1."""
-    if mode == 2:
-        return 0.5
-    if mode == 1:
-        return 6.0
-    if t == SKIP or (t == REVERSE and nn == 2):
-        return -2.0 if pub[P_SIZES + nxt] == ms else 2.5
-    if t == REVERSE:
-        return -2.0 if (pub[P_SIZES + nxt] == ms and pub[P_SIZES + prv] > ms) else 2.5
-    return -1.0
-
-
-@inline_kernel
-def _meld_potential(hand, sm, t, mode, careful):
-    """Meld potential of matching card ``t`` (AT-10): ``3·(cell mates) + (classes of its
-    continent held) + 0.8·(continents of its class held) + (1 if paired, AT-21)``, the taken
-    card counted in when taking (mode 2); ``careful`` drops the parts the unseen cards and the
-    ATLAS held (AT-11) can no longer complete."""
-    extra = 1 if mode == 2 else 0
-    atl = hand[ATLAS]
-    cell = CELL_OF[t]
-    cont = CONT_OF[t]
-    cl = CLASS_OF[t]
-    tri = sm[SM_CELL + cell] + extra - 1
-    cm = sm[SM_CONT_CLASSES + cont] & ~(1 << cl)
-    km = sm[SM_CLASS_CONTS + cl] & ~(1 << cont)
-    quad = POPC[cm]
-    five = POPC[km]
-    if careful:
-        if tri + sm[SM_UNSEEN + cell] + atl < 2:
-            tri = 0
-        if atl == 0:
-            if _a_missing_cell_is_dead(sm, cm, cl, cont * N_CLASSES, 1, N_CLASSES):
-                quad = 0
-            if _a_missing_cell_is_dead(sm, km, cont, cl, N_CLASSES, N_CONTINENTS):
-                five = 0
-    return 3.0 * tri + quad + 0.8 * five + (hand[t] + extra >= 2)
-
-
-@inline_kernel
-def _a_missing_cell_is_dead(sm, held, own, first, step, count):
-    """Whether one of the ``count`` cells ``first + j·step`` that a quad or five still lacks (bit
-    ``j`` not in ``held``, ``j`` not ``own``) has no unseen natural left (careful, AT-26)."""
-    for j in range(count):
-        if j != own and (held >> j) & 1 == 0 and sm[SM_UNSEEN + first + j * step] == 0:
-            return True
-    return False
-
-
-@inline_kernel
-def _claim_danger(hand, pub, sm, t, ms):
-    """Careful's danger of feeding a claim (AT-12) with matching card ``t``: its unseen copies
-    and its cell's unseen naturals (AT-26), the copies weighted more when an opponent holds one
-    card (its last-card pair, AT-21)."""
-    sp = SPECIES_COPIES - hand[t] - pub[P_MELDED + t] - pub[P_DISCC + t]
-    dg = 0.6 * sp + 0.25 * sm[SM_UNSEEN + CELL_OF[t]]
-    if ms == 1:
-        dg += 2.0 * sp
-    return dg
-
-
 @hot_kernel
 def _pick_meld(options, n):
     """PAIR first, then the largest meld, then the fewest ATLAS; never NONE if a meld is offered."""
@@ -262,31 +143,13 @@ def _pick_meld_t(options, n, temp, key):
     best = 0
     bscore = -1.0
     for i in range(n):
-        c = options[i]
-        if c == 0:
-            s = 0
-        elif c == PAIR:
-            s = 1000
-        else:
-            wild = (c >> 7) & 31
-            nw = wild if (c & 3) == 1 else bin_count(wild)
-            s = 100 * ((c & 3) + 2) - nw
-        s = np.float64(s)
+        s = meld_score(options[i])
         if temp > 0.0:
             s += temp * U_MELD * gumbel(key, i)
         if s > bscore:
             bscore = s
             best = i
     return best
-
-
-@hot_kernel
-def bin_count(x):
-    c = 0
-    while x:
-        c += x & 1
-        x >>= 1
-    return c
 
 
 @hot_kernel
@@ -306,8 +169,7 @@ def _pick_target_t(pub, options, n, temp, key):
     for i in range(n):
         c = options[i]
         if c >= TARGET:
-            s = c - TARGET
-            k = np.float64(pub[P_SIZES + s] * 64 + wrap_seat((s - me) * d, nn))
+            k = target_key(pub, c - TARGET, nn, me, d)
             if temp > 0.0:
                 k -= temp * U_TARGET * gumbel(key, i)
             if k < bkey:
@@ -339,14 +201,10 @@ def _greedy_t(careful, dtype, hand, pub, options, n, sm, temp, key):
     return _best_card_t(hand, pub, options, n, GIVE, careful, 1, sm, temp, key)
 
 
-#: ``careful`` off as a run-time bool: a literal ``False`` would compile ``_best_card_t`` (and
-#: the summary inlined in it) a second time (the type ``choose`` passes is ``bool``).
-NOT_CAREFUL = np.bool_(False)
-
-
 @hot_kernel
 def choose_level(S, p, sid, dtype, options, n, rng):
-    """``greedy:eps=E`` / ``soft:temp=T`` (id ``LEVEL_BASE + ...``, kernels/levels.py) on seat
+    """``greedy:eps=E`` / ``soft:temp=T`` / ``learned`` (id ``LEVEL_BASE + ...``,
+    kernels/levels.py) on seat
     ``p``'s view of ``S`` (AT-26); draws from the strategy stream ``rng`` only."""
     kind, v = decode(LEVEL_BASE, sid)
     h0 = HANDS + p * N_TYPES
@@ -357,6 +215,8 @@ def choose_level(S, p, sid, dtype, options, n, rng):
         if bounded(rng, 100) < v:
             return bounded(rng, n)
         return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, 0.0, np.uint64(0))
+    if kind == KIND_LEARNED:  # kernels/atlas/learned.py: argmax w·φ, or softmax at v & 0xFFFF
+        return choose_learned(dtype, hand, pub, options, n, sm, v >> 16, (v & 0xFFFF) / 100.0, rng)
     return _greedy_t(NOT_CAREFUL, dtype, hand, pub, options, n, sm, v / 100.0, draw_key(rng))
 
 

@@ -11,11 +11,27 @@ docs/atlas-protocol.md section 10.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from cardsim.kernels.atlas import engine as E
-from cardsim.kernels.atlas.encoding import DT_CLAIM, MAX_OPTIONS, NONE, PAIR
+from cardsim.kernels.atlas.encoding import DT_CLAIM, MAX_CARDS, MAX_OPTIONS, NONE, PAIR
 from cardsim.kernels.atlas.options import OPTIONS
-from cardsim.kernels.atlas.state import HANDS, N_TYPES, P_CARD, S_LEN
+from cardsim.kernels.atlas.state import (
+    CELLS,
+    H_FACE_DOWN,
+    HANDS,
+    MAX_PLAYERS,
+    N_CELLS,
+    N_TYPES,
+    P_CARD,
+    P_SEAT,
+    PILE,
+    PUB_LEN,
+    S_LEN,
+    SEAT_FD,
+    SEAT_GIFT,
+)
 from cardsim.sim.engine import IllegalMove
 from cardsim.sim.errors import CardsimError
 
@@ -130,6 +146,80 @@ class AtlasMatch:
             setattr(other, name, getattr(self, name).copy())
         other._codes = dict(self._codes)
         return other
+
+    # -- beyond the contract: a built-in strategy's move and the learned policies' features ----
+    def _seat_view(self) -> np.ndarray:
+        """A copy of the state with what the seat to act may not know (AT-26) zeroed: the
+        other hands (and their cell counts), the draw pile, the face-down self-melds' cards,
+        the other seats' TRADE gifts and own face-down cards. ``P_SEAT`` is the seat."""
+        S = self._S.copy()
+        me = self._seat
+        for q in range(MAX_PLAYERS):
+            if q != me:
+                S[HANDS + q * N_TYPES : HANDS + (q + 1) * N_TYPES] = 0
+                S[CELLS + q * N_CELLS : CELLS + (q + 1) * N_CELLS] = 0
+                S[SEAT_GIFT + q * 6 : SEAT_GIFT + (q + 1) * 6] = 0
+                S[SEAT_FD + q * N_TYPES : SEAT_FD + (q + 1) * N_TYPES] = 0
+        S[PILE : PILE + MAX_CARDS] = 0
+        S[H_FACE_DOWN : H_FACE_DOWN + N_TYPES] = 0
+        S[P_SEAT] = me
+        return S
+
+    def strategy_action(self, strategy: str, rng: np.ndarray) -> int:
+        """The action id the built-in strategy ``strategy`` (a name as ``cardsim run
+        --strategy`` takes it: ``greedy``, ``soft:temp=0.5``, ``pimc:samples=8`` …) picks for
+        the seat to act, through the driver's own decision (``driver.decide``: the entry every
+        run calls, on the engine's options in its order). The strategy is given the seat's view
+        only (AT-26): a copy of the state with the other hands, the draw pile and the
+        face-down cards zeroed. ``rng`` is its stream (uint64[4], e.g. ``seed_stream(rng,
+        seed, game, STREAM_STRATEGY)``: then a match stepped this way plays game ``game`` of a
+        run), advanced in place. User strategies (files) are refused."""
+        if self.is_over():
+            raise CardsimError("the match is over: no seat is to act")
+        sids, driver = _strategy_seats(strategy, self.players)
+        S = self._seat_view()
+        tc, tdec, thash, _twin, topt, snap = driver.scratch(level=0, cap=1)
+        code = int(
+            driver.decide(
+                S, np.int64(self._seat), np.int64(self._kind), self._opts.copy(),
+                np.int64(self._k), sids, rng, tc, tdec, thash, topt, snap,
+            )
+        )  # fmt: skip
+        for a, c in self._codes.items():
+            if c == code:
+                return a
+        raise CardsimError(f"internal error: {strategy} answered option {code}, not legal now")
+
+    def decision_features(self) -> np.ndarray:
+        """float64 [len(legal_actions()), N_FEATURES]: row k is the learned policies' feature
+        vector φ (``kernels/atlas/learned.py``, docs/strategies.md "Learned features: ATLAS")
+        of the k-th action of ``legal_actions()``, computed from the seat to act's view only
+        (its hand, the public block, the options: what the driver gives a strategy, AT-26)."""
+        from cardsim.kernels.atlas.learned import features_matrix
+
+        if self.is_over():
+            raise CardsimError("the match is over: no decision to describe")
+        pub = self._S[:PUB_LEN].copy()
+        pub[P_SEAT] = self._seat
+        h = HANDS + self._seat * N_TYPES
+        hand = self._S[h : h + N_TYPES].copy()
+        opts = self._opts[: self._k].copy()
+        rows = features_matrix(np.int64(self._kind), hand, pub, opts, np.int64(self._k))
+        ids = np.empty(self._k, np.int64)
+        E.action_ids(np.int64(self._kind), opts, np.int64(self._k), ids)
+        return rows[np.argsort(ids, kind="stable")]
+
+
+@functools.cache
+def _strategy_seats(strategy: str, players: int):
+    """(kernel ids for every seat of ``strategy``, the driver that runs them) — checked once."""
+    from cardsim.sim import user_strategies
+    from cardsim.sim.game import RunConfig
+    from cardsim.sim.games.atlas.seats import seat_ids
+
+    if not isinstance(strategy, str) or user_strategies.is_user_strategy(strategy):
+        raise CardsimError(f"strategy must name a built-in strategy, got {strategy!r}")
+    return seat_ids(RunConfig("atlas", players, (strategy,) * players))
 
 
 def new_match(players: int, rules: dict | None, seed: int, game_index: int = 0) -> AtlasMatch:
