@@ -860,14 +860,18 @@ def _echo_json(doc) -> None:
 @click.option("--dagger", type=INT, default=0, show_default=True, help="DAgger rounds after the "
               "first: fresh deals played by the learner, labelled by the teacher.")  # fmt: skip
 @click.option("--l2", type=NUMBER, default=1e-3, show_default=True, help="L2 penalty of the fit.")
+@click.option("--improve", type=INT, default=0, show_default=True, help="Deals of policy "
+              "improvement after the fit (CMA-ES against --improve-field, as cardsim exploit).")  # fmt: skip
+@click.option("--improve-field", default="greedy", show_default=True, help="The field the "
+              "improvement plays against, comma-separated.")  # fmt: skip
 @click.option("--out", type=OUT, required=True, help="Weights file (.npz); positions are kept "
               "in OUT.parts/ so that the same command resumes.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Replace another training's positions in OUT.parts/.")
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
 @setup_options
 @scheduler_option
-def train_cmd(game, teacher, decisions, dagger, l2, out, force, quiet, seed, players, rules,
-              scheduler) -> None:  # fmt: skip
+def train_cmd(game, teacher, decisions, dagger, l2, improve, improve_field, out, force, quiet,
+              seed, players, rules, scheduler) -> None:  # fmt: skip
     """Distil a search strategy into a learned policy: a conditional-logit fit of the teacher's
     choices over the documented move features (docs/strategies.md, "Learned").
 
@@ -876,10 +880,12 @@ def train_cmd(game, teacher, decisions, dagger, l2, out, force, quiet, seed, pla
     The same command gives the same weights bit for bit, and resumes when interrupted.
     """
     from cardsim.sim.runner import RunInterrupted
+    from cardsim.sim.strategy_params import split_strategies
     from cardsim.workflows.train import build_plan, summary, train
 
     plan = build_plan(game, teacher, decisions, seed, players=players, rules=rules,
-                      dagger=dagger, l2=l2)  # fmt: skip
+                      dagger=dagger, l2=l2, improve=improve,
+                      improve_field=tuple(split_strategies(improve_field)))  # fmt: skip
     try:
         result = train(plan, out, scheduler=scheduler, progress=not quiet, force=force)
     except KeyboardInterrupt:

@@ -107,21 +107,31 @@ FEATURES: tuple[tuple[str, str], ...] = (
      "players"),
     ("target_standing", "TRADE target: (target's - own match points of earlier rounds) / 20 "
      "(points, AT-25)"),
+    ("greedy_pick", "1 for greedy's pick (the first option of highest score)"),
 )  # fmt: skip
 N_FEATURES = len(FEATURES)
 #: index of greedy's own score
 SCORE = 0
 #: the weights that play greedy's games (only ``SCORE``)
 GREEDY_WEIGHTS = np.eye(N_FEATURES, dtype=np.float64)[SCORE]
+#: Restricted play (``cardsim exploit --restricted``): (mechanic, the 0/1 feature that marks
+#: it, the weight that forbids it): -1000 on a move's mark, or +1000 on declining (never claim).
+RESTRICTIONS = (
+    ("claims and self-melds (AT-07, AT-12)", "meld_decline", 1000.0),
+    ("SKIP cards leaving the hand (discard, give; AT-17)", "card_skip", 1000.0),  # signed feature
+    ("REVERSE cards leaving the hand (AT-18)", "card_reverse", 1000.0),
+    ("TRADE cards leaving the hand (AT-19)", "card_trade", 1000.0),
+)
 
 read_weight = weight_reader("atlas")
 
 
 @inline_kernel
-def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
+def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv, pick):
     """φ of option code ``c`` (``FEATURES``' order) as a tuple of float64; ``sm``: the hand
     summary of this decision (``hand_summary(hand, pub, NOT_CAREFUL, sm)``), ``nxt`` / ``prv``
-    the seats after and before ``me`` in direction ``d``. Reads the seat's view only (AT-26)."""
+    the seats after and before ``me`` in direction ``d``; ``pick`` greedy's pick (``greedy_pick``).
+    Reads the seat's view only (AT-26)."""
     m = _meld_part(dtype, c, pub, me)
     k = _card_part(dtype, c, hand, pub, sm)
     x = _discard_give_part(dtype, c, hand, pub, sm, nn, nxt, prv)
@@ -132,6 +142,7 @@ def move_features(dtype, c, hand, pub, sm, nn, me, d, nxt, prv):
         k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], k[10],
         x[0], x[1], x[2], x[3], x[4],
         t[0], t[1], t[2], t[3],
+        1.0 if c == pick else 0.0,
     )  # fmt: skip
 
 
@@ -253,6 +264,19 @@ def _context(pub):
     return nn, me, d, wrap_seat(me + d, nn), wrap_seat(me - d, nn)
 
 
+@inline_kernel
+def greedy_pick(dtype, hand, pub, options, n, sm, nn, me, d, nxt, prv):
+    """The option code greedy plays: the first of highest ``option_score`` (feature 0)."""
+    pick = options[0]
+    top = -np.inf
+    for i in range(n):
+        sc = option_score(dtype, options[i], hand, pub, sm, nn, me, d, nxt, prv)
+        if sc > top:
+            top = sc
+            pick = options[i]
+    return pick
+
+
 @hot_kernel
 def choose_learned(dtype, hand, pub, options, n, sm, slot, temp, rng):
     """Index of the option of highest ``Σ_j w[slot, j] · φ_j`` (the first of the highest; no
@@ -260,11 +284,12 @@ def choose_learned(dtype, hand, pub, options, n, sm, slot, temp, rng):
     strategy stream ``rng`` per decision, as ``soft``). ``sm``: ``SUMMARY_LEN`` scratch."""
     hand_summary(hand, pub, NOT_CAREFUL, sm)
     nn, me, d, nxt, prv = _context(pub)
+    pick = greedy_pick(dtype, hand, pub, options, n, sm, nn, me, d, nxt, prv)
     key = draw_key(rng) if temp > 0.0 else np.uint64(0)
     best = 0
     bs = -np.inf
     for i in range(n):
-        f = move_features(dtype, options[i], hand, pub, sm, nn, me, d, nxt, prv)
+        f = move_features(dtype, options[i], hand, pub, sm, nn, me, d, nxt, prv, pick)
         s = 0.0
         for j in range(N_FEATURES):
             s += read_weight(slot, j) * f[j]
@@ -283,9 +308,10 @@ def features_matrix(dtype, hand, pub, options, n):
     sm = np.zeros(SUMMARY_LEN, np.int32)
     hand_summary(hand, pub, NOT_CAREFUL, sm)
     nn, me, d, nxt, prv = _context(pub)
+    pick = greedy_pick(dtype, hand, pub, options, n, sm, nn, me, d, nxt, prv)
     out = np.empty((n, N_FEATURES), np.float64)
     for i in range(n):
-        f = move_features(dtype, options[i], hand, pub, sm, nn, me, d, nxt, prv)
+        f = move_features(dtype, options[i], hand, pub, sm, nn, me, d, nxt, prv, pick)
         for j in range(N_FEATURES):
             out[i, j] = f[j]
     return out

@@ -93,14 +93,14 @@ SCORE = 0
 #: ``soft_score`` / SCORE_SCALE is feature 0: greedy's tiers one unit apart.
 SCORE_SCALE = SOFT_TIER
 GREEDY_WEIGHTS = np.eye(N_FEATURES, dtype=np.float64)[SCORE]
-#: Restricted play (``cardsim exploit --restricted``): (mechanic, the 0/1 feature that marks it);
-#: a policy forbidden a mechanic weighs its feature at -1000, so it plays it only when forced.
+#: Restricted play (``cardsim exploit --restricted``): (mechanic, the 0/1 feature that marks
+#: it, the weight that forbids it: -1000, so such a move is played only when nothing else is).
 RESTRICTIONS = (
-    ("bombs (4+ of a rank, YZ-10)", "bomb"),
-    ("atoms (YZ-16)", "atom"),
-    ("hydrogen bombs (YZ-17)", "hydrogen"),
-    ("刀 plays", "dao"),
-    ("passing while able to play", "pass"),
+    ("bombs (4+ of a rank, YZ-10)", "bomb", -1000.0),
+    ("atoms (YZ-16)", "atom", -1000.0),
+    ("hydrogen bombs (YZ-17)", "hydrogen", -1000.0),
+    ("刀 plays", "dao", -1000.0),
+    ("passing while able to play", "pass", -1000.0),
 )
 
 read = weight_reader("yuanzi")

@@ -177,11 +177,15 @@ class AtlasMatch:
         if self.is_over():
             raise CardsimError("the match is over: no seat is to act")
         sids, driver = _strategy_seats(strategy, self.players)
+        from cardsim.kernels.atlas.ismcts import BUF_SIZE
+
         S = self._seat_view()
         tc, tdec, thash, _twin, topt, snap = driver.scratch(level=0, cap=1)
+        opts = np.zeros(BUF_SIZE, np.int32)  # the options, then pimc's / ismcts's scratch
+        opts[: self._k] = self._opts[: self._k]
         code = int(
             driver.decide(
-                S, np.int64(self._seat), np.int64(self._kind), self._opts.copy(),
+                S, np.int64(self._seat), np.int64(self._kind), opts,
                 np.int64(self._k), sids, rng, tc, tdec, thash, topt, snap,
             )
         )  # fmt: skip

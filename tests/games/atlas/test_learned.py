@@ -245,10 +245,11 @@ def test_decision_features_follow_legal_actions(rules, players):
         F = m.decision_features()
         legal = m.legal_actions()
         assert F.shape == (len(legal), N_FEATURES)
-        S, p, dtype, _opts, _n = _view(m)
+        S, p, dtype, opts, n = _view(m)
+        full = _phi(S, p, dtype, opts, n)  # φ in the engine's option order (greedy_pick needs all)
+        row = {int(c): full[i] for i, c in enumerate(opts[:n])}
         for k, a in enumerate(legal):
-            one = np.array([m._codes[int(a)]], np.int32)
-            assert (F[k] == _phi(S, p, dtype, one, 1)[0]).all()
+            assert (F[k] == row[m._codes[int(a)]]).all()
         checked += 1
     assert checked > 50
     m = new_match(players, rules, 1, 0)

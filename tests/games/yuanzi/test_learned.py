@@ -226,7 +226,9 @@ def test_the_feature_table_is_documented():
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[3] / "docs" / "strategies.md").read_text()
-    section = doc.split("### Learned features: 原子", 1)[1].split("\n## ", 1)[0]
+    section = (
+        doc.split("### Learned features: 原子", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    )
     rows = [line for line in section.splitlines() if line.startswith("| ") and "`" in line]
     assert rows == [f"| {i} | `{n}` | {m} |" for i, (n, m) in enumerate(FEATURES)]
     assert "YZ-28" in section
