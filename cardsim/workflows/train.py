@@ -388,7 +388,11 @@ def improve(plan: TrainPlan, parts: Path, distilled: np.ndarray, client, progres
 
 def command_text(plan: TrainPlan, out: Path) -> str:
     """The ``cardsim train`` command that makes these weights."""
-    rules = "".join(f" --rule {k}={v}" for k, v in plan.rules.items())
+    from cardsim.sim.config import resolve_rules
+    from cardsim.sim.games import get_engine
+
+    default = resolve_rules(get_engine(plan.game), (), plan.players)
+    rules = "".join(f" --rule {k}={v}" for k, v in plan.rules.items() if str(default[k]) != v)
     extra = f" --dagger {plan.dagger}" if plan.dagger else ""
     extra += f" --l2 {plan.l2:g}" if plan.l2 != 1e-3 else ""
     if plan.improve:
