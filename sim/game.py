@@ -204,7 +204,7 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
     uses, by path."""
     import hashlib
 
-    from cardsim.sim.learned import split as split_learned
+    from cardsim.sim.learned_names import split as split_learned
     from cardsim.sim.user_strategies import file_of, is_user_strategy
 
     out = {}

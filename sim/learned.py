@@ -31,6 +31,7 @@ from cardsim.sim import __version__
 from cardsim.sim.errors import CardsimError
 from cardsim.sim.game import StrategyInfo
 from cardsim.sim.jsonio import dumps
+from cardsim.sim.learned_names import split
 from cardsim.sim.strategy_params import Param, parse_params
 
 FORMAT = "cardsim-learned-weights/1"
@@ -124,21 +125,6 @@ def builtin_path(game: str) -> Path:
 def builtin(game: str) -> Weights:
     """The game's shipped weights (``learned``)."""
     return load(game, builtin_path(game))
-
-
-def split(name: str) -> tuple[str | None, str]:
-    """(the weights file of ``learned:…`` or None for the built-in weights, the rest
-    ``learned[:temp=T]``)."""
-    head, _, tail = name.partition(":")
-    if head != "learned":
-        raise CardsimError(f"strategy {name!r} is not learned")
-    items = tail.split(",") if tail else []
-    files = [x for x in items if x and "=" not in x]
-    rest = [x for x in items if x not in files]
-    if len(files) > 1:
-        raise CardsimError(f"strategy {name!r}: one weights file at most")
-    base = "learned" + (":" + ",".join(rest) if rest else "")
-    return (files[0] if files else None), base
 
 
 class LearnedStrategies:

@@ -134,10 +134,17 @@ def round_score(S, s):
 
 
 @hot_kernel
+def standing(pub, s):
+    """AT-25: seat ``s``'s points from the earlier rounds of the match (public, AT-26: a
+    strategy's ``pub`` block holds them)."""
+    return pub[P_STANDING + s]
+
+
+@hot_kernel
 def match_total(S, s):
     """AT-25: seat ``s``'s match total so far: the standing of the earlier rounds plus this
     round's points (``round_score``; 0 while the round is on)."""
-    return S[P_STANDING + s] + round_score(S, s)
+    return standing(S, s) + round_score(S, s)
 
 
 @hot_kernel

@@ -31,6 +31,7 @@ from cardsim.kernels.atlas.encoding import (
     TARGET,
     TRADE,
 )
+from cardsim.kernels.atlas.engine import standing
 from cardsim.kernels.atlas.scores import (
     NOT_CAREFUL,
     POPC,
@@ -54,7 +55,6 @@ from cardsim.kernels.atlas.state import (
     P_N,
     P_SEAT,
     P_SIZES,
-    P_STANDING,
     P_TARGET,
     P_VALUES,
     wrap_seat,
@@ -251,7 +251,7 @@ def _target_part(dtype, c, pub, nn, me, d):
             s = c - TARGET
             tsize = pub[P_SIZES + s] / 10.0
             tdist = wrap_seat((s - me) * d, nn) / nn
-            tstand = (pub[P_STANDING + s] - pub[P_STANDING + me]) / 20.0
+            tstand = (standing(pub, s) - standing(pub, me)) / 20.0
     return tnone, tsize, tdist, tstand
 
 
