@@ -14,6 +14,8 @@ _ = _Names()
 
 # click: commands registered by their decorators (cardsim/cli.py), called by click
 _.run_cmd  # click command (@main.command)
+_.train_cmd  # click command (@main.command)
+_.exploit_cmd  # click command (@main.command)
 _.compare_cmd  # click command (@main.command)
 _.study_cmd  # click command (@main.command)
 _.ladder_cmd  # click command (@main.command)

@@ -155,6 +155,33 @@ def decision_context(own, played, pub, legal, n):
 
 
 @inline_kernel
+def _cards_used(own, c, dao, groups, held_jokers):
+    """What move ``c`` takes from the hand: (jokers used, its power / 13 or an atom's strength
+    / 100, natural cards of its rank held, of them left after, combinations left after)."""
+    kind = move_kind(c)
+    rank = move_rank(c)
+    size = move_size(c)
+    jok = move_jokers(c)
+    # the cards it takes: natural cards of its rank, jokers (wild, or a joker atom's three)
+    if kind == ATOM:
+        used_nat = 3 if rank < N_RANKS else 0
+        used_jok = 0 if rank < N_RANKS else 3
+        pw = atom_strength(c, dao) / 100.0
+    else:
+        used_nat = 8 if kind == HYDROGEN else size - jok
+        used_jok = jok
+        pw = 0.0 if c == PASS else power(c, dao) / 13.0
+    nat = nat_of(own, rank) if used_nat > 0 else 0
+    left = nat - used_nat
+    after = groups
+    if used_nat > 0 and left == 0:
+        after -= 1
+    if used_jok > 0 and used_jok == held_jokers:
+        after -= 1
+    return used_jok, pw, nat, left, after
+
+
+@inline_kernel
 def move_features(own, c, ctx):
     """φ of the move ``c`` (a ``UniTuple(float64, N_FEATURES)``: no allocation), given the
     decision's ``decision_context``; the order and meaning of ``FEATURES``."""
@@ -177,28 +204,11 @@ def move_features(own, c, ctx):
     ) = ctx
     score = soft_score(own, c, dao, total, leading, to_partner, allow_bomb) / SCORE_SCALE
     kind = move_kind(c)
-    rank = move_rank(c)
     size = move_size(c)
-    jok = move_jokers(c)
     is_pass = 1.0 if c == PASS else 0.0
     bombc = 1.0 if kind > TRIPLE else 0.0
     lead = 1.0 if leading else 0.0
-    # the cards it takes: natural cards of its rank, jokers (wild, or a joker atom's three)
-    if kind == ATOM:
-        used_nat = 3 if rank < N_RANKS else 0
-        used_jok = 0 if rank < N_RANKS else 3
-        pw = atom_strength(c, dao) / 100.0
-    else:
-        used_nat = 8 if kind == HYDROGEN else size - jok
-        used_jok = jok
-        pw = 0.0 if c == PASS else power(c, dao) / 13.0
-    nat = nat_of(own, rank) if used_nat > 0 else 0
-    left = nat - used_nat
-    after = groups
-    if used_nat > 0 and left == 0:
-        after -= 1
-    if used_jok > 0 and used_jok == held_jokers:
-        after -= 1
+    used_jok, pw, nat, left, after = _cards_used(own, c, dao, groups, held_jokers)
     pts = code_points(c) / 10.0
     cards_left = total - size
     return (

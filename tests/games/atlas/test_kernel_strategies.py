@@ -90,8 +90,10 @@ def test_strategy_ids_and_descriptions():
     names = [(s.name, s.id) for s in ENGINE.strategies[:3]]
     assert names == [("random", 0), ("greedy", 1), ("careful", 2)]
     # the levels (kernels/levels.py), then the searches (kernels/atlas/pimc.py, ismcts.py)
-    assert [s.name for s in ENGINE.strategies[3:]] == ["greedy:eps", "soft", "pimc", "ismcts"]
-    assert PIMC_BASE <= ENGINE.strategies[5].id < ENGINE.strategies[6].id < ENGINE.strategies[3].id
+    names = [s.name for s in ENGINE.strategies[3:]]
+    assert names == ["greedy:eps", "soft", "learned", "pimc", "ismcts"]
+    assert PIMC_BASE <= ENGINE.strategies[6].id < ENGINE.strategies[7].id < ENGINE.strategies[3].id
+    assert ENGINE.strategies[5].id == -1  # learned: its id is its weights' row, given on use
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
 
 

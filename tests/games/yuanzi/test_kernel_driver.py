@@ -221,12 +221,14 @@ def test_strategies_have_kernel_ids_and_descriptions():
         "planner",
         "greedy:eps",
         "soft",
+        "learned",
         "pimc",
         "ismcts",
     ]
     assert [s.id for s in ENGINE.strategies[:5]] == list(range(5))
     assert ENGINE.strategies[5].id >= LEVEL_BASE  # the levels (kernels/levels.py), then pimc
-    assert ENGINE.strategies[7].id >= pimc.PIMC_BASE  # parameters in its id
+    assert ENGINE.strategies[7].id == -1  # learned: its id is its weights' row, given on use
+    assert ENGINE.strategies[8].id >= pimc.PIMC_BASE  # parameters in its id
     assert all(len(s.description) > 20 for s in ENGINE.strategies)
     names = {o.name for o in ENGINE.rule_options}
     assert names == {
