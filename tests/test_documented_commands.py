@@ -128,9 +128,12 @@ def small(argv: list[str]) -> list[str]:
     if "--max-games" in args:  # cardsim ladder --until-decided: two looks (with a search: one)
         i = args.index("--max-games") + 1
         args[i] = str((1 if search else 2) * int(args[args.index("--games") + 1]))
-    if sub == "train":  # positions per round
+    if sub == "train":  # positions per round, deals of the improvement
         i = args.index("--decisions") + 1
         args[i] = str(min(int(args[i]), 200))
+        if "--improve" in args:
+            i = args.index("--improve") + 1
+            args[i] = str(min(int(args[i]), 96))
     if sub == "exploit":  # deals of the search and of the verification
         for flag, cap in (("--budget", 96), ("--verify", 40)):
             if flag in args:
