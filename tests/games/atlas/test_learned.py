@@ -288,3 +288,31 @@ def test_strategy_action_refuses_user_and_unknown_strategies(bad):
     m = new_match(4, {}, 1, 0)
     with pytest.raises(CardsimError):
         m.strategy_action(bad, np.zeros(4, np.uint64))
+
+
+@pytest.mark.heavy
+def test_strategy_action_gives_a_search_its_scratch():
+    """``strategy_action`` of a search strategy (``ismcts``) is the driver's own search decision:
+    a match stepped with it for every seat ends as the driver's game does. (Before the fix the
+    options buffer had no room for the search's scratch, and ismcts answered greedy's move at
+    every decision: the teacher of ``cardsim train`` was greedy in disguise.)"""
+    from cardsim.sim.games.atlas.seats import ISMCTS
+
+    name = "ismcts:iters=8"
+    sid = ISMCTS.id(name)
+    rules = {"rounds": 1}
+    games, seats = _play([sid] * 4, rules, 2, seed=5)
+    differs = 0
+    for gi in range(2):
+        m = new_match(4, rules, 5, gi)
+        rng = np.zeros(4, np.uint64)
+        seed_stream(rng, np.uint64(5), np.int64(gi), np.int64(STREAM_STRATEGY))
+        plain = np.zeros(4, np.uint64)
+        while not m.is_over():
+            if len(m.legal_actions()) > 1:
+                differs += m.strategy_action(name, rng.copy()) != m.strategy_action("greedy", plain)
+            m.apply(m.strategy_action(name, rng))
+        rows = seats[seats["game"] == gi]
+        want = [rows["points"][rows["seat"] == s].sum() for s in range(4)]
+        assert m.returns().tolist() == want
+    assert differs > 0  # the search does leave greedy's move somewhere
