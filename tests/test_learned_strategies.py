@@ -180,3 +180,20 @@ def test_restricted_play_table(tmp_path, capsys):
     assert meta[b"cardsim.table"] == b"restricted"
     for m in mechanics:
         assert f"never {m}" in out
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("game", GAMES)
+def test_builtin_weights_are_reproduced_by_their_command(game, tmp_path, capsys, monkeypatch):
+    """issue 48 item 4: the command the shipped weights record (docs/strategies.md) makes
+    them again, bit for bit (a few minutes: ismcts labels 12,000 positions per game)."""
+    import shlex
+
+    shipped = builtin(game)
+    argv = shlex.split(shipped.provenance["command"])
+    assert argv[:2] == ["cardsim", "train"]
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cardsim(capsys, *argv[1:], "--quiet")
+    assert code == 0, err
+    out = argv[argv.index("--out") + 1]
+    assert load(game, tmp_path / out).weights.tobytes() == shipped.weights.tobytes()
