@@ -864,14 +864,16 @@ def _echo_json(doc) -> None:
               "improvement after the fit (CMA-ES against --improve-field, as cardsim exploit).")  # fmt: skip
 @click.option("--improve-field", default="greedy", show_default=True, help="The field the "
               "improvement plays against, comma-separated.")  # fmt: skip
+@click.option("--improve-rounds", type=INT, default=1, show_default=True, help="Rounds of "
+              "improvement, each against the field and the earlier rounds' weights.")  # fmt: skip
 @click.option("--out", type=OUT, required=True, help="Weights file (.npz); positions are kept "
               "in OUT.parts/ so that the same command resumes.")  # fmt: skip
 @click.option("--force", is_flag=True, help="Replace another training's positions in OUT.parts/.")
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors.")
 @setup_options
 @scheduler_option
-def train_cmd(game, teacher, decisions, dagger, l2, improve, improve_field, out, force, quiet,
-              seed, players, rules, scheduler) -> None:  # fmt: skip
+def train_cmd(game, teacher, decisions, dagger, l2, improve, improve_field, improve_rounds, out,
+              force, quiet, seed, players, rules, scheduler) -> None:  # fmt: skip
     """Distil a search strategy into a learned policy: a conditional-logit fit of the teacher's
     choices over the documented move features (docs/strategies.md, "Learned").
 
@@ -885,7 +887,8 @@ def train_cmd(game, teacher, decisions, dagger, l2, improve, improve_field, out,
 
     plan = build_plan(game, teacher, decisions, seed, players=players, rules=rules,
                       dagger=dagger, l2=l2, improve=improve,
-                      improve_field=tuple(split_strategies(improve_field)))  # fmt: skip
+                      improve_field=tuple(split_strategies(improve_field)),
+                      improve_rounds=improve_rounds)  # fmt: skip
     try:
         result = train(plan, out, scheduler=scheduler, progress=not quiet, force=force)
     except KeyboardInterrupt:

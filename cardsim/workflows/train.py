@@ -56,6 +56,7 @@ class TrainPlan:
     schema: str = ""  # the feature schema's hash (sim/learned.py): positions of another are stale
     improve: int = 0  # deals of policy improvement after the fit (0: none)
     improve_field: tuple[str, ...] = ("greedy",)
+    improve_rounds: int = 1  # rounds of improvement, each also against the earlier rounds' weights
 
     def identity(self) -> dict:
         return json.loads(jsonio.dumps(asdict(self)))
@@ -67,7 +68,8 @@ class TrainPlan:
 
 def build_plan(game: str, teacher: str, decisions: int, seed: int, *, players: int | None = None,
                rules=(), dagger: int = 0, l2: float = 1e-3, improve: int = 0,
-               improve_field: tuple[str, ...] = ("greedy",)) -> TrainPlan:  # fmt: skip
+               improve_field: tuple[str, ...] = ("greedy",),
+               improve_rounds: int = 1) -> TrainPlan:  # fmt: skip
     """A checked plan (CardsimError on bad input)."""
     from cardsim.sim.config import build_config, check_strategy
     from cardsim.sim.games import get_engine
@@ -85,12 +87,14 @@ def build_plan(game: str, teacher: str, decisions: int, seed: int, *, players: i
         raise CardsimError(f"--l2 {l2}: 0..100")
     if improve < 0:
         raise CardsimError(f"--improve {improve}: deals of policy improvement, 0 or more")
+    if not 1 <= improve_rounds <= 10:
+        raise CardsimError(f"--improve-rounds {improve_rounds}: 1..10")
     field_ = tuple(check_strategy(engine, f) for f in improve_field)
     from cardsim.sim.learned import schema_hash
 
     rules_text = {k: str(v) for k, v in sorted(base.rules.items())}
     return TrainPlan(game, teacher, decisions, base.seed, base.players, rules_text, dagger, l2,
-                     schema_hash(game), improve, field_)  # fmt: skip
+                     schema_hash(game), improve, field_, improve_rounds)  # fmt: skip
 
 
 # --- positions ---------------------------------------------------------------------------
@@ -356,13 +360,15 @@ IMPROVE_CHECK = 500
 
 
 def improve(plan: TrainPlan, parts: Path, distilled: np.ndarray, client, progress: bool) -> dict:
-    """Policy improvement (``plan.improve`` deals): CMA-ES over the family from the distilled
-    weights against ``plan.improve_field`` — ``cardsim exploit``'s raced search — and a check of
-    the result on fresh deals; {} when ``plan.improve`` is 0."""
+    """Policy improvement (``plan.improve`` deals per round): CMA-ES over the family from the
+    distilled weights against ``plan.improve_field`` — ``cardsim exploit``'s raced search — and
+    a check of the result on fresh deals; {} when ``plan.improve`` is 0. Round k > 1 starts
+    from round k − 1's weights and plays against the field plus every earlier round's weights
+    (fictitious play: a best response to greedy alone is easy to exploit), on deals of seed
+    ``seed + k − 1``."""
     if not plan.improve:
         return {}
     from cardsim.sim.learned import new_weights
-    from cardsim.sim.progress import Progress
     from cardsim.workflows import exploit as ex
 
     start = parts / "distilled.npz"
@@ -370,20 +376,35 @@ def improve(plan: TrainPlan, parts: Path, distilled: np.ndarray, client, progres
     # first steps (sigma) are relative to the weights
     unit = distilled / max(float(np.abs(distilled).max()), 1e-12)
     new_weights(plan.game, unit, made_by="cardsim train (the fit, at unit scale)").save(start)
-    xplan = ex.ExploitPlan(plan.game, plan.improve_field, plan.improve, plan.seed, plan.players,
-                           dict(plan.rules), verify=IMPROVE_CHECK, start=str(start.resolve()))  # fmt: skip
-    bar = Progress(plan.improve, 0, "improve", progress, unit="deals")
-    w, state = ex.search(xplan, parts / "improve", client, bar)
-    bar.close()
-    name = ex.candidate_name(xplan, parts / "improve", w)
-    check = ex._evaluate(xplan, [(name, ex.VERIFY_FIRST, IMPROVE_CHECK)], client)[0]
-    first = ex.candidate_name(xplan, parts / "improve", distilled)
-    before = ex._evaluate(xplan, [(first, ex.VERIFY_FIRST, IMPROVE_CHECK)], client)[0]
+    field_, rounds = plan.improve_field, []
+    for k in range(plan.improve_rounds):
+        folder = parts / ("improve" if k == 0 else f"improve-{k + 1}")
+        xplan = ex.ExploitPlan(plan.game, field_, plan.improve, plan.seed + k, plan.players,
+                               dict(plan.rules), verify=IMPROVE_CHECK, start=str(start.resolve()))  # fmt: skip
+        w, used = _improve_round(xplan, folder, client, progress, k)
+        name = ex.candidate_name(xplan, folder, w)
+        rounds.append({"round": k + 1, "deals": used, "field": list(field_)})
+        field_, start = (*field_, name), Path(name.removeprefix("learned:"))
+    base = ex.ExploitPlan(plan.game, plan.improve_field, 0, plan.seed, plan.players,
+                          dict(plan.rules), verify=IMPROVE_CHECK)  # fmt: skip
+    check = ex._evaluate(base, [(name, ex.VERIFY_FIRST, IMPROVE_CHECK)], client)[0]
+    first = ex.candidate_name(base, parts / "improve", distilled)
+    before = ex._evaluate(base, [(first, ex.VERIFY_FIRST, IMPROVE_CHECK)], client)[0]
     return {
-        "deals": state.used, "field": list(plan.improve_field), "weights": w.tolist(),
-        "check_deals": IMPROVE_CHECK, "after": vars(ex.Interval.of(check)),
-        "before": vars(ex.Interval.of(before)),
+        "deals": sum(r["deals"] for r in rounds), "field": list(plan.improve_field),
+        "rounds": rounds, "weights": w.tolist(), "check_deals": IMPROVE_CHECK,
+        "after": vars(ex.Interval.of(check)), "before": vars(ex.Interval.of(before)),
     }  # fmt: skip
+
+
+def _improve_round(xplan, folder: Path, client, progress: bool, k: int) -> tuple[np.ndarray, int]:
+    from cardsim.sim.progress import Progress
+    from cardsim.workflows import exploit as ex
+
+    bar = Progress(xplan.budget, 0, f"improve {k + 1}", progress, unit="deals")
+    w, state = ex.search(xplan, folder, client, bar)
+    bar.close()
+    return w, state.used
 
 
 def command_text(plan: TrainPlan, out: Path) -> str:
@@ -397,6 +418,7 @@ def command_text(plan: TrainPlan, out: Path) -> str:
     extra += f" --l2 {plan.l2:g}" if plan.l2 != 1e-3 else ""
     if plan.improve:
         extra += f" --improve {plan.improve} --improve-field {','.join(plan.improve_field)}"
+        extra += f" --improve-rounds {plan.improve_rounds}" if plan.improve_rounds > 1 else ""
     return (
         f"cardsim train {plan.game} --teacher {plan.teacher} --decisions {plan.decisions} "
         f"--seed {plan.seed} --players {plan.players}{extra}{rules} --out {out.name}"
@@ -422,7 +444,8 @@ def summary(result: TrainResult) -> str:
     if imp:
         b, a = imp["before"], imp["after"]
         lines.append(
-            f"Policy improvement ({imp['deals']:,} deals of CMA-ES against {', '.join(imp['field'])}): "
+            f"Policy improvement ({imp['deals']:,} deals of CMA-ES against {', '.join(imp['field'])}"
+            f"{'' if len(imp['rounds']) == 1 else ' and the earlier rounds, ' + str(len(imp['rounds'])) + ' rounds'}): "
             f"on {imp['check_deals']} fresh deals the fitted weights score {b['mean']:+.3f} "
             f"[{b['lo']:+.3f}, {b['hi']:+.3f}] against the field, the improved {a['mean']:+.3f} "
             f"[{a['lo']:+.3f}, {a['hi']:+.3f}] (win rate per game); the file holds the improved."
