@@ -197,3 +197,20 @@ def test_builtin_weights_are_reproduced_by_their_command(game, tmp_path, capsys,
     assert code == 0, err
     out = argv[argv.index("--out") + 1]
     assert load(game, tmp_path / out).weights.tobytes() == shipped.weights.tobytes()
+
+
+@pytest.mark.heavy
+def test_improvement_rounds_play_against_the_earlier_rounds(tmp_path, capsys):
+    """``--improve-rounds 2``: the second round's field is the given field plus the first
+    round's weights (fictitious play); the provenance keeps both rounds, the fitted weights and
+    the check on fresh deals; the command is recorded with the option."""
+    code, text, err = cardsim(capsys, "train", "yuanzi", "--teacher", "points", "--decisions", 200,
+                              "--improve", 64, "--improve-rounds", 2, "--out", tmp_path / "w.npz",
+                              "--quiet")  # fmt: skip
+    assert code == 0, err
+    prov = load("yuanzi", tmp_path / "w.npz").provenance
+    rounds = prov["improvement"]["rounds"]
+    assert [r["field"][0] for r in rounds] == ["greedy", "greedy"]
+    assert len(rounds[0]["field"]) == 1 and rounds[1]["field"][1].startswith("learned:")
+    assert "--improve-rounds 2" in prov["command"] and "2 rounds" in text
+    assert len(prov["distilled"]) == len(features_module("yuanzi").FEATURES)
