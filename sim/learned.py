@@ -138,9 +138,9 @@ class LearnedStrategies:
         return StrategyInfo(
             "learned",
             -1,  # the id depends on the weights' row in this process: see ``id``
-            "a linear policy over documented move features distilled from ismcts (docs/"
-            "strategies.md, Learned); learned:FILE.npz plays other weights (cardsim train), "
-            ",temp=T plays softmax at temperature T",
+            "strong play at scripted speed: a linear policy over documented move features, "
+            "distilled from ismcts and improved by policy search (docs/strategies.md, Learned); "
+            "learned:FILE.npz plays other weights (cardsim train), ,temp=T softmax at T",
         )
 
     def handles(self, name: str) -> bool:

@@ -78,7 +78,10 @@ def build_plan(game: str, teacher: str, decisions: int, seed: int, *, players: i
     base = build_config(engine, games=1, seed=seed, players=players, rules=rules)
     teacher = check_strategy(engine, teacher)
     if teacher.startswith("learned") or ".py:" in teacher or teacher.endswith(".py"):
-        raise CardsimError(f"--teacher {teacher}: the teacher is a built-in strategy (e.g. ismcts)")
+        raise CardsimError(
+            f"--teacher {teacher}: the teacher is a built-in search or scripted strategy (e.g. "
+            "ismcts), not learned weights or a user file"
+        )
     if decisions < 100:
         raise CardsimError(f"--decisions {decisions}: at least 100 positions per round")
     if not 0 <= dagger <= 10:
