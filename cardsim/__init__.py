@@ -49,6 +49,7 @@ __all__ = [
     "compare",
     "config",
     "env",
+    "exploit",
     "ladder",
     "open_run",
     "report",
@@ -57,6 +58,7 @@ __all__ = [
     "simulate",
     "study",
     "sweep",
+    "train",
     "tune",
 ]
 
@@ -338,3 +340,42 @@ def screen(game: str, out: Path | str, *, games: int | None = None, seed: int = 
                        games=DEFAULT_GAMES if games is None else games)  # fmt: skip
     return run_screen(plan, _out(out), threads=threads, progress=progress, force=force,
                       scheduler=scheduler, margins=dict(margins or {}))  # fmt: skip
+
+
+@_api
+def train(game: str, out: Path | str, *, decisions: int, teacher: str = "ismcts", seed: int = 0,
+          players: int | None = None, rules: Mapping[str, object] | None = None, dagger: int = 0,
+          l2: float = 1e-3, improve: int = 0, improve_field: Sequence[str] = ("greedy",),
+          improve_rounds: int = 1, force: bool = False, progress: bool = False, scheduler=None):  # fmt: skip
+    """Distil ``teacher`` into learned weights (like ``cardsim train``, docs/strategies.md
+    "Learned"): writes the weights file ``out`` (``.npz``; positions kept in ``out.parts``, so a
+    second call resumes) and returns ``cardsim.workflows.train.TrainResult`` (``weights``, the
+    fit's figures per round, the improvement). Play them as ``learned:OUT``."""
+    from cardsim.workflows.train import build_plan
+    from cardsim.workflows.train import train as _train
+
+    plan = build_plan(game, teacher, decisions, seed, players=players,
+                      rules=tuple((k, _text(v)) for k, v in (rules or {}).items()),
+                      dagger=dagger, l2=l2, improve=improve, improve_field=tuple(improve_field),
+                      improve_rounds=improve_rounds)  # fmt: skip
+    return _train(plan, _out(out), scheduler=scheduler, progress=progress, force=force)
+
+
+@_api
+def exploit(game: str, out: Path | str, *, field: Sequence[str] = ("greedy",), budget: int = 2000,
+            verify: int = 1000, margin: float = 0.01, seed: int = 0, players: int | None = None,
+            rules: Mapping[str, object] | None = None, start: str = "greedy",
+            restricted: bool = False, force: bool = False, progress: bool = False,
+            scheduler=None):  # fmt: skip
+    """Search the learned family for a best response to ``field`` (like ``cardsim exploit``):
+    returns ``cardsim.workflows.exploit.ExploitResult`` (``verdict``: exploit / none /
+    undecided, ``verification``: the fresh-deal interval, ``moved``, ``examples``); with
+    ``restricted=True`` the restricted-play table (a Polars frame) instead."""
+    from cardsim.workflows import exploit as ex
+
+    plan = ex.build_plan(game, list(field), budget, seed, players=players,
+                         rules=tuple((k, _text(v)) for k, v in (rules or {}).items()),
+                         verify=verify, margin=margin, start=start)  # fmt: skip
+    if restricted:
+        return ex.restricted_play(plan, _out(out), scheduler=scheduler)
+    return ex.run_exploit(plan, _out(out), scheduler=scheduler, progress=progress, force=force)

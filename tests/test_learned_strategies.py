@@ -214,3 +214,15 @@ def test_improvement_rounds_play_against_the_earlier_rounds(tmp_path, capsys):
     assert len(rounds[0]["field"]) == 1 and rounds[1]["field"][1].startswith("learned:")
     assert "--improve-rounds 2" in prov["command"] and "2 rounds" in text
     assert len(prov["distilled"]) == len(features_module("yuanzi").FEATURES)
+
+
+def test_python_api_train(tmp_path):
+    """``cardsim.train`` is the command's (docs/python-api.md): the weights file, its plan; bad
+    input in the API's words."""
+    import cardsim
+
+    res = cardsim.train("atlas", tmp_path / "w.npz", decisions=150, teacher="careful", players=3)
+    assert load("atlas", tmp_path / "w.npz").weights.tobytes() == res.weights.tobytes()
+    assert res.plan.teacher == "careful" and res.rounds[0]["positions"] == 150
+    with pytest.raises(CardsimError, match="decisions 50"):
+        cardsim.train("atlas", tmp_path / "v.npz", decisions=50)
