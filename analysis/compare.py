@@ -44,6 +44,13 @@ def per_game_win_rates(seats: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     return wide
 
 
+def deal_differences(w: pl.DataFrame, a: str, b: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """From ``per_game_win_rates``: per game ``d = w_a(g) - w_b(g)`` (games where both sat)
+    and ``D(d)``, its mean over each deal's games, sorted by deal."""
+    g = w.select("game", (pl.col(a) - pl.col(b)).alias("d"), a, b).drop_nulls()
+    return g, g.group_by("game").agg(pl.col("d").mean()).sort("game")
+
+
 @dataclass(frozen=True)
 class PairwiseResult:
     table: pl.DataFrame  # one row per pair
@@ -69,8 +76,7 @@ def pairwise(seats: pl.LazyFrame | pl.DataFrame, level: float = 0.95) -> Pairwis
     pairs = list(itertools.combinations(names, 2))
     rows = []
     for a, b in pairs:
-        g = w.select("game", (pl.col(a) - pl.col(b)).alias("d"), a, b).drop_nulls()
-        deal = g.group_by("game").agg(pl.col("d").mean()).sort("game")
+        g, deal = deal_differences(w, a, b)
         n_games, n = g.height, deal.height
         mean = float(g["d"].mean()) if n_games else float("nan")
         var_p = float(deal["d"].var()) / n if n > 1 else float("nan")

@@ -213,13 +213,8 @@ def user_strategy_files(config: RunConfig) -> dict[str, str]:
             base = name.rsplit("@", 1)[0]
             if base.startswith("learned:"):  # a weights file (issue 48): its bytes name the run
                 path = split_learned(base)[0]
-                if path and path not in out:
-                    try:
-                        out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-                    except OSError:
-                        out[path] = "missing"
-                continue
-            path = file_of(base) if is_user_strategy(base) else None
+            else:
+                path = file_of(base) if is_user_strategy(base) else None
             if path and path not in out:
                 try:
                     out[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()

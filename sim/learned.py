@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,12 +76,13 @@ class Weights:
             "cardsim_version": __version__,
             **self.provenance,
         }
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(
-                fh, weights=np.asarray(self.weights, np.float64), provenance=np.array(dumps(prov))
-            )
-        tmp.replace(path)
+        from cardsim.sim.rundir import atomic_write_bytes
+
+        buf = io.BytesIO()
+        np.savez(
+            buf, weights=np.asarray(self.weights, np.float64), provenance=np.array(dumps(prov))
+        )
+        atomic_write_bytes(path, buf.getvalue())
         return path
 
 
@@ -170,13 +172,3 @@ class LearnedStrategies:
         t = float(parse_params(base, "learned", (TEMP,))["temp"])
         slot = weight_table(self.game).slot(self.weights(name).weights)
         return levels.encode_learned(self.base, slot, round(t * 100))
-
-    def files(self, name: str) -> dict[str, str]:
-        """sha256 of the weights file ``name`` plays (empty for the built-in weights)."""
-        path, _ = split(name)
-        if path is None:
-            return {}
-        try:
-            return {path: hashlib.sha256(Path(path).read_bytes()).hexdigest()}
-        except OSError:
-            return {path: "missing"}

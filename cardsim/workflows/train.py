@@ -128,19 +128,15 @@ def collect_chunk(plan: TrainPlan, round_: int, chunk: int, weights: np.ndarray 
             ys.append(teacher)
             mine.append(learner)
             m.apply(int(legal[teacher if weights is None else learner]))
-    nf = _n_features(plan.game)
+    from cardsim.sim.learned import feature_names
+
+    nf = len(feature_names(plan.game))
     return {
         "X": np.concatenate(xs) if xs else np.zeros((0, nf)),
         "sizes": np.array(sizes, np.int64),
         "y": np.array(ys, np.int64),
         "learner": np.array(mine, np.int64),
     }
-
-
-def _n_features(game: str) -> int:
-    from cardsim.sim.learned import feature_names
-
-    return len(feature_names(game))
 
 
 # --- the fit -------------------------------------------------------------------------------
@@ -238,7 +234,9 @@ def _open_parts(plan: TrainPlan, out: Path, force: bool) -> Path:
             )
     else:
         parts.mkdir(parents=True)
-        (parts / "plan.json").write_text(jsonio.dumps(ident, indent=2), encoding="utf-8")
+        from cardsim.sim.rundir import atomic_write_bytes
+
+        atomic_write_bytes(parts / "plan.json", jsonio.dump_bytes(ident, indent=2))
     return parts
 
 
@@ -255,11 +253,14 @@ def _load_chunk(path: Path) -> dict | None:
 
 
 def _save_chunk(path: Path, part: dict) -> None:
+    import io
+
+    from cardsim.sim.rundir import atomic_write_bytes
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, **part)
-    tmp.replace(path)
+    buf = io.BytesIO()
+    np.savez(buf, **part)
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def _cut(parts: list[dict], decisions: int) -> list[dict]:
