@@ -1261,6 +1261,7 @@ _AFTER_INTERRUPT = {
     "ladder": "run the same command again: finished sub-runs are reused",
     "tune": "run the same command again: finished rungs are reused",
     "report": "the report was not written; run the command again",
+    "exploit": "no answer was written; run the command again (the search starts afresh)",
 }
 
 

@@ -679,6 +679,8 @@ PRODUCT_MARKERS = {
     "study": (".cardsim-study",),
     "ladder": ("ladder-looks.json", "ladder.json"),
     "tune": ("tune-manifest.json",),
+    "exploit": ("exploit.json", "restricted.json"),
+    "train": ("train-plan.json",),  # OUT.npz.parts of cardsim train
 }
 
 

@@ -226,3 +226,45 @@ def test_python_api_train(tmp_path):
     assert res.plan.teacher == "careful" and res.rounds[0]["positions"] == 150
     with pytest.raises(CardsimError, match="decisions 50"):
         cardsim.train("atlas", tmp_path / "v.npz", decisions=50)
+
+
+def test_train_and_exploit_hold_their_folders(tmp_path, capsys):
+    """One writer per output, never inside another command's folder: ``exploit`` into a run
+    directory or below it, ``train`` with its positions inside a run directory, and ``train``
+    while another process holds its ``OUT.npz.parts`` are refused with one line; through a
+    symlinked folder ``train`` writes into the real one."""
+    from cardsim.sim.rundir import hold_folder
+
+    run = tmp_path / "run"
+    assert cardsim(capsys, "run", "yuanzi", "--games", 5, "--out", run, "--quiet")[0] == 0
+    for args in (["exploit", "yuanzi", "--restricted", "--verify", 20, "--out", run],
+                 ["exploit", "yuanzi", "--restricted", "--verify", 20, "--out", run / "x"],
+                 ["train", "yuanzi", "--teacher", "points", "--decisions", 100, "--out",
+                  run / "w.npz"]):  # fmt: skip
+        code, _, err = cardsim(capsys, *args)
+        assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    args = ["train", "yuanzi", "--teacher", "points", "--decisions", 100, "--quiet", "--out",
+            tmp_path / "link" / "w.npz"]  # fmt: skip
+    assert cardsim(capsys, *args)[0] == 0
+    assert load("yuanzi", real / "w.npz").provenance["plan"]["teacher"] == "points"
+    import threading
+
+    held, done = threading.Event(), threading.Event()
+
+    def other_writer():
+        with hold_folder(real / "w.npz.parts", "train"):
+            held.set()
+            done.wait(30)
+
+    t = threading.Thread(target=other_writer)
+    t.start()
+    held.wait(30)
+    try:
+        code, _, err = cardsim(capsys, *args)
+    finally:
+        done.set()
+        t.join()
+    assert code == 2 and "Traceback" not in err, err

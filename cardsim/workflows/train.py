@@ -15,7 +15,7 @@ from greedy's point (feature ``SCORE`` at 1) — deterministic, so the same comm
 same weights bit for bit.
 
 Layout: ``OUT.npz`` (the weights, sim/learned.py) and its work folder ``OUT.npz.parts/``
-(``plan.json`` and one ``.npz`` per finished chunk of games): the same command again reuses
+(``train-plan.json`` and one ``.npz`` per finished chunk of games): the same command again reuses
 the finished chunks, so an interrupted training resumes. Chunks are fixed blocks of
 ``CHUNK_GAMES`` games, taken in order and cut at exactly ``decisions`` positions per round, so
 the data — and the weights — never depend on threads, workers or interruptions.
@@ -217,14 +217,24 @@ def _parts_dir(out: Path) -> Path:
     return out.with_name(out.name + ".parts")
 
 
-def _open_parts(plan: TrainPlan, out: Path, force: bool) -> Path:
-    parts = _parts_dir(out)
+#: the positions' plan in ``OUT.npz.parts`` (also what marks the folder as a training's)
+PLAN_FILE = "train-plan.json"
+
+
+def _open_parts(plan: TrainPlan, parts: Path, force: bool) -> None:
+    """``parts`` (held by this command) for ``plan``: emptied with ``force`` (its lock kept);
+    another training's positions are refused."""
+    from cardsim.sim.rundir import LOCK, atomic_write_bytes
+
     ident = plan.positions_identity()
-    if force and parts.exists():
-        shutil.rmtree(parts)
-    if parts.exists():
+    if force:
+        for child in parts.iterdir():
+            if child.name != LOCK:
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+    names = {p.name for p in parts.iterdir()} - {LOCK}
+    if names:
         try:
-            old = json.loads((parts / "plan.json").read_text(encoding="utf-8"))
+            old = json.loads((parts / PLAN_FILE).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             old = None
         if old != ident:
@@ -233,11 +243,7 @@ def _open_parts(plan: TrainPlan, out: Path, force: bool) -> Path:
                 "or another --out"
             )
     else:
-        parts.mkdir(parents=True)
-        from cardsim.sim.rundir import atomic_write_bytes
-
-        atomic_write_bytes(parts / "plan.json", jsonio.dump_bytes(ident, indent=2))
-    return parts
+        atomic_write_bytes(parts / PLAN_FILE, jsonio.dump_bytes(ident, indent=2))
 
 
 def _chunk_file(parts: Path, round_: int, chunk: int) -> Path:
@@ -324,15 +330,24 @@ class TrainResult:
 def train(plan: TrainPlan, out: Path | str, *, scheduler=None, progress: bool = True,
           force: bool = False) -> TrainResult:  # fmt: skip
     """Collect the positions of every round (resuming from ``OUT.npz.parts``), fit, write
-    ``out`` (a weights file, sim/learned.py)."""
-    from cardsim.sim.learned import features_module, new_weights
-    from cardsim.sim.progress import Progress
-    from cardsim.sim.runner import cluster_session
+    ``out`` (a weights file, sim/learned.py). ``OUT.npz.parts`` is held for the whole command
+    (``rundir.hold_folder``): a second writer is refused."""
+    from cardsim.sim.rundir import hold_folder
 
     out = Path(out)
     if out.suffix != ".npz":
         raise CardsimError(f"--out {out}: a weights file ends in .npz")
-    parts = _open_parts(plan, out, force)
+
+    with hold_folder(_parts_dir(out), "train") as parts:  # one writer; never inside another's
+        _open_parts(plan, parts, force)
+        return _train_held(plan, out, parts, scheduler, progress)
+
+
+def _train_held(plan: TrainPlan, out: Path, parts: Path, scheduler, progress: bool) -> TrainResult:
+    from cardsim.sim.learned import features_module, new_weights
+    from cardsim.sim.progress import Progress
+    from cardsim.sim.runner import cluster_session
+
     start = np.asarray(features_module(plan.game).GREEDY_WEIGHTS, np.float64)
     rounds: list[dict] = []
     data: list[dict] = []
